@@ -1,0 +1,99 @@
+/*
+ * handler.h - the contract between the HTTP transport and the API handlers.
+ *
+ * The transport (server/http) matches a request against api_routes[],
+ * fills a struct api_request and calls the route's handler, which fills a
+ * struct api_response.  Handlers never see libmicrohttpd; the transport
+ * never sees jansson.  This keeps every handler testable with a plain
+ * struct and no socket.
+ *
+ * Ownership: everything an api_request points to is owned by the
+ * transport and lives until the handler returns.  api_response.body is
+ * malloc'd by the handler (through the api_reply_* helpers) and freed by
+ * the transport after sending.  Handlers run on many threads at once: they
+ * may only read shared state through the app's snapshot and pool APIs.
+ */
+#ifndef GPUPLAN_API_HANDLER_H
+#define GPUPLAN_API_HANDLER_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct app;
+
+#define API_PATH_PARAMS_MAX 4
+#define API_RESPONSE_HEADERS_MAX 8
+
+struct api_request {
+        const char *method;             /* "GET", "POST", ... (HEAD arrives as GET) */
+        const char *path;               /* decoded path below the base path, no query */
+        const char *route;              /* the matched pattern, e.g. "/api/v1/gpus/{id}" */
+        const char *params[API_PATH_PARAMS_MAX]; /* {name} segments, in order, decoded */
+        unsigned n_params;
+        const char *body;               /* request body, NUL-terminated; NULL if none */
+        size_t body_len;
+        const char *request_id;         /* echoed X-Request-Id or a generated one */
+        struct app *app;
+        /* Query argument / header by name (headers case-insensitive); NULL if absent. */
+        const char *(*query)(const struct api_request *rq, const char *key);
+        const char *(*header)(const struct api_request *rq, const char *name);
+        void *transport;                /* opaque, for query() and header() */
+};
+
+struct api_header {
+        char name[48];
+        char value[256];
+};
+
+struct api_response {
+        int status;
+        const char *content_type;       /* static string */
+        char *body;                     /* malloc'd; freed by the transport */
+        size_t body_len;
+        struct api_header headers[API_RESPONSE_HEADERS_MAX];
+        unsigned n_headers;
+};
+
+typedef void (*api_handler_fn)(const struct api_request *rq, struct api_response *rs);
+
+/* Route flags. */
+#define API_ROUTE_BODY          0x01u   /* reads a JSON request body */
+#define API_ROUTE_ADMIN         0x02u   /* needs Authorization: Bearer <admin token> */
+
+struct api_route {
+        const char *method;
+        const char *pattern;            /* literal segments and {name} segments */
+        api_handler_fn handler;
+        unsigned flags;
+};
+
+/* The routing table, in server/api/routes.c; ends with a NULL method. */
+extern const struct api_route api_routes[];
+
+/*
+ * Fill rs with a JSON document and status.  Steals the reference to doc
+ * (also on failure).  On allocation failure rs becomes a bare 500.
+ */
+void api_reply_json(struct api_response *rs, int status, json_t *doc);
+
+/*
+ * Fill rs with an RFC 9457 application/problem+json document: type, title
+ * (from the status), status and detail.  The one place problem documents are
+ * built.  detail is copied.
+ */
+void api_problem(struct api_response *rs, int status, const char *detail);
+
+/*
+ * A validation problem: as api_problem, plus "errors": [{"pointer": pointer,
+ * "rule": rule, "detail": detail}] and top-level "pointer"/"rule" copies.
+ * pointer is an RFC 6901 JSON pointer into the request body ("/workload/batch_size")
+ * or, for query parameters, "?name".
+ */
+void api_problem_field(struct api_response *rs, int status, const char *pointer,
+                       const char *rule, const char *detail);
+
+/* Add a response header; returns 0, or -1 if the header table is full. */
+int api_header_add(struct api_response *rs, const char *name, const char *value);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * app.h - the process-wide state every handler can reach.
+ *
+ * One struct app lives in main() for the life of the process.  Each member
+ * is owned by its module and documents its own thread-safety; the struct
+ * itself is not modified after the server starts, except for 'stopping'.
+ */
+#ifndef GPUPLAN_APP_H
+#define GPUPLAN_APP_H
+
+#include <stdatomic.h>
+
+struct config;
+struct db_pool;
+struct catalog;
+struct metrics;
+
+struct app {
+        const struct config *config;
+        struct db_pool *db;             /* server/db/pool.h; NULL in pure tests */
+        struct catalog *catalog;        /* server/catalog/catalog.h: snapshot holder */
+        struct metrics *metrics;        /* server/http/metrics.h */
+        atomic_bool stopping;           /* set by SIGTERM/SIGINT: drain and exit */
+};
+
+#endif
