@@ -1,0 +1,240 @@
+/*
+ * migrate.c - numbered SQL migrations under an advisory lock; see migrate.h.
+ *
+ * The scheme follows golang-migrate's postgres driver (a session advisory
+ * lock around the whole run, one schema_migrations table) with a SHA-256
+ * per file so that editing an applied migration is detected, not ignored.
+ */
+#include "db/migrate.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+#define NO_TRANSACTION_MARK "-- gpuplan:no-transaction"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        return -1;
+}
+
+/* The first line of a libpq error message, for one-line reasons. */
+static const char *first_line(const char *msg, int *len)
+{
+        *len = msg ? (int)strcspn(msg, "\n") : 0;
+        return msg ? msg : "";
+}
+
+static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size_t errlen)
+{
+        PGresult *res = PQexec(c, sql);
+        ExecStatusType st = PQresultStatus(res);
+        int n;
+        const char *m;
+
+        if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+                PQclear(res);
+                return 0;
+        }
+        m = first_line(PQresultErrorMessage(res), &n);
+        if (!*m)
+                m = first_line(PQerrorMessage(c), &n);
+        fail(err, errlen, "%s: %.*s", what, n, m);
+        PQclear(res);
+        return -1;
+}
+
+static int advisory(PGconn *c, const char *fn, char *err, size_t errlen)
+{
+        char key[32];
+        char sql[64];
+        const char *params[1] = {key};
+        PGresult *res;
+        int ok;
+
+        snprintf(key, sizeof(key), "%lld", (long long)MIGRATE_LOCK_KEY);
+        snprintf(sql, sizeof(sql), "SELECT %s($1::bigint)", fn);
+        res = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);
+        ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+        if (!ok) {
+                int n;
+                const char *m = first_line(PQresultErrorMessage(res), &n);
+                fail(err, errlen, "%s: %.*s", fn, n, m);
+        }
+        PQclear(res);
+        return ok ? 0 : -1;
+}
+
+static const struct migration_file *find_file(const struct migration_file *files, unsigned n,
+                                              int version)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (files[i].version == version)
+                        return &files[i];
+        return NULL;
+}
+
+static int apply_one(PGconn *c, const struct migration_file *f, char *err, size_t errlen)
+{
+        bool no_tx = strncmp(f->sql, NO_TRANSACTION_MARK, strlen(NO_TRANSACTION_MARK)) == 0;
+        char version[16];
+        const char *params[3] = {version, f->name, f->sha256};
+        char what[160];
+        PGresult *res;
+
+        snprintf(version, sizeof(version), "%d", f->version);
+        snprintf(what, sizeof(what), "migration %s failed", f->name);
+        /* Schema changes may take longer than the request statement_timeout. */
+        if (!no_tx && exec_ok(c, "BEGIN; SET LOCAL statement_timeout = 0", what, err, errlen))
+                return -1;
+        if (exec_ok(c, f->sql, what, err, errlen))
+                goto rollback;
+        res = PQexecParams(c,
+                           "INSERT INTO schema_migrations (version, name, checksum) "
+                           "VALUES ($1::integer, $2, $3)",
+                           3, NULL, params, NULL, NULL, 0);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+                int n;
+                const char *m = first_line(PQresultErrorMessage(res), &n);
+                fail(err, errlen, "%s: recording it: %.*s", what, n, m);
+                PQclear(res);
+                goto rollback;
+        }
+        PQclear(res);
+        if (!no_tx && exec_ok(c, "COMMIT", what, err, errlen))
+                goto rollback;
+        return 0;
+rollback:
+        if (!no_tx) {
+                res = PQexec(c, "ROLLBACK");
+                PQclear(res);
+        }
+        return -1;
+}
+
+int db_migrate(PGconn *c, const struct migration_file *files, unsigned n, unsigned *applied,
+               char *err, size_t errlen)
+{
+        PGresult *res = NULL;
+        bool *done = NULL;
+        unsigned count = 0;
+        int rc = -1;
+        char unlock_err[128];
+
+        if (applied)
+                *applied = 0;
+        if (advisory(c, "pg_advisory_lock", err, errlen))
+                return -1;
+        if (exec_ok(c,
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " version integer PRIMARY KEY,"
+                    " name text NOT NULL,"
+                    " checksum text NOT NULL,"
+                    " applied_at timestamptz NOT NULL DEFAULT now())",
+                    "cannot create schema_migrations", err, errlen))
+                goto out;
+        res = PQexecParams(c, "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+                           0, NULL, NULL, NULL, NULL, 0);
+        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+                int len;
+                const char *m = first_line(PQresultErrorMessage(res), &len);
+                fail(err, errlen, "cannot read schema_migrations: %.*s", len, m);
+                goto out;
+        }
+        done = calloc(n ? n : 1, sizeof(*done));
+        if (!done) {
+                fail(err, errlen, "out of memory");
+                goto out;
+        }
+        for (int r = 0; r < PQntuples(res); r++) {
+                int version = atoi(PQgetvalue(res, r, 0));
+                const struct migration_file *f = find_file(files, n, version);
+                if (!f) {
+                        /* A newer binary migrated this database: keep serving. */
+                        log_warn("database has migration %s which this build does not know",
+                                 PQgetvalue(res, r, 1));
+                        continue;
+                }
+                if (strcmp(PQgetvalue(res, r, 2), f->sha256) != 0) {
+                        fail(err, errlen,
+                             "migration %s was changed after it was applied (checksum %.12s... in "
+                             "the database, %.12s... in this build); add a new migration instead",
+                             f->name, PQgetvalue(res, r, 2), f->sha256);
+                        goto out;
+                }
+                done[f - files] = true;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                if (done[i])
+                        continue;
+                if (apply_one(c, &files[i], err, errlen))
+                        goto out;
+                log_info("applied migration %s", files[i].name);
+                count++;
+        }
+        rc = 0;
+out:
+        PQclear(res);
+        free(done);
+        if (PQtransactionStatus(c) != PQTRANS_IDLE)
+                PQclear(PQexec(c, "ROLLBACK"));
+        if (advisory(c, "pg_advisory_unlock", unlock_err, sizeof(unlock_err)) && rc == 0) {
+                log_warn("%s", unlock_err);
+        }
+        if (applied)
+                *applied = count;
+        return rc;
+}
+
+int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigned n, char *err,
+                          size_t errlen)
+{
+        PGresult *res;
+        int pending = 0;
+
+        res = PQexecParams(c, "SELECT to_regclass('schema_migrations') IS NOT NULL", 0, NULL, NULL,
+                           NULL, NULL, 0);
+        if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+                int len;
+                const char *m = first_line(PQresultErrorMessage(res), &len);
+                fail(err, errlen, "cannot look for schema_migrations: %.*s", len, m);
+                PQclear(res);
+                return -1;
+        }
+        if (strcmp(PQgetvalue(res, 0, 0), "t") != 0) {
+                PQclear(res);
+                return (int)n;
+        }
+        PQclear(res);
+        res = PQexecParams(c, "SELECT version, checksum FROM schema_migrations", 0, NULL, NULL, NULL,
+                           NULL, 0);
+        if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+                int len;
+                const char *m = first_line(PQresultErrorMessage(res), &len);
+                fail(err, errlen, "cannot read schema_migrations: %.*s", len, m);
+                PQclear(res);
+                return -1;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                bool ok = false;
+                for (int r = 0; r < PQntuples(res) && !ok; r++)
+                        ok = atoi(PQgetvalue(res, r, 0)) == files[i].version &&
+                             strcmp(PQgetvalue(res, r, 1), files[i].sha256) == 0;
+                if (!ok)
+                        pending++;
+        }
+        PQclear(res);
+        return pending;
+}
