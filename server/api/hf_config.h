@@ -1,0 +1,40 @@
+/*
+ * hf_config.h - a Hugging Face config.json as a struct model_arch.
+ *
+ * Supported model_type values: bert, roberta, xlm-roberta, xlm-roberta-xl,
+ * gpt2, llama, mistral, mixtral, qwen2, t5 (hf_config_supported lists
+ * them).  Each family's defaults are those of its transformers
+ * configuration class, so a config.json that leaves a key out still
+ * imports the way transformers would build the model.
+ *
+ * Ownership: the importer borrows config for the duration of the call and
+ * keeps nothing.  Thread-safe.
+ */
+#ifndef GPUPLAN_API_HF_CONFIG_H
+#define GPUPLAN_API_HF_CONFIG_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "core/model.h"
+
+/* "bert, roberta, xlm-roberta, ..." for error messages. */
+extern const char hf_config_supported[];
+
+/*
+ * Fill out from config (a config.json object).  Returns 0, or -1 with a
+ * one-line reason in err naming the key ("num_attention_heads: must be a
+ * positive integer", "model_type \"foo\" is not supported; supported: ...").
+ * The architecture is checked with model_arch_check() before returning.
+ */
+int hf_config_import(json_t *config, struct model_arch *out, char *err, size_t errlen);
+
+/*
+ * As hf_config_import, and also report the offending config key in key
+ * (e.g. "hidden_size"; "" when the object as a whole is wrong).
+ */
+int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_t keylen, char *err,
+                        size_t errlen);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * model.h - the shape of a transformer, and what follows from it alone.
+ *
+ * struct model_arch describes an encoder (BERT, RoBERTa, XLM-R), a decoder
+ * (GPT-2, LLaMA, Mistral, Mixtral, Qwen2) or an encoder-decoder (T5) with
+ * the handful of numbers that decide its parameter count, its activation
+ * memory and its FLOPs.  It is a plain value: no pointers, copyable with
+ * '=', filled by the Hugging Face config importer (api/hf_config.h), by the
+ * "architecture" request object, or by model_arch_from_parameters().
+ *
+ * The functions here are pure arithmetic on one struct: they allocate
+ * nothing, keep no state and are safe to call from any thread.  Counts are
+ * exact integers; every function that multiplies user-controlled numbers
+ * reports overflow instead of wrapping.
+ */
+#ifndef GPUPLAN_CORE_MODEL_H
+#define GPUPLAN_CORE_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MODEL_NAME_MAX 96
+#define MODEL_TYPE_MAX 32
+
+enum model_kind {
+        MODEL_ENCODER = 0,              /* BERT, RoBERTa, XLM-R: bidirectional, masked LM */
+        MODEL_DECODER,                  /* GPT-2, LLaMA, ...: causal LM */
+        MODEL_ENCODER_DECODER,          /* T5 */
+        MODEL_KIND_COUNT
+};
+
+enum model_activation {
+        MODEL_ACT_GELU = 0,             /* erf GELU (BERT) */
+        MODEL_ACT_GELU_TANH,            /* "gelu_new" (GPT-2) */
+        MODEL_ACT_RELU,                 /* T5 v1.0 */
+        MODEL_ACT_SILU,                 /* LLaMA family (with a gated MLP: SwiGLU) */
+        MODEL_ACT_COUNT
+};
+
+enum model_norm {
+        MODEL_NORM_LAYERNORM = 0,       /* weight + bias */
+        MODEL_NORM_RMSNORM,             /* weight only (LLaMA, T5) */
+        MODEL_NORM_COUNT
+};
+
+enum model_position {
+        MODEL_POS_LEARNED = 0,          /* absolute table of max_positions x hidden */
+        MODEL_POS_ROTARY,               /* RoPE: no parameters */
+        MODEL_POS_RELATIVE,             /* T5 buckets: relative_buckets x heads per stack */
+        MODEL_POS_COUNT
+};
+
+struct model_arch {
+        char name[MODEL_NAME_MAX];      /* display name, e.g. "XLM-RoBERTa Large" */
+        char model_type[MODEL_TYPE_MAX]; /* Hugging Face model_type, "" if none */
+        enum model_kind kind;
+        uint32_t layers;                /* encoder layers, or decoder layers of a decoder-only model */
+        uint32_t decoder_layers;        /* encoder-decoder only; 0 otherwise */
+        uint32_t hidden;                /* d_model */
+        uint32_t heads;                 /* query heads */
+        uint32_t kv_heads;              /* key/value heads (GQA/MQA); == heads for MHA */
+        uint32_t head_dim;              /* per head; hidden / heads unless the config says otherwise */
+        uint32_t ffn;                   /* intermediate size of one MLP (one expert) */
+        bool gated_mlp;                 /* three matrices (gate, up, down) instead of two */
+        enum model_activation activation;
+        uint32_t vocab;
+        uint32_t max_positions;         /* longest sequence the model accepts */
+        uint32_t position_table;        /* rows of the learned position table (RoBERTa: 514) */
+        uint32_t type_vocab;            /* token-type (segment) embeddings; 0 for none */
+        bool tied_embeddings;           /* LM head shares the input embedding matrix */
+        enum model_norm norm;
+        bool pre_norm;                  /* norm before each block (GPT-2, LLaMA, XLM-R XL) */
+        bool embedding_norm;            /* a norm right after the embeddings (BERT) */
+        bool final_norm;                /* a norm after the last block (pre-norm models) */
+        bool attn_bias;                 /* biases on Q, K, V and the output projection */
+        bool qkv_bias_only;             /* Qwen2: biases on Q, K, V but not on the output projection */
+        bool mlp_bias;                  /* biases on the MLP matrices */
+        enum model_position position;
+        uint32_t relative_buckets;      /* T5: 32 */
+        uint32_t experts;               /* MoE experts per layer; 0 or 1 = dense */
+        uint32_t active_experts;        /* experts each token is routed to */
+        bool pooler;                    /* encoder pooler (dense h x h + bias) in the checkpoint */
+        bool lm_head_transform;         /* encoder MLM head: dense + norm before the vocab projection */
+        bool lm_head_bias;              /* a bias over the vocabulary in the LM head */
+        float dropout;                  /* hidden/attention dropout probability (masks cost 1 byte/element) */
+};
+
+/* Parameters by where they live; the sum is model_parameters(). */
+struct model_param_breakdown {
+        uint64_t embeddings;            /* token + position + type tables (+ their norm) */
+        uint64_t linear;                /* every matrix of the attention and MLP blocks (all experts) */
+        uint64_t linear_active;         /* the same, counting only the experts a token uses */
+        uint64_t small;                 /* norms, biases, routers, relative buckets */
+        uint64_t lm_head;               /* untied vocabulary projection (0 when tied) */
+        uint64_t head_extra;            /* pooler, MLM transform, vocab bias */
+        uint64_t per_layer;             /* one (encoder / decoder-only) block, all experts */
+        uint64_t per_decoder_layer;     /* one decoder block of an encoder-decoder; 0 otherwise */
+        uint64_t total;
+};
+
+/*
+ * Check that arch is self-consistent (non-zero sizes, heads divide hidden
+ * unless head_dim is set, kv_heads divides heads, active <= experts, sizes
+ * below the sanity caps).  Returns 0, or -1 with the offending field name
+ * (a member of the architecture object, e.g. "kv_heads") in *field and a
+ * one-line reason in *why (both static strings).
+ */
+int model_arch_check(const struct model_arch *arch, const char **field, const char **why);
+
+/*
+ * Count the parameters of the checkpoint arch describes: embeddings,
+ * blocks, final norm, LM head when untied, pooler / MLM head when present.
+ * Returns 0 and fills *out, or -1 if a count overflows 64 bits.
+ */
+int model_param_breakdown(const struct model_arch *arch, struct model_param_breakdown *out);
+
+/* model_param_breakdown().total, or 0 on overflow. */
+uint64_t model_parameters(const struct model_arch *arch);
+
+/*
+ * Key/value elements cached per token across all layers: 2 (K and V) x
+ * decoder layers x kv_heads x head_dim.  Multiply by the bytes per element
+ * of the cache.  Encoders cache nothing (0).
+ */
+uint64_t model_kv_elements_per_token(const struct model_arch *arch);
+
+/*
+ * Fill arch with a LLaMA-like decoder (RMSNorm, SwiGLU, RoPE, untied,
+ * vocabulary 32000, MHA) whose parameter count is close to parameters.
+ * Layers and heads come from the size buckets in model.c; the hidden size
+ * solves 12*L*h^2 + 2*V*h = N, rounded to a multiple of 128.  Returns 0 or
+ * -1 if parameters is outside 1e6 .. 1e13.
+ */
+int model_arch_from_parameters(uint64_t parameters, struct model_arch *arch);
+
+/* Names used in JSON ("encoder", "gelu", "rmsnorm", "rotary", ...) and back. */
+const char *model_kind_name(enum model_kind k);
+const char *model_activation_name(enum model_activation a);
+const char *model_norm_name(enum model_norm n);
+const char *model_position_name(enum model_position p);
+int model_kind_parse(const char *s, enum model_kind *out);
+int model_activation_parse(const char *s, enum model_activation *out);
+int model_norm_parse(const char *s, enum model_norm *out);
+int model_position_parse(const char *s, enum model_position *out);
+
+#endif
