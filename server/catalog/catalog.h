@@ -2,12 +2,17 @@
  * catalog.h - the in-memory catalog snapshot and its holder.
  *
  * The catalog (accelerators, models, providers, offerings, current prices,
- * settings) is loaded from PostgreSQL into one immutable struct
- * catalog_snapshot.  Readers take a reference with catalog_acquire() and
- * drop it with catalog_release(); a reload builds a new snapshot and swaps
- * it in atomically, so a reader sees either the old catalog or the new one,
- * never a mix.  The hot path (estimate, catalog reads, compare) reads only
- * snapshots and never waits on the database.
+ * purchase prices, settings) is loaded from PostgreSQL into one immutable
+ * struct catalog_snapshot.  Readers take a reference with catalog_acquire()
+ * and drop it with catalog_release(); a reload builds a new snapshot and
+ * swaps it in atomically, so a reader sees either the old catalog or the
+ * new one, never a mix.  The hot path (estimate, catalog reads, compare)
+ * reads only snapshots and never waits on the database.
+ *
+ * Memory: a snapshot owns every array and string reachable from it (one
+ * string arena per snapshot); pointers returned by the accessors stay valid
+ * until the caller's catalog_release().  Unknown figures are 0 (numbers) or
+ * NULL (text) and are served as JSON null.
  *
  * Thread-safety: every function here may be called from any thread.
  * A snapshot is read-only for its whole life and freed when its last
@@ -16,6 +21,7 @@
 #ifndef GPUPLAN_CATALOG_CATALOG_H
 #define GPUPLAN_CATALOG_CATALOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,9 +33,108 @@ struct catalog_model {
         char name[96];
         char family[48];
         struct model_arch arch;         /* imported from the stored config.json */
+        bool arch_ok;                   /* false: the importer refused the config */
         uint64_t published_parameters;
         char *parameters_source;        /* owned by the snapshot */
         char *hf_config_json;           /* the stored config.json, compact text */
+        char *notes;                    /* owned by the snapshot; NULL if none */
+};
+
+/*
+ * What the API shows about an accelerator beyond the engine's gpu_spec.
+ * catalog_gpu_infos()[i] describes catalog_gpus()[i].
+ */
+struct catalog_gpu_info {
+        const char *form_factor;        /* "sxm", "pcie", "card", "soc", ... */
+        int chips_per_board;            /* K80: 2 (memory_bytes is per chip) */
+        bool usable_memory_known;       /* false: spec.usable_memory_bytes copies memory_bytes */
+        const char *memory_type;        /* "HBM3", "GDDR6X"; NULL = unknown */
+        const char *interconnect_kind;  /* "pcie", "nvlink", ... as stored */
+        const char *interconnect;       /* "NVLink 4 (18 links)"; NULL = unknown */
+        double interconnect_bytes_per_s; /* as vendors quote it: per chip, both directions */
+        const char *host_interface;     /* "PCIe 5.0 x16"; NULL = unknown */
+        double launch_price_usd;        /* 0 = unknown */
+        bool can_infer;
+        const char *frameworks;         /* NULL = unknown */
+        const char *notes;
+        const char *source;             /* datasheet URL, never NULL */
+        const char *source_date;        /* "YYYY-MM-DD" */
+        const char *updated_at;         /* RFC 3339, UTC */
+        const char *updated_by;
+};
+
+struct catalog_provider {
+        const char *id;
+        const char *name;
+        const char *kind;               /* hyperscaler, gpu_cloud, marketplace, notebook */
+        const char *url;                /* NULL = unknown */
+        const char *notes;
+        const char *source;
+        const char *source_date;
+};
+
+struct catalog_offering {
+        const char *id;
+        const char *provider_id;
+        const char *instance_type;
+        const char *accelerator_id;
+        size_t gpu_index;               /* into catalog_gpus() */
+        size_t provider_index;          /* into catalog_providers() */
+        int gpus_per_instance;
+        int vcpus;                      /* 0 = unknown */
+        uint64_t ram_bytes;             /* 0 = unknown */
+        const char *region;
+        const char *interconnect;       /* between the GPUs inside the instance; NULL = unknown */
+        double interconnect_bytes_per_s; /* 0 = unknown */
+        double network_bytes_per_s;     /* between instances; 0 = unknown */
+        const char *notes;
+        const char *source;
+        const char *source_date;
+};
+
+enum catalog_pricing {
+        CATALOG_ON_DEMAND = 0,
+        CATALOG_SPOT,
+        CATALOG_RESERVED,
+        CATALOG_PRICING_COUNT
+};
+
+/* One price row (the newest per offering and pricing kind in a snapshot). */
+struct catalog_price {
+        int64_t id;
+        const char *offering_id;
+        size_t offering_index;          /* into catalog_offerings(); SIZE_MAX outside a snapshot */
+        enum catalog_pricing pricing;
+        int term_months;                /* reserved only; 0 otherwise */
+        double usd_per_hour;            /* whole instance */
+        const char *currency;           /* "USD" */
+        const char *as_of;              /* "YYYY-MM-DD" */
+        const char *source;
+        const char *recorded_at;        /* RFC 3339, UTC */
+        const char *recorded_by;
+};
+
+struct catalog_purchase_price {
+        int64_t id;
+        const char *accelerator_id;
+        size_t gpu_index;               /* into catalog_gpus() */
+        const char *condition;          /* "new" or "used" */
+        double usd;                     /* per board */
+        const char *as_of;
+        const char *source;
+        const char *recorded_at;
+        const char *recorded_by;
+};
+
+struct catalog_setting {
+        const char *key;
+        double value;
+        const char *unit;
+        const char *description;
+        const char *source;
+        const char *source_date;
+        const char *updated_at;
+        const char *updated_by;
 };
 
 struct catalog_snapshot;        /* defined in catalog.c; see accessors below */
@@ -45,6 +150,8 @@ void catalog_free(struct catalog *c);
 /*
  * Load every catalog table through one pooled connection (one REPEATABLE READ
  * transaction, so the snapshot is consistent) and swap the result in.
+ * Reloads are serialised, so a slow older load never replaces a newer one.
+ * A load whose content equals the current snapshot keeps the current one.
  * Returns 0, or -1 with a one-line reason in err; the previous snapshot
  * stays current on failure.
  */
@@ -55,10 +162,15 @@ int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errl
  * connection (database_url as for the pool; NULL or "" means the PG*
  * environment) and reloads through db on every notification, after every
  * reconnect (notifications sent while disconnected are lost) and, as a
- * safety net, periodically.  Returns 0 or -1.
+ * safety net, periodically (GPUPLAN_CATALOG_REFRESH_SECONDS, default 300).
+ * Returns 0 or -1.
  */
 int catalog_listener_start(struct catalog *c, struct db_pool *db, const char *database_url);
 void catalog_listener_stop(struct catalog *c);
+
+/* Number of snapshots swapped in so far, and of failed reloads (for metrics). */
+uint64_t catalog_swaps(struct catalog *c);
+uint64_t catalog_reload_failures(struct catalog *c);
 
 /*
  * The current snapshot with one reference taken, or NULL if none has been
@@ -67,15 +179,45 @@ void catalog_listener_stop(struct catalog *c);
 const struct catalog_snapshot *catalog_acquire(struct catalog *c);
 void catalog_release(const struct catalog_snapshot *s);
 
-/* Accelerators as engine inputs, in catalog order (by id). */
+/* Accelerators as engine inputs, in catalog order (by id, bytewise). */
 const struct gpu_spec *catalog_gpus(const struct catalog_snapshot *s, size_t *count);
 const struct gpu_spec *catalog_gpu(const struct catalog_snapshot *s, const char *id);
+/* Index of id in catalog_gpus(), or SIZE_MAX. */
+size_t catalog_gpu_index(const struct catalog_snapshot *s, const char *id);
+/* Display fields, index-parallel to catalog_gpus(). */
+const struct catalog_gpu_info *catalog_gpu_infos(const struct catalog_snapshot *s, size_t *count);
 
 /* Catalog models, in catalog order (by id). */
 const struct catalog_model *catalog_models(const struct catalog_snapshot *s, size_t *count);
 const struct catalog_model *catalog_model(const struct catalog_snapshot *s, const char *id);
 
+/* Providers and offerings, each by id; lookups return NULL when absent. */
+const struct catalog_provider *catalog_providers(const struct catalog_snapshot *s, size_t *count);
+const struct catalog_provider *catalog_provider(const struct catalog_snapshot *s, const char *id);
+const struct catalog_offering *catalog_offerings(const struct catalog_snapshot *s, size_t *count);
+const struct catalog_offering *catalog_offering(const struct catalog_snapshot *s, const char *id);
+
+/* Current prices (newest row per offering and pricing kind), by offering id then pricing. */
+const struct catalog_price *catalog_prices(const struct catalog_snapshot *s, size_t *count);
+/* The current price of one offering and kind, or NULL. */
+const struct catalog_price *catalog_price(const struct catalog_snapshot *s, const char *offering_id,
+                                          enum catalog_pricing pricing);
+
+/* Current purchase prices (newest per accelerator and condition), by accelerator id. */
+const struct catalog_purchase_price *catalog_purchase_prices(const struct catalog_snapshot *s,
+                                                             size_t *count);
+
+/* Ownership settings, by key; catalog_setting() returns NULL when absent. */
+const struct catalog_setting *catalog_settings(const struct catalog_snapshot *s, size_t *count);
+const struct catalog_setting *catalog_setting(const struct catalog_snapshot *s, const char *key);
+
 /* A strong validator for the snapshot's content, for ETag headers ("\"...\""). */
 const char *catalog_etag(const struct catalog_snapshot *s);
+/* When the snapshot was loaded, RFC 3339 UTC. */
+const char *catalog_loaded_at(const struct catalog_snapshot *s);
+
+/* "on_demand", "spot", "reserved"; and the reverse (0, or -1 if unknown). */
+const char *catalog_pricing_name(enum catalog_pricing p);
+int catalog_pricing_parse(const char *name, enum catalog_pricing *out);
 
 #endif

@@ -1,0 +1,705 @@
+/*
+ * catalog.c - the catalog holder: refcounted immutable snapshots, reloads,
+ * and the LISTEN thread that keeps replicas current.
+ *
+ * Swapping: the holder keeps one reference to the current snapshot under a
+ * mutex; catalog_acquire() takes the mutex only long enough to bump the
+ * snapshot's atomic refcount, so readers never wait on a reload (which
+ * builds the new snapshot outside the lock).  The last catalog_release()
+ * frees a snapshot.
+ */
+#include "catalog/catalog.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libpq-fe.h>
+
+#include "api/hf_config.h"
+#include "catalog/catalog_tables.h"
+#include "db/catalog_queries.h"
+#include "db/pool.h"
+#include "log.h"
+
+#define CATALOG_CHANNEL "gpuplan_catalog"
+#define CATALOG_ACQUIRE_TIMEOUT_MS 2000u
+#define CATALOG_REFRESH_DEFAULT_SECONDS 300u
+#define CATALOG_BACKOFF_MIN_MS 100u
+#define CATALOG_BACKOFF_MAX_MS 10000u
+#define CATALOG_ARENA_CHUNK_BYTES 65536u
+
+struct catalog_snapshot {
+        atomic_uint refs;
+        struct catalog_tables t;
+        char etag[40];                  /* "\"" + 32 hex + "\"" */
+        char loaded_at[32];
+};
+
+struct catalog {
+        pthread_mutex_t lock;           /* guards current */
+        struct catalog_snapshot *current;
+        pthread_mutex_t reload_lock;    /* serialises catalog_reload() */
+        atomic_uint_fast64_t swaps;
+        atomic_uint_fast64_t failures;
+
+        /* The listener; touched only by start/stop and the thread itself. */
+        pthread_t thread;
+        int thread_running;
+        atomic_bool stop;
+        int wake[2];                    /* self-pipe: stop wakes the thread's poll() */
+        struct db_pool *db;
+        char *database_url;
+        unsigned refresh_seconds;
+};
+
+/* ---- the string arena ---------------------------------------------------- */
+
+struct catalog_arena_chunk {
+        struct catalog_arena_chunk *next;
+        size_t used;
+        size_t size;
+        char data[];
+};
+
+char *catalog_tables_strndup(struct catalog_tables *t, const char *text, size_t len)
+{
+        struct catalog_arena_chunk *ch = t->arena;
+        char *out;
+
+        if (len >= SIZE_MAX / 2)
+                return NULL;
+        if (!ch || ch->size - ch->used < len + 1) {
+                size_t size = len + 1 > CATALOG_ARENA_CHUNK_BYTES ? len + 1
+                                                                  : CATALOG_ARENA_CHUNK_BYTES;
+                ch = malloc(sizeof(*ch) + size);
+                if (!ch)
+                        return NULL;
+                ch->used = 0;
+                ch->size = size;
+                ch->next = t->arena;
+                t->arena = ch;
+        }
+        out = ch->data + ch->used;
+        memcpy(out, text, len);
+        out[len] = '\0';
+        ch->used += len + 1;
+        return out;
+}
+
+void catalog_tables_free(struct catalog_tables *t)
+{
+        struct catalog_arena_chunk *ch = t->arena;
+
+        while (ch) {
+                struct catalog_arena_chunk *next = ch->next;
+                free(ch);
+                ch = next;
+        }
+        free(t->gpus);
+        free(t->gpu_infos);
+        free(t->models);
+        free(t->providers);
+        free(t->offerings);
+        free(t->prices);
+        free(t->purchase_prices);
+        free(t->settings);
+        memset(t, 0, sizeof(*t));
+}
+
+/* ---- lookups ------------------------------------------------------------- */
+
+/* Binary search over an array of structs sorted bytewise by a string key. */
+static size_t find_by_key(const void *base, size_t n, size_t stride, size_t key_offset,
+                          int key_is_array, const char *key)
+{
+        size_t lo = 0, hi = n;
+
+        if (!key)
+                return SIZE_MAX;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const char *elem = (const char *)base + mid * stride + key_offset;
+                const char *k = key_is_array ? elem : *(const char *const *)(const void *)elem;
+                int cmp = strcmp(key, k);
+
+                if (cmp == 0)
+                        return mid;
+                if (cmp < 0)
+                        hi = mid;
+                else
+                        lo = mid + 1;
+        }
+        return SIZE_MAX;
+}
+
+#define FIND_PTR(arr, n, type, field, key)                                                     \
+        find_by_key((arr), (n), sizeof(type), offsetof(type, field), 0, (key))
+#define FIND_ARR(arr, n, type, field, key)                                                     \
+        find_by_key((arr), (n), sizeof(type), offsetof(type, field), 1, (key))
+
+int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen)
+{
+        for (size_t i = 0; i < t->n_offerings; i++) {
+                struct catalog_offering *o = &t->offerings[i];
+
+                o->gpu_index = FIND_ARR(t->gpus, t->n_gpus, struct gpu_spec, id, o->accelerator_id);
+                o->provider_index = FIND_PTR(t->providers, t->n_providers, struct catalog_provider,
+                                             id, o->provider_id);
+                if (o->gpu_index == SIZE_MAX || o->provider_index == SIZE_MAX) {
+                        snprintf(err, errlen, "offering %s names an unknown accelerator or provider",
+                                 o->id);
+                        return -1;
+                }
+        }
+        for (size_t i = 0; i < t->n_prices; i++) {
+                struct catalog_price *p = &t->prices[i];
+
+                p->offering_index = FIND_PTR(t->offerings, t->n_offerings, struct catalog_offering,
+                                             id, p->offering_id);
+                if (p->offering_index == SIZE_MAX) {
+                        snprintf(err, errlen, "price %" PRId64 " names unknown offering %s", p->id,
+                                 p->offering_id);
+                        return -1;
+                }
+        }
+        for (size_t i = 0; i < t->n_purchase_prices; i++) {
+                struct catalog_purchase_price *p = &t->purchase_prices[i];
+
+                p->gpu_index = FIND_ARR(t->gpus, t->n_gpus, struct gpu_spec, id, p->accelerator_id);
+                if (p->gpu_index == SIZE_MAX) {
+                        snprintf(err, errlen, "purchase price %" PRId64 " names unknown accelerator %s",
+                                 p->id, p->accelerator_id);
+                        return -1;
+                }
+        }
+        return 0;
+}
+
+/* ---- snapshots ----------------------------------------------------------- */
+
+static void snapshot_free(struct catalog_snapshot *s)
+{
+        if (!s)
+                return;
+        catalog_tables_free(&s->t);
+        free(s);
+}
+
+/*
+ * Fill every model's architecture through the engine's Hugging Face config
+ * importer, so catalog models and pasted configs take one path.  A config
+ * the importer refuses leaves arch_ok false and is logged; the model stays
+ * listed (its published count is still worth showing).
+ */
+static void import_model_archs(struct catalog_tables *t)
+{
+        for (size_t i = 0; i < t->n_models; i++) {
+                struct catalog_model *m = &t->models[i];
+                json_error_t jerr;
+                char err[256] = "";
+                json_t *cfg = json_loads(m->hf_config_json, JSON_REJECT_DUPLICATES, &jerr);
+
+                m->arch_ok = false;
+                if (!cfg) {
+                        log_warn("catalog model %s: stored config.json does not parse: %s", m->id,
+                                 jerr.text);
+                        continue;
+                }
+                /*
+                 * TODO(catalog): call hf_config_import(cfg, &m->arch, err,
+                 * sizeof(err)) once server/api/hf_config.c is in the tree;
+                 * until then models load without an architecture.
+                 */
+                (void)err;
+                json_decref(cfg);
+        }
+}
+
+static void utc_now(char *buf, size_t len)
+{
+        time_t now = time(NULL);
+        struct tm tm;
+
+        gmtime_r(&now, &tm);
+        strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static struct catalog_snapshot *snapshot_new(struct catalog_tables *t)
+{
+        struct catalog_snapshot *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return NULL;
+        atomic_init(&s->refs, 1);
+        s->t = *t;
+        memset(t, 0, sizeof(*t));
+        snprintf(s->etag, sizeof(s->etag), "\"%016" PRIx64 "%016" PRIx64 "\"",
+                 s->t.content_hash[0], s->t.content_hash[1]);
+        utc_now(s->loaded_at, sizeof(s->loaded_at));
+        return s;
+}
+
+/* ---- the holder ---------------------------------------------------------- */
+
+struct catalog *catalog_new(void)
+{
+        struct catalog *c = calloc(1, sizeof(*c));
+
+        if (!c)
+                return NULL;
+        if (pthread_mutex_init(&c->lock, NULL)) {
+                free(c);
+                return NULL;
+        }
+        if (pthread_mutex_init(&c->reload_lock, NULL)) {
+                pthread_mutex_destroy(&c->lock);
+                free(c);
+                return NULL;
+        }
+        atomic_init(&c->swaps, 0);
+        atomic_init(&c->failures, 0);
+        atomic_init(&c->stop, false);
+        c->wake[0] = c->wake[1] = -1;
+        return c;
+}
+
+void catalog_free(struct catalog *c)
+{
+        if (!c)
+                return;
+        catalog_listener_stop(c);
+        catalog_release(c->current);
+        pthread_mutex_destroy(&c->lock);
+        pthread_mutex_destroy(&c->reload_lock);
+        free(c);
+}
+
+const struct catalog_snapshot *catalog_acquire(struct catalog *c)
+{
+        struct catalog_snapshot *s;
+
+        if (!c)
+                return NULL;
+        pthread_mutex_lock(&c->lock);
+        s = c->current;
+        if (s)
+                atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+        pthread_mutex_unlock(&c->lock);
+        return s;
+}
+
+void catalog_release(const struct catalog_snapshot *cs)
+{
+        /* The snapshot is immutable to readers; only its refcount changes. */
+        struct catalog_snapshot *s = (struct catalog_snapshot *)(uintptr_t)cs;
+
+        if (!s)
+                return;
+        if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+                snapshot_free(s);
+}
+
+uint64_t catalog_swaps(struct catalog *c)
+{
+        return c ? (uint64_t)atomic_load(&c->swaps) : 0;
+}
+
+uint64_t catalog_reload_failures(struct catalog *c)
+{
+        return c ? (uint64_t)atomic_load(&c->failures) : 0;
+}
+
+int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errlen)
+{
+        struct catalog_tables t;
+        struct catalog_snapshot *s, *old = NULL;
+        PGconn *conn;
+        int rc = -1;
+
+        memset(&t, 0, sizeof(t));
+        if (!c || !db) {
+                snprintf(err, errlen, "no catalog or no database pool");
+                return -1;
+        }
+        pthread_mutex_lock(&c->reload_lock);
+        conn = db_pool_acquire(db, CATALOG_ACQUIRE_TIMEOUT_MS);
+        if (!conn) {
+                snprintf(err, errlen, "database unavailable");
+                goto out;
+        }
+        rc = catalog_db_load(conn, &t, err, errlen);
+        db_pool_release(db, conn);
+        if (rc)
+                goto out;
+        rc = catalog_tables_link(&t, err, errlen);
+        if (rc)
+                goto out;
+        import_model_archs(&t);
+
+        rc = -1;
+        s = snapshot_new(&t);
+        if (!s) {
+                snprintf(err, errlen, "out of memory building the catalog snapshot");
+                goto out;
+        }
+        pthread_mutex_lock(&c->lock);
+        if (c->current && strcmp(c->current->etag, s->etag) == 0) {
+                /* Same content: keep the snapshot readers already hold. */
+                old = s;
+        } else {
+                old = c->current;
+                c->current = s;
+                atomic_fetch_add(&c->swaps, 1);
+        }
+        pthread_mutex_unlock(&c->lock);
+        catalog_release(old);
+        rc = 0;
+out:
+        if (rc)
+                atomic_fetch_add(&c->failures, 1);
+        pthread_mutex_unlock(&c->reload_lock);
+        catalog_tables_free(&t);
+        return rc;
+}
+
+/* ---- the listener -------------------------------------------------------- */
+
+static uint64_t monotonic_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Sleep up to ms, returning early when stop is requested. */
+static void listener_sleep(struct catalog *c, unsigned ms)
+{
+        struct pollfd pfd = {.fd = c->wake[0], .events = POLLIN};
+
+        if (!atomic_load(&c->stop))
+                (void)poll(&pfd, 1, (int)ms);
+}
+
+static int listener_reload(struct catalog *c, const char *why)
+{
+        char err[256];
+
+        if (catalog_reload(c, c->db, err, sizeof(err)) == 0) {
+                log_debug("catalog reloaded (%s)", why);
+                return 0;
+        }
+        log_warn("catalog reload after %s failed: %s", why, err);
+        return -1;
+}
+
+/*
+ * One connection's life: LISTEN, reload (anything sent before the LISTEN
+ * was missed), then wait for notifications, the periodic refresh, or stop.
+ * Returns when the connection breaks or stop is requested.
+ */
+static void listener_session(struct catalog *c, PGconn *conn)
+{
+        uint64_t refresh_ms = (uint64_t)c->refresh_seconds * 1000u;
+        uint64_t next_refresh, retry_at = 0;
+        unsigned retry_ms = CATALOG_BACKOFF_MIN_MS;
+        bool pending = true;    /* a full reload is owed after (re)connecting */
+
+        next_refresh = monotonic_ms() + refresh_ms;
+        while (!atomic_load(&c->stop)) {
+                struct pollfd pfd[2] = {{.fd = PQsocket(conn), .events = POLLIN},
+                                        {.fd = c->wake[0], .events = POLLIN}};
+                uint64_t now = monotonic_ms(), wait_ms;
+                PGnotify *n;
+
+                if (now >= next_refresh) {
+                        pending = true;
+                        next_refresh = now + refresh_ms;
+                }
+                if (pending && now >= retry_at) {
+                        if (listener_reload(c, "notification or reconnect") == 0) {
+                                pending = false;
+                                retry_ms = CATALOG_BACKOFF_MIN_MS;
+                        } else {
+                                retry_at = monotonic_ms() + retry_ms;
+                                retry_ms = retry_ms * 2 > CATALOG_BACKOFF_MAX_MS
+                                                   ? CATALOG_BACKOFF_MAX_MS
+                                                   : retry_ms * 2;
+                        }
+                        continue;
+                }
+                wait_ms = next_refresh - now;
+                if (pending && retry_at - now < wait_ms)
+                        wait_ms = retry_at - now;
+                if (poll(pfd, 2, (int)wait_ms) < 0 && errno != EINTR)
+                        return;
+                if (!(pfd[0].revents & (POLLIN | POLLERR | POLLHUP)))
+                        continue;
+                if (!PQconsumeInput(conn) || PQstatus(conn) == CONNECTION_BAD) {
+                        log_warn("catalog listener lost its connection: %s", PQerrorMessage(conn));
+                        return;
+                }
+                /* Many NOTIFYs (one per table in a write) fold into one reload. */
+                while ((n = PQnotifies(conn)) != NULL) {
+                        pending = true;
+                        PQfreemem(n);
+                }
+        }
+}
+
+static void *listener_main(void *arg)
+{
+        struct catalog *c = arg;
+        unsigned backoff_ms = CATALOG_BACKOFF_MIN_MS;
+
+        while (!atomic_load(&c->stop)) {
+                char err[256] = "";
+                PGconn *conn = db_connect(c->database_url, err, sizeof(err));
+                PGresult *res;
+
+                if (!conn) {
+                        log_warn("catalog listener cannot connect (retry in %u ms): %s", backoff_ms,
+                                 err);
+                        goto backoff;
+                }
+                res = PQexecParams(conn, "LISTEN " CATALOG_CHANNEL, 0, NULL, NULL, NULL, NULL, 0);
+                if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+                        log_warn("catalog listener: LISTEN failed: %s", PQerrorMessage(conn));
+                        PQclear(res);
+                        PQfinish(conn);
+                        goto backoff;
+                }
+                PQclear(res);
+                log_info("catalog listener subscribed to %s", CATALOG_CHANNEL);
+                backoff_ms = CATALOG_BACKOFF_MIN_MS;
+                listener_session(c, conn);
+                PQfinish(conn);
+                continue;
+backoff:
+                listener_sleep(c, backoff_ms);
+                backoff_ms = backoff_ms * 2 > CATALOG_BACKOFF_MAX_MS ? CATALOG_BACKOFF_MAX_MS
+                                                                     : backoff_ms * 2;
+        }
+        return NULL;
+}
+
+int catalog_listener_start(struct catalog *c, struct db_pool *db, const char *database_url)
+{
+        const char *env = getenv("GPUPLAN_CATALOG_REFRESH_SECONDS");
+        unsigned long refresh = CATALOG_REFRESH_DEFAULT_SECONDS;
+
+        if (!c || !db || c->thread_running)
+                return -1;
+        if (env && *env) {
+                char *end;
+
+                errno = 0;
+                refresh = strtoul(env, &end, 10);
+                if (errno || *end || refresh < 1 || refresh > 86400) {
+                        log_warn("GPUPLAN_CATALOG_REFRESH_SECONDS=%s is not 1..86400; using %u", env,
+                                 CATALOG_REFRESH_DEFAULT_SECONDS);
+                        refresh = CATALOG_REFRESH_DEFAULT_SECONDS;
+                }
+        }
+        c->refresh_seconds = (unsigned)refresh;
+        c->db = db;
+        c->database_url = strdup(database_url ? database_url : "");
+        if (!c->database_url)
+                return -1;
+        if (pipe(c->wake)) {
+                free(c->database_url);
+                c->database_url = NULL;
+                c->wake[0] = c->wake[1] = -1;
+                return -1;
+        }
+        atomic_store(&c->stop, false);
+        if (pthread_create(&c->thread, NULL, listener_main, c)) {
+                close(c->wake[0]);
+                close(c->wake[1]);
+                c->wake[0] = c->wake[1] = -1;
+                free(c->database_url);
+                c->database_url = NULL;
+                return -1;
+        }
+        c->thread_running = 1;
+        return 0;
+}
+
+void catalog_listener_stop(struct catalog *c)
+{
+        if (!c || !c->thread_running)
+                return;
+        atomic_store(&c->stop, true);
+        if (write(c->wake[1], "x", 1) < 0)
+                log_warn("catalog listener: cannot wake the thread: %s", strerror(errno));
+        pthread_join(c->thread, NULL);
+        c->thread_running = 0;
+        close(c->wake[0]);
+        close(c->wake[1]);
+        c->wake[0] = c->wake[1] = -1;
+        free(c->database_url);
+        c->database_url = NULL;
+}
+
+/* ---- accessors ----------------------------------------------------------- */
+
+const struct gpu_spec *catalog_gpus(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_gpus : 0;
+        return s ? s->t.gpus : NULL;
+}
+
+size_t catalog_gpu_index(const struct catalog_snapshot *s, const char *id)
+{
+        return s ? FIND_ARR(s->t.gpus, s->t.n_gpus, struct gpu_spec, id, id) : SIZE_MAX;
+}
+
+const struct gpu_spec *catalog_gpu(const struct catalog_snapshot *s, const char *id)
+{
+        size_t i = catalog_gpu_index(s, id);
+
+        return i == SIZE_MAX ? NULL : &s->t.gpus[i];
+}
+
+const struct catalog_gpu_info *catalog_gpu_infos(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_gpus : 0;
+        return s ? s->t.gpu_infos : NULL;
+}
+
+const struct catalog_model *catalog_models(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_models : 0;
+        return s ? s->t.models : NULL;
+}
+
+const struct catalog_model *catalog_model(const struct catalog_snapshot *s, const char *id)
+{
+        size_t i;
+
+        if (!s)
+                return NULL;
+        i = FIND_ARR(s->t.models, s->t.n_models, struct catalog_model, id, id);
+        return i == SIZE_MAX ? NULL : &s->t.models[i];
+}
+
+const struct catalog_provider *catalog_providers(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_providers : 0;
+        return s ? s->t.providers : NULL;
+}
+
+const struct catalog_provider *catalog_provider(const struct catalog_snapshot *s, const char *id)
+{
+        size_t i;
+
+        if (!s)
+                return NULL;
+        i = FIND_PTR(s->t.providers, s->t.n_providers, struct catalog_provider, id, id);
+        return i == SIZE_MAX ? NULL : &s->t.providers[i];
+}
+
+const struct catalog_offering *catalog_offerings(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_offerings : 0;
+        return s ? s->t.offerings : NULL;
+}
+
+const struct catalog_offering *catalog_offering(const struct catalog_snapshot *s, const char *id)
+{
+        size_t i;
+
+        if (!s)
+                return NULL;
+        i = FIND_PTR(s->t.offerings, s->t.n_offerings, struct catalog_offering, id, id);
+        return i == SIZE_MAX ? NULL : &s->t.offerings[i];
+}
+
+const struct catalog_price *catalog_prices(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_prices : 0;
+        return s ? s->t.prices : NULL;
+}
+
+const struct catalog_price *catalog_price(const struct catalog_snapshot *s, const char *offering_id,
+                                          enum catalog_pricing pricing)
+{
+        size_t i;
+
+        if (!s || !offering_id)
+                return NULL;
+        /* Prices are sorted by offering id, then pricing: find any row of the offering. */
+        i = FIND_PTR(s->t.prices, s->t.n_prices, struct catalog_price, offering_id, offering_id);
+        if (i == SIZE_MAX)
+                return NULL;
+        while (i > 0 && strcmp(s->t.prices[i - 1].offering_id, offering_id) == 0)
+                i--;
+        for (; i < s->t.n_prices && strcmp(s->t.prices[i].offering_id, offering_id) == 0; i++)
+                if (s->t.prices[i].pricing == pricing)
+                        return &s->t.prices[i];
+        return NULL;
+}
+
+const struct catalog_purchase_price *catalog_purchase_prices(const struct catalog_snapshot *s,
+                                                             size_t *count)
+{
+        *count = s ? s->t.n_purchase_prices : 0;
+        return s ? s->t.purchase_prices : NULL;
+}
+
+const struct catalog_setting *catalog_settings(const struct catalog_snapshot *s, size_t *count)
+{
+        *count = s ? s->t.n_settings : 0;
+        return s ? s->t.settings : NULL;
+}
+
+const struct catalog_setting *catalog_setting(const struct catalog_snapshot *s, const char *key)
+{
+        size_t i;
+
+        if (!s)
+                return NULL;
+        i = FIND_PTR(s->t.settings, s->t.n_settings, struct catalog_setting, key, key);
+        return i == SIZE_MAX ? NULL : &s->t.settings[i];
+}
+
+const char *catalog_etag(const struct catalog_snapshot *s)
+{
+        return s ? s->etag : "\"empty\"";
+}
+
+const char *catalog_loaded_at(const struct catalog_snapshot *s)
+{
+        return s ? s->loaded_at : NULL;
+}
+
+static const char *const pricing_names[CATALOG_PRICING_COUNT] = {
+        [CATALOG_ON_DEMAND] = "on_demand",
+        [CATALOG_SPOT] = "spot",
+        [CATALOG_RESERVED] = "reserved",
+};
+
+const char *catalog_pricing_name(enum catalog_pricing p)
+{
+        return (unsigned)p < CATALOG_PRICING_COUNT ? pricing_names[p] : "unknown";
+}
+
+int catalog_pricing_parse(const char *name, enum catalog_pricing *out)
+{
+        for (unsigned i = 0; name && i < CATALOG_PRICING_COUNT; i++) {
+                if (strcmp(name, pricing_names[i]) == 0) {
+                        *out = (enum catalog_pricing)i;
+                        return 0;
+                }
+        }
+        return -1;
+}
