@@ -1,0 +1,86 @@
+// main.js - starts the page: routes "#/<view>?<inputs>" to one of the views,
+// keeps the navigation links carrying the current inputs, and runs the
+// "Copy as curl / Copy as Python" dialog for whichever request a view shows.
+
+import { $, $$ } from './dom.js';
+import { curlCommand, pythonSnippet } from './api.js';
+import { parseLocation, current, href, VIEWS } from './state.js';
+import calculator from './views/calculator.js';
+import tables from './views/tables.js';
+import catalog from './views/catalog.js';
+import validation from './views/validation.js';
+import cost from './views/cost.js';
+
+const views = { calculator, tables, catalog, validation, cost };
+const started = new Map();
+
+function setStatus(text) {
+        $('#status').textContent = text || '';
+}
+
+function updateNav() {
+        const s = current();
+        for (const a of $$('nav a[data-view]')) {
+                a.setAttribute('href', href(a.dataset.view));
+                if (a.dataset.view === s.view) a.setAttribute('aria-current', 'page');
+                else a.removeAttribute('aria-current');
+        }
+}
+
+async function route() {
+        const s = parseLocation();
+        for (const v of VIEWS) $('#view-' + v).hidden = v !== s.view;
+        updateNav();
+        const view = views[s.view];
+        document.title = `${$('#h-' + s.view).textContent} — gpuplan`;
+        try {
+                if (!started.has(s.view)) started.set(s.view, view.init());
+                await started.get(s.view);
+                await view.show();
+                setStatus('');
+        } catch (e) {
+                console.warn('view failed', e);
+                setStatus(`Could not load this view: ${e.message || e}`);
+        }
+        document.body.dataset.view = s.view;
+}
+
+// The snippet dialog: the exact request the view makes, as curl or Python.
+function snippet(kind, target) {
+        const view = views[target] || views[current().view];
+        let text;
+        try {
+                const r = (target === 'rent' ? cost.rentRequest() : view.request());
+                text = kind === 'curl' ? curlCommand(r.method, r.path, r.body, r.query)
+                        : pythonSnippet(r.method, r.path, r.body, r.query);
+        } catch (e) {
+                text = `# the request cannot be built yet: ${e.message}`;
+        }
+        const dlg = $('#snippet-dialog');
+        $('#snippet-title').textContent = kind === 'curl' ? 'Copy as curl' : 'Copy as Python';
+        $('#snippet-text').value = text;
+        $('#snippet-status').textContent = '';
+        dlg.showModal();
+        $('#snippet-text').select();
+        copy(text);
+}
+
+async function copy(text) {
+        const status = $('#snippet-status');
+        try {
+                if (!navigator.clipboard || !window.isSecureContext) throw new Error('clipboard needs https or localhost');
+                await navigator.clipboard.writeText(text);
+                status.textContent = 'Copied to the clipboard.';
+        } catch {
+                status.textContent = 'Select the text and copy it (Ctrl+C); this browser did not allow the page to copy.';
+        }
+}
+
+document.addEventListener('click', (e) => {
+        const b = e.target.closest('button[data-copy]');
+        if (b) snippet(b.dataset.copy, b.dataset.target);
+});
+$('#snippet-copy').addEventListener('click', () => copy($('#snippet-text').value));
+document.addEventListener('gpuplan:state', updateNav);
+window.addEventListener('hashchange', route);
+route();

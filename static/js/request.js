@@ -1,0 +1,155 @@
+// request.js - the calculator's inputs as a flat map of short names (the
+// same names appear in the page's address, so a link carries them), and the
+// one function that turns that map into a POST /api/v1/estimate body.  The
+// cost view sends the same body plus "constraints" to /api/v1/compare.
+//
+// Nothing is validated here: the API is the single judge of what is valid,
+// and its problem documents are shown next to the field they name.
+
+export const CALC_DEFAULTS = Object.freeze({
+        source: 'catalog', model: 'xlm-roberta-large', parameters: '7000000000', hf: '',
+        kind: 'decoder', layers: '32', hidden: '4096', heads: '32', kv_heads: '32', ffn: '11008',
+        vocab: '32000', max_pos: '4096', experts: '0', active_experts: '0', gated: '1', tied: '0',
+        mode: 'pre_train', batch: '16', seq: '128', accum: '1', labels: '3',
+        prompt: '512', gen: '128', lora_rank: '16', lora_alpha: '32',
+        samples: '1000000', epochs: '1',
+        precision: 'fp32', quant: 'none', optimizer: 'adamw',
+        ckpt: 'none', flash: '0', chunked: '0', opt_bwd: '0', act_off: '0',
+        strategy: 'single', sharding: 'full_shard', gpus: '1', nodes: '1', tp: '1', pp: '1', offload: 'none',
+        gpu: '',
+});
+
+export const TRAINING_MODES = ['fine_tune', 'lora', 'qlora', 'pre_train'];
+
+// Which inputs mean something for a given state (the others are hidden and
+// neither sent nor written into links).
+export function relevant(name, s) {
+        const training = TRAINING_MODES.includes(s.mode);
+        switch (name) {
+        case 'model': return s.source === 'catalog';
+        case 'parameters': return s.source === 'parameters';
+        case 'hf': return s.source === 'hf_config';
+        case 'kind': case 'layers': case 'hidden': case 'heads': case 'kv_heads': case 'ffn':
+        case 'vocab': case 'max_pos': case 'experts': case 'active_experts': case 'gated': case 'tied':
+                return s.source === 'architecture';
+        case 'seq': case 'accum': case 'optimizer': case 'ckpt': case 'chunked': case 'opt_bwd':
+        case 'act_off': case 'offload':
+                return training;
+        case 'labels': return ['fine_tune', 'lora', 'qlora'].includes(s.mode);
+        case 'prompt': case 'gen': return s.mode === 'inference';
+        case 'lora_rank': case 'lora_alpha': return s.mode === 'lora' || s.mode === 'qlora';
+        case 'sharding': return s.strategy === 'fsdp';
+        default: return true;
+        }
+}
+
+// A number as typed: integers stay exact, anything else is passed through
+// as a number (or as the raw text when it is not one) for the API to judge.
+function num(v) {
+        if (v === undefined || v === null || String(v).trim() === '') return undefined;
+        const t = String(v).trim();
+        if (/^-?\d+$/.test(t)) {
+                const n = Number(t);
+                return Number.isSafeInteger(n) ? n : t;
+        }
+        const f = Number(t);
+        return Number.isFinite(f) ? f : t;
+}
+
+const flag = (v) => v === '1' || v === 'true' || v === true;
+
+function put(obj, key, value) {
+        if (value !== undefined) obj[key] = value;
+}
+
+export class ModelInputError extends Error {
+        constructor(pointer, detail) {
+                super(detail);
+                this.pointer = pointer;
+        }
+}
+
+export function modelPart(s) {
+        switch (s.source) {
+        case 'parameters':
+                return { parameters: num(s.parameters) };
+        case 'hf_config': {
+                let cfg;
+                try {
+                        cfg = JSON.parse(s.hf || '');
+                } catch (e) {
+                        throw new ModelInputError('/model/hf_config', `config.json is not valid JSON: ${e.message}`);
+                }
+                return { hf_config: cfg };
+        }
+        case 'architecture': {
+                const a = { kind: s.kind };
+                put(a, 'layers', num(s.layers));
+                put(a, 'hidden_size', num(s.hidden));
+                put(a, 'heads', num(s.heads));
+                put(a, 'kv_heads', num(s.kv_heads));
+                put(a, 'ffn_size', num(s.ffn));
+                put(a, 'vocab_size', num(s.vocab));
+                put(a, 'max_positions', num(s.max_pos));
+                a.gated_mlp = flag(s.gated);
+                a.tied_embeddings = flag(s.tied);
+                const experts = num(s.experts);
+                if (typeof experts === 'number' && experts > 0) {
+                        a.experts = experts;
+                        put(a, 'active_experts', num(s.active_experts));
+                }
+                return { architecture: a };
+        }
+        default:
+                return { id: s.model };
+        }
+}
+
+// The estimate request for a calculator state (all values as strings).
+export function estimateRequest(s) {
+        const training = TRAINING_MODES.includes(s.mode);
+        const workload = { mode: s.mode };
+        put(workload, 'batch_size', num(s.batch));
+        if (relevant('seq', s)) put(workload, 'sequence_length', num(s.seq));
+        if (relevant('accum', s)) put(workload, 'gradient_accumulation', num(s.accum));
+        if (relevant('labels', s)) put(workload, 'num_labels', num(s.labels));
+        if (relevant('prompt', s)) {
+                put(workload, 'prompt_tokens', num(s.prompt));
+                put(workload, 'generated_tokens', num(s.gen));
+        }
+        if (relevant('lora_rank', s)) {
+                const lora = {};
+                put(lora, 'rank', num(s.lora_rank));
+                put(lora, 'alpha', num(s.lora_alpha));
+                workload.lora = lora;
+        }
+        const dataset = {};
+        put(dataset, 'samples', num(s.samples));
+        put(dataset, 'epochs', num(s.epochs));
+        if (Object.keys(dataset).length) workload.dataset = dataset;
+
+        const req = { model: modelPart(s), workload, precision: s.precision };
+        if (s.quant && s.quant !== 'none') req.quantization = s.quant;
+        if (training) {
+                req.optimizer = s.optimizer;
+                req.memory_savers = {
+                        activation_checkpointing: s.ckpt,
+                        flash_attention: flag(s.flash),
+                        chunked_loss: flag(s.chunked),
+                        optimizer_in_backward: flag(s.opt_bwd),
+                        activation_offload: flag(s.act_off),
+                };
+        } else {
+                req.memory_savers = { flash_attention: flag(s.flash) };
+        }
+        const par = { strategy: s.strategy };
+        if (relevant('sharding', s)) par.fsdp_sharding = s.sharding;
+        put(par, 'gpus', num(s.gpus));
+        put(par, 'nodes', num(s.nodes));
+        put(par, 'tensor_parallel', num(s.tp));
+        put(par, 'pipeline_parallel', num(s.pp));
+        if (training) par.offload = s.offload;
+        req.parallelism = par;
+        if (s.gpu) req.gpu = s.gpu;
+        return req;
+}

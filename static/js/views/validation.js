@@ -1,0 +1,124 @@
+// validation.js - the Validation view: GET api/v1/validation, the engine's
+// published accuracy.  Every measured case with its source, measurement
+// kind, measured and estimated figures and the error; the median and
+// 90th-percentile error the API reports on top.
+
+import { apiFetch } from '../api.js';
+import { $, el } from '../dom.js';
+import * as fmt from '../format.js';
+import { renderTable } from '../table.js';
+import { showProblem, clearProblems } from '../forms.js';
+
+let sort = null;
+
+const pick = (o, ...keys) => {
+        for (const k of keys) if (o && o[k] !== undefined && o[k] !== null) return o[k];
+        return null;
+};
+
+function casesOf(d) {
+        if (Array.isArray(d)) return d;
+        return pick(d, 'cases', 'measurements', 'results') || [];
+}
+
+// The error as a signed fraction ((estimate - measured) / measured), read
+// from whichever field the API names it by.
+function errorOf(c) {
+        const e = pick(c, 'error', 'relative_error', 'error_fraction');
+        if (typeof e === 'number') return e;
+        if (e && typeof e === 'object') return pick(e, 'relative', 'fraction', 'value');
+        return null;
+}
+
+function measured(c) {
+        return pick(c, 'measured_bytes', 'measured');
+}
+
+function estimated(c) {
+        return pick(c, 'estimated_bytes', 'estimate_bytes', 'estimated');
+}
+
+function bytesOrNumber(v) {
+        if (typeof v === 'number') return `${fmt.gib(v)} GiB`;
+        if (v && typeof v === 'object') return bytesOrNumber(pick(v, 'bytes', 'total_bytes', 'value'));
+        return v == null ? '—' : String(v);
+}
+
+function numberOf(v) {
+        if (typeof v === 'number') return v;
+        if (v && typeof v === 'object') return pick(v, 'bytes', 'total_bytes', 'value');
+        return null;
+}
+
+function sourceCell(c) {
+        const src = pick(c, 'source', 'citation', 'url');
+        if (typeof src === 'string' && /^https?:\/\//.test(src))
+                return el('a', { href: src, rel: 'noopener noreferrer', target: '_blank' }, new URL(src).hostname);
+        if (src && typeof src === 'object' && src.url)
+                return el('a', { href: src.url, rel: 'noopener noreferrer', target: '_blank' }, src.title || new URL(src.url).hostname);
+        return src == null ? '—' : String(src);
+}
+
+function configText(c) {
+        const cfg = pick(c, 'configuration', 'config', 'setup', 'description');
+        if (cfg == null) return '—';
+        return typeof cfg === 'string' ? cfg : JSON.stringify(cfg);
+}
+
+function summary(d) {
+        const s = (d && (d.summary || d.stats)) || d || {};
+        const med = pick(s, 'median_abs_error', 'median_absolute_error', 'median_error', 'median');
+        const p90 = pick(s, 'p90_abs_error', 'p90_absolute_error', 'p90_error', 'p90');
+        const n = pick(s, 'count', 'cases', 'n');
+        const box = $('#validation-summary');
+        box.replaceChildren(
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Median absolute error'),
+                        el('strong', { id: 'val-median' }, fmt.percent(med))),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, '90th-percentile absolute error'),
+                        el('strong', { id: 'val-p90' }, fmt.percent(p90))),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Measured cases'),
+                        el('strong', {}, fmt.integer(typeof n === 'number' ? n : casesOf(d).length))));
+}
+
+async function run() {
+        let d;
+        try {
+                d = await apiFetch('api/v1/validation');
+                clearProblems(null, $('#validation-problem'));
+        } catch (e) {
+                showProblem(null, e, $('#validation-problem'));
+                return;
+        }
+        summary(d);
+        const rows = casesOf(d);
+        renderTable($('#validation-table'), {
+                id: 'validation-cases',
+                caption: 'Published measurements against the engine',
+                csvName: 'gpuplan-validation.csv',
+                rows, sort,
+                onSort: (s) => { sort = s; },
+                rowClass: (c) => (Math.abs(errorOf(c) || 0) > 0.25 ? 'off' : null),
+                columns: [
+                        { key: 'case', label: 'Case', value: (c) => pick(c, 'name', 'id', 'title') },
+                        { key: 'config', label: 'Configuration', value: configText },
+                        { key: 'kind', label: 'Measured as', value: (c) => pick(c, 'measurement', 'measurement_kind', 'kind', 'metric') },
+                        { key: 'measured', label: 'Measured', numeric: true, value: (c) => numberOf(measured(c)), render: (c) => bytesOrNumber(measured(c)) },
+                        { key: 'estimated', label: 'Estimated', numeric: true, value: (c) => numberOf(estimated(c)), render: (c) => bytesOrNumber(estimated(c)) },
+                        { key: 'error', label: 'Error', numeric: true, value: errorOf, render: (c) => fmt.percent(errorOf(c)),
+                          cellClass: (c) => (Math.abs(errorOf(c) || 0) > 0.25 ? 'diff' : null) },
+                        { key: 'source', label: 'Source', value: (c) => JSON.stringify(pick(c, 'source', 'citation', 'url')), render: sourceCell,
+                          csv: (c) => { const s = pick(c, 'source', 'citation', 'url'); return typeof s === 'string' ? s : JSON.stringify(s); } },
+                ],
+        });
+}
+
+export default {
+        id: 'validation',
+        async init() {},
+        async show() {
+                await run();
+        },
+        request() {
+                return { method: 'GET', path: 'api/v1/validation' };
+        },
+};
