@@ -1,0 +1,295 @@
+/*
+ * main.c - the gpuplan binary: serve (default), migrate, --healthcheck.
+ *
+ * Start-up order: configuration (bad configuration exits 2 with a
+ * one-line reason), the HTTP server, then a bootstrap thread that applies
+ * migrations and loads the catalog, retrying every two seconds while
+ * PostgreSQL is unreachable, so the server comes up without its database,
+ * answers /healthz and reports 503 on /readyz until it can migrate and
+ * load.  SIGTERM or SIGINT: stop accepting, let requests in flight finish
+ * (GPUPLAN_SHUTDOWN_GRACE_S), close the pool, exit 0.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "api/handler.h"
+#include "app.h"
+#include "catalog/catalog.h"
+#include "config.h"
+#include "db/migrate.h"
+#include "db/pool.h"
+#include "http/metrics.h"
+#include "http/server.h"
+#include "log.h"
+
+#define BOOTSTRAP_RETRY_MS 2000
+
+struct bootstrap {
+        struct app *app;
+        pthread_t thread;
+        bool ready;
+};
+
+static void sleep_ms_unless_stopping(struct app *app, unsigned ms)
+{
+        for (unsigned waited = 0; waited < ms && !atomic_load(&app->stopping); waited += 50) {
+                struct timespec ts = {0, 50 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+        }
+}
+
+/* One attempt: migrate over a dedicated connection, load the catalog, start LISTEN. */
+static int bootstrap_once(struct app *app, char *err, size_t errlen)
+{
+        PGconn *c = db_connect(app->config->database_url, err, errlen);
+        unsigned applied = 0;
+        int rc;
+
+        if (!c)
+                return -1;
+        rc = db_migrate(c, migrations_embedded, migrations_embedded_count, &applied, err, errlen);
+        PQfinish(c);
+        if (rc)
+                return -1;
+        log_info("database schema up to date (%u of %u migrations applied now)", applied,
+                 migrations_embedded_count);
+        if (catalog_reload(app->catalog, app->db, err, errlen))
+                return -1;
+        if (catalog_listener_start(app->catalog, app->db, app->config->database_url)) {
+                snprintf(err, errlen, "cannot start the catalog listener");
+                return -1;
+        }
+        return 0;
+}
+
+static void *bootstrap_main(void *arg)
+{
+        struct bootstrap *b = arg;
+        char err[512];
+        char last[512] = "";
+
+        while (!atomic_load(&b->app->stopping)) {
+                if (bootstrap_once(b->app, err, sizeof(err)) == 0) {
+                        b->ready = true;
+                        log_info("ready: migrations applied, catalog loaded");
+                        return NULL;
+                }
+                /* Log each distinct failure once, not every retry. */
+                if (strcmp(err, last) != 0) {
+                        log_warn("not ready, retrying every %d ms: %s", BOOTSTRAP_RETRY_MS, err);
+                        snprintf(last, sizeof(last), "%s", err);
+                }
+                sleep_ms_unless_stopping(b->app, BOOTSTRAP_RETRY_MS);
+        }
+        return NULL;
+}
+
+/* gpuplan --healthcheck: GET <base>/healthz on the configured address; 0 when 200. */
+static int healthcheck(const struct config *cfg)
+{
+        const char *host = cfg->listen_host;
+        struct addrinfo hints;
+        struct addrinfo *res = NULL;
+        struct timeval tv = {2, 0};
+        char port[16];
+        char req[512];
+        char resp[64];
+        ssize_t n;
+        size_t got = 0;
+        int fd;
+        int rc = 1;
+
+        if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "") == 0)
+                host = "127.0.0.1";
+        else if (strcmp(host, "::") == 0)
+                host = "::1";
+        if (cfg->listen_port == 0) {
+                fprintf(stderr, "gpuplan: --healthcheck needs a fixed port in GPUPLAN_LISTEN\n");
+                return 1;
+        }
+        memset(&hints, 0, sizeof(hints));
+        hints.ai_socktype = SOCK_STREAM;
+        snprintf(port, sizeof(port), "%u", cfg->listen_port);
+        if (getaddrinfo(host, port, &hints, &res) != 0 || !res) {
+                fprintf(stderr, "gpuplan: cannot resolve %s\n", host);
+                return 1;
+        }
+        fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                goto out;
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        if (connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
+                fprintf(stderr, "gpuplan: cannot connect to %s:%s: %s\n", host, port, strerror(errno));
+                goto out;
+        }
+        snprintf(req, sizeof(req),
+                 "GET %s/healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                 cfg->base_path);
+        if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+                goto out;
+        while (got < sizeof(resp) - 1 && (n = read(fd, resp + got, sizeof(resp) - 1 - got)) > 0)
+                got += (size_t)n;
+        resp[got] = '\0';
+        /* "HTTP/1.1 200 OK" */
+        rc = strncmp(resp, "HTTP/1.", 7) == 0 && strncmp(resp + 8, " 200", 4) == 0 ? 0 : 1;
+        if (rc)
+                fprintf(stderr, "gpuplan: unhealthy: %.*s\n", (int)strcspn(resp, "\r\n"), resp);
+out:
+        if (fd >= 0)
+                close(fd);
+        freeaddrinfo(res);
+        return rc;
+}
+
+static int migrate_command(const struct config *cfg)
+{
+        char err[512];
+        unsigned applied = 0;
+        PGconn *c = db_connect(cfg->database_url, err, sizeof(err));
+
+        if (!c) {
+                log_error("%s", err);
+                return 1;
+        }
+        if (db_migrate(c, migrations_embedded, migrations_embedded_count, &applied, err,
+                       sizeof(err))) {
+                log_error("%s", err);
+                PQfinish(c);
+                return 1;
+        }
+        PQfinish(c);
+        log_info("database schema up to date (%u of %u migrations applied now)", applied,
+                 migrations_embedded_count);
+        return 0;
+}
+
+static int serve(struct config *cfg)
+{
+        struct app app;
+        struct bootstrap boot;
+        struct http_server *srv;
+        sigset_t sigs;
+        char err[512];
+        unsigned n_routes = 0;
+        int sig = 0;
+        int rc = 1;
+
+        memset(&app, 0, sizeof(app));
+        memset(&boot, 0, sizeof(boot));
+        app.config = cfg;
+        atomic_init(&app.stopping, false);
+        /* Signals go to sigwait() below only: block them before any thread starts. */
+        sigemptyset(&sigs);
+        sigaddset(&sigs, SIGINT);
+        sigaddset(&sigs, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+        /* jansson: seed the hash function before threads share it (doc/threadsafety). */
+        json_object_seed(0);
+
+        while (api_routes[n_routes].method)
+                n_routes++;
+        app.metrics = metrics_new(n_routes);
+        app.catalog = catalog_new();
+        if (!app.metrics || !app.catalog) {
+                log_error("out of memory");
+                goto out;
+        }
+        app.db = db_pool_new(cfg->database_url, cfg->db_pool_size, err, sizeof(err));
+        if (!app.db) {
+                log_error("%s", err);
+                rc = 2;
+                goto out;
+        }
+        srv = http_server_start(&app, err, sizeof(err));
+        if (!srv) {
+                log_error("%s", err);
+                goto out;
+        }
+        {
+                char fields[256];
+                size_t len = 0;
+                memcpy(fields, "\"host\":", 7);
+                len = 7;
+                log_json_string(fields, sizeof(fields), &len, cfg->listen_host);
+                snprintf(fields + len, sizeof(fields) - len, ",\"port\":%u,\"threads\":\"%s\"",
+                         http_server_port(srv), cfg->threads ? "epoll-pool" : "per-connection");
+                log_fields(LOG_LEVEL_INFO, "listening", fields);
+        }
+        boot.app = &app;
+        if (pthread_create(&boot.thread, NULL, bootstrap_main, &boot) != 0) {
+                log_error("cannot start the bootstrap thread");
+                http_server_free(srv);
+                goto out;
+        }
+
+        while (sigwait(&sigs, &sig) != 0)
+                ;
+        log_info("received %s: draining requests in flight (up to %u s)",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg->shutdown_grace_s);
+        atomic_store(&app.stopping, true);
+        if (!http_server_drain(srv, cfg->shutdown_grace_s))
+                log_warn("requests still in flight after %u s; closing them", cfg->shutdown_grace_s);
+        http_server_stop(srv);
+        pthread_join(boot.thread, NULL);
+        catalog_listener_stop(app.catalog);
+        http_server_free(srv);
+        rc = 0;
+out:
+        if (app.catalog)
+                catalog_free(app.catalog);
+        db_pool_free(app.db);
+        metrics_free(app.metrics);
+        if (rc == 0)
+                log_info("stopped");
+        return rc;
+}
+
+int main(int argc, char **argv)
+{
+        struct config cfg;
+        char err[512];
+        const char *cmd = argc > 1 ? argv[1] : "serve";
+        int rc;
+
+        if (argc > 2 || (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 &&
+                         strcmp(cmd, "--healthcheck") != 0 && strcmp(cmd, "--help") != 0 &&
+                         strcmp(cmd, "-h") != 0 && strcmp(cmd, "--version") != 0)) {
+                config_usage(stderr);
+                return 2;
+        }
+        if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+                config_usage(stdout);
+                return 0;
+        }
+        if (strcmp(cmd, "--version") == 0) {
+                printf("gpuplan %s\n", GPUPLAN_VERSION);
+                return 0;
+        }
+        /* libpq and our own threads write to sockets too (MHD covers only its own). */
+        signal(SIGPIPE, SIG_IGN);
+        if (config_from_env(&cfg, err, sizeof(err))) {
+                fprintf(stderr, "gpuplan: %s\n", err);
+                return 2;
+        }
+        log_set_level(cfg.log_level);
+        if (strcmp(cmd, "--healthcheck") == 0)
+                rc = healthcheck(&cfg);
+        else if (strcmp(cmd, "migrate") == 0)
+                rc = migrate_command(&cfg);
+        else
+                rc = serve(&cfg);
+        config_free(&cfg);
+        return rc;
+}
