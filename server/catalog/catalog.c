@@ -318,10 +318,31 @@ uint64_t catalog_reload_failures(struct catalog *c)
         return c ? (uint64_t)atomic_load(&c->failures) : 0;
 }
 
+int catalog_install(struct catalog *c, struct catalog_tables *t)
+{
+        struct catalog_snapshot *s = snapshot_new(t), *old;
+
+        if (!s) {
+                catalog_tables_free(t);
+                return -1;
+        }
+        pthread_mutex_lock(&c->lock);
+        if (c->current && strcmp(c->current->etag, s->etag) == 0) {
+                /* Same content: keep the snapshot readers already hold. */
+                old = s;
+        } else {
+                old = c->current;
+                c->current = s;
+                atomic_fetch_add(&c->swaps, 1);
+        }
+        pthread_mutex_unlock(&c->lock);
+        catalog_release(old);
+        return 0;
+}
+
 int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errlen)
 {
         struct catalog_tables t;
-        struct catalog_snapshot *s, *old = NULL;
         PGconn *conn;
         int rc = -1;
 
@@ -344,25 +365,9 @@ int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errl
         if (rc)
                 goto out;
         import_model_archs(&t);
-
-        rc = -1;
-        s = snapshot_new(&t);
-        if (!s) {
+        rc = catalog_install(c, &t);
+        if (rc)
                 snprintf(err, errlen, "out of memory building the catalog snapshot");
-                goto out;
-        }
-        pthread_mutex_lock(&c->lock);
-        if (c->current && strcmp(c->current->etag, s->etag) == 0) {
-                /* Same content: keep the snapshot readers already hold. */
-                old = s;
-        } else {
-                old = c->current;
-                c->current = s;
-                atomic_fetch_add(&c->swaps, 1);
-        }
-        pthread_mutex_unlock(&c->lock);
-        catalog_release(old);
-        rc = 0;
 out:
         if (rc)
                 atomic_fetch_add(&c->failures, 1);

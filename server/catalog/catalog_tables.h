@@ -52,4 +52,12 @@ void catalog_tables_free(struct catalog_tables *t);
  */
 int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen);
 
+/*
+ * Wrap t into a snapshot and make it current (unless its content hash
+ * equals the current one's).  Takes t's contents in every case (t is left
+ * zeroed).  Returns 0, or -1 when out of memory.  catalog_reload() uses it
+ * after a load; unit tests use it to install hand-made tables.
+ */
+int catalog_install(struct catalog *c, struct catalog_tables *t);
+
 #endif
