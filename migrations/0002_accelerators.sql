@@ -665,16 +665,18 @@ VALUES
  'Inference only. Large models are spread over hundreds of chips because each holds only 230 MB; in practice reached through the GroqCloud API rather than bought.',
  'https://techpowerup.com/news-tags/Processor?page=3', '2026-11-22'),
 
--- Qualcomm Cloud AI 100 Ultra: 870 TOPS int8, 290 TFLOPS fp16, 128 GB
--- LPDDR4x at 548 GB/s, 150 W.
-('qualcomm-ai100-ultra', 'Qualcomm Cloud AI 100 Ultra', 'Qualcomm', 'asic', 'pcie', 1,
- 128 * 1073741824::bigint, NULL, 'LPDDR4x', 548e9,
- NULL, NULL, 290e12, NULL, NULL, 870e12,
- 150, 'pcie', 'PCIe 4.0 x16', 64e9,
- 'PCIe 4.0 x16', 32e9, 2023, NULL,
+-- Qualcomm Cloud AI SDK architecture page: the AI 100 Ultra card carries four
+-- AI 100 SoCs behind a PCIe switch; card totals 128 GB LPDDR4x, 548 GB/s,
+-- 290 TFLOPS fp16, 870 TOPS int8, 150 W -> per SoC 32 GB, 137 GB/s, 72.5
+-- TFLOPS, 217.5 TOPS, 37.5 W; each SoC links to the switch by PCIe Gen4 x8.
+('qualcomm-ai100-ultra', 'Qualcomm Cloud AI 100 Ultra (one SoC of four)', 'Qualcomm', 'asic', 'pcie', 4,
+ 32 * 1073741824::bigint, NULL, 'LPDDR4x', 137e9,
+ NULL, NULL, 72.5e12, NULL, NULL, 217.5e12,
+ 37.5, 'pcie', 'PCIe 4.0 x8 per SoC to an on-card switch (card: Gen4 x16 to the host)', 32e9,
+ 'PCIe 4.0 x8', 16e9, 2023, NULL,
  false, true, false, 'Qualcomm Cloud AI SDK (ONNX, PyTorch export), vLLM plugin',
- 'Inference only. AWS DL2q instances carry the earlier Cloud AI 100 Standard.',
- 'https://www.qualcomm.com/products/technology/processors/cloud-artificial-intelligence/cloud-ai-100', '2026-11-22'),
+ 'Inference only. One row per AI 100 SoC; the Ultra card is four of them (128 GB, 290 TFLOPS fp16, 870 TOPS int8, 150 W). AWS DL2q instances carry the single-SoC Cloud AI 100 Standard.',
+ 'https://quic.github.io/cloud-ai-sdk-pages/latest/Getting-Started/Architecture', '2026-11-22'),
 
 -- AMD Ryzen AI 300 (XDNA 2) NPU: up to 50 TOPS int8; uses system memory.
 ('amd-ryzen-ai-npu', 'AMD Ryzen AI NPU (XDNA 2, Ryzen AI 300)', 'AMD', 'npu', 'soc', 1,
