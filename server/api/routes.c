@@ -13,6 +13,7 @@
  */
 #include <stddef.h>
 
+#include "api/catalog_api.h"
 #include "api/handler.h"
 #include "api/health.h"
 
@@ -21,6 +22,25 @@ const struct api_route api_routes[] = {
         {"GET", "/healthz", health_live, 0},
         {"GET", "/readyz", health_ready, 0},
         {"GET", "/metrics", health_metrics, 0},
+
+        /*
+         * Catalog, prices and ownership settings (catalog_api.h).  The write
+         * handlers check the admin token themselves (api_admin_check: 401
+         * without credentials, 403 for a wrong token or when writes are off).
+         */
+        {"GET", "/api/v1/gpus", api_gpus_list, 0},
+        {"GET", "/api/v1/gpus/{id}", api_gpus_get, 0},
+        {"PUT", "/api/v1/gpus/{id}", api_gpus_put, API_ROUTE_BODY},
+        {"GET", "/api/v1/providers", api_providers_list, 0},
+        {"GET", "/api/v1/providers/{id}", api_providers_get, 0},
+        {"PUT", "/api/v1/providers/{id}", api_providers_put, API_ROUTE_BODY},
+        {"PUT", "/api/v1/offerings/{id}", api_offerings_put, API_ROUTE_BODY},
+        {"GET", "/api/v1/prices", api_prices_list, 0},
+        {"POST", "/api/v1/prices", api_prices_post, API_ROUTE_BODY},
+        {"GET", "/api/v1/purchase_prices", api_purchase_prices_list, 0},
+        {"POST", "/api/v1/purchase_prices", api_purchase_prices_post, API_ROUTE_BODY},
+        {"GET", "/api/v1/settings", api_settings_list, 0},
+        {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY},
 
         {NULL, NULL, NULL, 0},
 };

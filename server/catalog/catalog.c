@@ -30,24 +30,24 @@
 #include "db/pool.h"
 #include "log.h"
 
-#define CATALOG_CHANNEL "gpuplan_catalog"
-#define CATALOG_ACQUIRE_TIMEOUT_MS 2000u
+#define CATALOG_CHANNEL                 "gpuplan_catalog"
+#define CATALOG_ACQUIRE_TIMEOUT_MS      2000u
 #define CATALOG_REFRESH_DEFAULT_SECONDS 300u
-#define CATALOG_BACKOFF_MIN_MS 100u
-#define CATALOG_BACKOFF_MAX_MS 10000u
-#define CATALOG_ARENA_CHUNK_BYTES 65536u
+#define CATALOG_BACKOFF_MIN_MS          100u
+#define CATALOG_BACKOFF_MAX_MS          10000u
+#define CATALOG_ARENA_CHUNK_BYTES       65536u
 
 struct catalog_snapshot {
         atomic_uint refs;
         struct catalog_tables t;
-        char etag[40];                  /* "\"" + 32 hex + "\"" */
+        char etag[40]; /* "\"" + 32 hex + "\"" */
         char loaded_at[32];
 };
 
 struct catalog {
-        pthread_mutex_t lock;           /* guards current */
+        pthread_mutex_t lock; /* guards current */
         struct catalog_snapshot *current;
-        pthread_mutex_t reload_lock;    /* serialises catalog_reload() */
+        pthread_mutex_t reload_lock; /* serialises catalog_reload() */
         atomic_uint_fast64_t swaps;
         atomic_uint_fast64_t failures;
 
@@ -55,7 +55,7 @@ struct catalog {
         pthread_t thread;
         int thread_running;
         atomic_bool stop;
-        int wake[2];                    /* self-pipe: stop wakes the thread's poll() */
+        int wake[2]; /* self-pipe: stop wakes the thread's poll() */
         struct db_pool *db;
         char *database_url;
         unsigned refresh_seconds;
@@ -78,8 +78,8 @@ char *catalog_tables_strndup(struct catalog_tables *t, const char *text, size_t 
         if (len >= SIZE_MAX / 2)
                 return NULL;
         if (!ch || ch->size - ch->used < len + 1) {
-                size_t size = len + 1 > CATALOG_ARENA_CHUNK_BYTES ? len + 1
-                                                                  : CATALOG_ARENA_CHUNK_BYTES;
+                size_t size =
+                        len + 1 > CATALOG_ARENA_CHUNK_BYTES ? len + 1 : CATALOG_ARENA_CHUNK_BYTES;
                 ch = malloc(sizeof(*ch) + size);
                 if (!ch)
                         return NULL;
@@ -141,9 +141,9 @@ static size_t find_by_key(const void *base, size_t n, size_t stride, size_t key_
         return SIZE_MAX;
 }
 
-#define FIND_PTR(arr, n, type, field, key)                                                     \
+#define FIND_PTR(arr, n, type, field, key)                                                         \
         find_by_key((arr), (n), sizeof(type), offsetof(type, field), 0, (key))
-#define FIND_ARR(arr, n, type, field, key)                                                     \
+#define FIND_ARR(arr, n, type, field, key)                                                         \
         find_by_key((arr), (n), sizeof(type), offsetof(type, field), 1, (key))
 
 int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen)
@@ -155,8 +155,8 @@ int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen)
                 o->provider_index = FIND_PTR(t->providers, t->n_providers, struct catalog_provider,
                                              id, o->provider_id);
                 if (o->gpu_index == SIZE_MAX || o->provider_index == SIZE_MAX) {
-                        snprintf(err, errlen, "offering %s names an unknown accelerator or provider",
-                                 o->id);
+                        snprintf(err, errlen,
+                                 "offering %s names an unknown accelerator or provider", o->id);
                         return -1;
                 }
         }
@@ -176,8 +176,9 @@ int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen)
 
                 p->gpu_index = FIND_ARR(t->gpus, t->n_gpus, struct gpu_spec, id, p->accelerator_id);
                 if (p->gpu_index == SIZE_MAX) {
-                        snprintf(err, errlen, "purchase price %" PRId64 " names unknown accelerator %s",
-                                 p->id, p->accelerator_id);
+                        snprintf(err, errlen,
+                                 "purchase price %" PRId64 " names unknown accelerator %s", p->id,
+                                 p->accelerator_id);
                         return -1;
                 }
         }
@@ -242,8 +243,8 @@ static struct catalog_snapshot *snapshot_new(struct catalog_tables *t)
         atomic_init(&s->refs, 1);
         s->t = *t;
         memset(t, 0, sizeof(*t));
-        snprintf(s->etag, sizeof(s->etag), "\"%016" PRIx64 "%016" PRIx64 "\"",
-                 s->t.content_hash[0], s->t.content_hash[1]);
+        snprintf(s->etag, sizeof(s->etag), "\"%016" PRIx64 "%016" PRIx64 "\"", s->t.content_hash[0],
+                 s->t.content_hash[1]);
         utc_now(s->loaded_at, sizeof(s->loaded_at));
         return s;
 }
@@ -417,7 +418,7 @@ static void listener_session(struct catalog *c, PGconn *conn)
         uint64_t refresh_ms = (uint64_t)c->refresh_seconds * 1000u;
         uint64_t next_refresh, retry_at = 0;
         unsigned retry_ms = CATALOG_BACKOFF_MIN_MS;
-        bool pending = true;    /* a full reload is owed after (re)connecting */
+        bool pending = true; /* a full reload is owed after (re)connecting */
 
         next_refresh = monotonic_ms() + refresh_ms;
         while (!atomic_load(&c->stop)) {
@@ -489,7 +490,7 @@ static void *listener_main(void *arg)
                 listener_session(c, conn);
                 PQfinish(conn);
                 continue;
-backoff:
+        backoff:
                 listener_sleep(c, backoff_ms);
                 backoff_ms = backoff_ms * 2 > CATALOG_BACKOFF_MAX_MS ? CATALOG_BACKOFF_MAX_MS
                                                                      : backoff_ms * 2;
@@ -510,8 +511,8 @@ int catalog_listener_start(struct catalog *c, struct db_pool *db, const char *da
                 errno = 0;
                 refresh = strtoul(env, &end, 10);
                 if (errno || *end || refresh < 1 || refresh > 86400) {
-                        log_warn("GPUPLAN_CATALOG_REFRESH_SECONDS=%s is not 1..86400; using %u", env,
-                                 CATALOG_REFRESH_DEFAULT_SECONDS);
+                        log_warn("GPUPLAN_CATALOG_REFRESH_SECONDS=%s is not 1..86400; using %u",
+                                 env, CATALOG_REFRESH_DEFAULT_SECONDS);
                         refresh = CATALOG_REFRESH_DEFAULT_SECONDS;
                 }
         }

@@ -29,7 +29,7 @@ static const struct {
         const char *reason;
 } sqlstate_map[] = {
         {"23505", 409, 0, "conflicts with an existing row"},
-        {"23001", 409, 0, "history is append-only"},            /* restrict_violation (our trigger) */
+        {"23001", 409, 0, "history is append-only"}, /* restrict_violation (our trigger) */
         {"23503", 422, 0, "refers to a row that does not exist"},
         {"23502", 422, 0, "a required value is missing"},
         {"23514", 422, 0, "violates a catalog constraint"},
@@ -38,10 +38,10 @@ static const struct {
         {"22003", 422, 0, "a number is out of range"},
         {"22007", 422, 0, "a date is not valid"},
         {"22008", 422, 0, "a date is out of range"},
-        {"40001", 503, 1, "concurrent update, try again"},        /* serialization_failure */
-        {"40P01", 503, 1, "concurrent update, try again"},        /* deadlock_detected */
-        {"55P03", 503, 1, "row is locked, try again"},            /* lock_not_available */
-        {"57014", 503, 2, "the database took too long"},          /* query_canceled */
+        {"40001", 503, 1, "concurrent update, try again"},         /* serialization_failure */
+        {"40P01", 503, 1, "concurrent update, try again"},         /* deadlock_detected */
+        {"55P03", 503, 1, "row is locked, try again"},             /* lock_not_available */
+        {"57014", 503, 2, "the database took too long"},           /* query_canceled */
         {"53300", 503, 2, "the database has no free connections"}, /* too_many_connections */
         {"57P01", 503, 2, "the database is shutting down"},
         {"57P02", 503, 2, "the database is shutting down"},
@@ -193,7 +193,7 @@ static void cell_copy(struct reader *rd, int col, char *dst, size_t dstlen)
 
 /* ---- the snapshot load --------------------------------------------------- */
 
-#define TS_UTC(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+#define TS_UTC(col)   "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 #define DATE_ISO(col) "to_char(" col ", 'YYYY-MM-DD')"
 
 static const char sql_accelerators[] =
@@ -203,7 +203,8 @@ static const char sql_accelerators[] =
         " interconnect, interconnect_bytes_per_s, host_interface, host_bytes_per_s, launch_year,"
         " launch_price_usd, can_train, can_infer, cuda, frameworks, notes, source, " DATE_ISO(
                 "source_date") ", " TS_UTC("updated_at") ", updated_by"
-        " FROM accelerators ORDER BY id COLLATE \"C\"";
+                                                         " FROM accelerators ORDER BY id COLLATE "
+                                                         "\"C\"";
 
 static const struct {
         const char *name;
@@ -289,9 +290,8 @@ static int read_accelerators(struct reader *rd)
         return 0;
 }
 
-static const char sql_providers[] =
-        "SELECT id, name, kind, url, notes, source, " DATE_ISO("source_date")
-        " FROM providers ORDER BY id COLLATE \"C\"";
+static const char sql_providers[] = "SELECT id, name, kind, url, notes, source, " DATE_ISO(
+        "source_date") " FROM providers ORDER BY id COLLATE \"C\"";
 
 static int read_providers(struct reader *rd)
 {
@@ -357,8 +357,8 @@ static int read_offerings(struct reader *rd)
         return 0;
 }
 
-#define PRICE_COLUMNS                                                                          \
-        "id, offering_id, pricing, term_months, usd_per_hour, currency, " DATE_ISO(           \
+#define PRICE_COLUMNS                                                                              \
+        "id, offering_id, pricing, term_months, usd_per_hour, currency, " DATE_ISO(                \
                 "as_of") ", source, " TS_UTC("recorded_at") ", recorded_by"
 
 static const char sql_current_prices[] = "SELECT " PRICE_COLUMNS " FROM current_prices"
@@ -530,8 +530,9 @@ int catalog_db_load(PGconn *conn, struct catalog_tables *t, char *err, size_t er
                 }
                 hash_result(t->content_hash, res);
                 if (load_steps[i].read(&rd)) {
-                        snprintf(err, errlen, "cannot read %s row %d (out of memory or a value"
-                                              " that does not fit)",
+                        snprintf(err, errlen,
+                                 "cannot read %s row %d (out of memory or a value"
+                                 " that does not fit)",
                                  load_steps[i].what, rd.row + 1);
                         PQclear(res);
                         goto out;
@@ -655,8 +656,8 @@ static int finish(PGconn *conn, int rc, struct db_error *e)
 static int audit(PGconn *conn, const struct db_actor *who, const char *action, const char *entity,
                  const char *entity_id, struct db_error *e)
 {
-        const char *v[6] = {who->actor, action, entity, entity_id, who->request_id,
-                            who->payload_json};
+        const char *v[6] = {who->actor, action,          entity,
+                            entity_id,  who->request_id, who->payload_json};
         PGresult *res = exec_params(conn,
                                     "INSERT INTO audit_log (actor, action, entity, entity_id,"
                                     " request_id, payload) VALUES ($1, $2, $3, $4, $5, $6::jsonb)",
@@ -852,8 +853,8 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
 int catalog_db_upsert_provider(PGconn *conn, const struct catalog_provider *p,
                                const struct db_actor *who, bool *created, struct db_error *e)
 {
-        const char *v[8] = {p->id,     p->name,   p->kind,        p->url,
-                            p->notes,  p->source, p->source_date, who->actor};
+        const char *v[8] = {p->id,    p->name,   p->kind,        p->url,
+                            p->notes, p->source, p->source_date, who->actor};
 
         return upsert_with_audit(
                 conn,
@@ -909,8 +910,8 @@ int catalog_db_upsert_setting(PGconn *conn, const struct catalog_setting *s,
                               const struct db_actor *who, bool *created, struct db_error *e)
 {
         char value[40];
-        const char *v[7] = {s->key, value, s->unit, s->description, s->source, s->source_date,
-                            who->actor};
+        const char *v[7] = {s->key,    value,          s->unit,   s->description,
+                            s->source, s->source_date, who->actor};
 
         snprintf(value, sizeof(value), "%.17g", s->value); /* 0 is a real setting value */
         return upsert_with_audit(

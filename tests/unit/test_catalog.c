@@ -72,13 +72,18 @@ static void make_tables(struct catalog_tables *t, unsigned generation)
         t->n_prices = 3;
         t->prices = calloc(3, sizeof(*t->prices));
         assert_non_null(t->prices);
-        t->prices[0] = (struct catalog_price){.id = 1, .offering_id = dup(t, "lambda-1x-a100"),
+        t->prices[0] = (struct catalog_price){.id = 1,
+                                              .offering_id = dup(t, "lambda-1x-a100"),
                                               .pricing = CATALOG_ON_DEMAND,
                                               .usd_per_hour = 1.0 + generation};
-        t->prices[1] = (struct catalog_price){.id = 2, .offering_id = dup(t, "lambda-1x-a100"),
-                                              .pricing = CATALOG_SPOT, .usd_per_hour = 0.5};
-        t->prices[2] = (struct catalog_price){.id = 3, .offering_id = dup(t, "lambda-8x-a100"),
-                                              .pricing = CATALOG_ON_DEMAND, .usd_per_hour = 14.32};
+        t->prices[1] = (struct catalog_price){.id = 2,
+                                              .offering_id = dup(t, "lambda-1x-a100"),
+                                              .pricing = CATALOG_SPOT,
+                                              .usd_per_hour = 0.5};
+        t->prices[2] = (struct catalog_price){.id = 3,
+                                              .offering_id = dup(t, "lambda-8x-a100"),
+                                              .pricing = CATALOG_ON_DEMAND,
+                                              .usd_per_hour = 14.32};
 
         t->n_settings = 1;
         t->settings = calloc(1, sizeof(*t->settings));

@@ -1,0 +1,77 @@
+/*
+ * catalog_api.h - the catalog, pricing, compare and rent-vs-buy endpoints
+ * (handlers for server/api/routes.c) and their JSON encoders.
+ *
+ * Reads are served from the catalog snapshot, never a database round trip
+ * (except price history with as_of / history=all).  Writes need the admin
+ * token, run one audited transaction each, and reload this replica's
+ * snapshot before answering, so the writer reads its own write here; other
+ * replicas reload on the NOTIFY the write's triggers send.
+ *
+ * Memory: encoders return new JSON references (NULL on allocation
+ * failure) that the caller owns.  Thread-safety: all reentrant.
+ */
+#ifndef GPUPLAN_API_CATALOG_API_H
+#define GPUPLAN_API_CATALOG_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "api/handler.h"
+#include "catalog/catalog.h"
+
+/* GET /api/v1/gpus, GET|PUT /api/v1/gpus/{id} (gpus.c) */
+void api_gpus_list(const struct api_request *rq, struct api_response *rs);
+void api_gpus_get(const struct api_request *rq, struct api_response *rs);
+void api_gpus_put(const struct api_request *rq, struct api_response *rs);
+
+/* GET /api/v1/providers, GET|PUT /api/v1/providers/{id}, PUT /api/v1/offerings/{id} (providers.c) */
+void api_providers_list(const struct api_request *rq, struct api_response *rs);
+void api_providers_get(const struct api_request *rq, struct api_response *rs);
+void api_providers_put(const struct api_request *rq, struct api_response *rs);
+void api_offerings_put(const struct api_request *rq, struct api_response *rs);
+
+/* GET|POST /api/v1/prices, GET|POST /api/v1/purchase_prices (prices.c) */
+void api_prices_list(const struct api_request *rq, struct api_response *rs);
+void api_prices_post(const struct api_request *rq, struct api_response *rs);
+void api_purchase_prices_list(const struct api_request *rq, struct api_response *rs);
+void api_purchase_prices_post(const struct api_request *rq, struct api_response *rs);
+
+/* GET /api/v1/settings, PUT /api/v1/settings/{key} (settings.c) */
+void api_settings_list(const struct api_request *rq, struct api_response *rs);
+void api_settings_put(const struct api_request *rq, struct api_response *rs);
+
+/* POST /api/v1/compare, POST /api/v1/rent_vs_buy (compare.c, rent_vs_buy.c) */
+void api_compare(const struct api_request *rq, struct api_response *rs);
+void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs);
+
+/* Encoders.  index is into catalog_gpus(); detail adds offerings with prices and purchase prices. */
+json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail);
+/* A price row in the contract's shape; its offering is looked up in s by id. */
+json_t *api_price_json(const struct catalog_snapshot *s, const struct catalog_price *p);
+json_t *api_purchase_price_json(const struct catalog_snapshot *s,
+                                const struct catalog_purchase_price *p);
+json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog_offering *o);
+json_t *api_provider_json(const struct catalog_snapshot *s, const struct catalog_provider *p,
+                          bool with_offerings);
+json_t *api_setting_json(const struct catalog_setting *st);
+
+enum api_entity {
+        API_ENTITY_GPU,
+        API_ENTITY_PROVIDER,
+        API_ENTITY_OFFERING,
+        API_ENTITY_SETTING,
+};
+
+/*
+ * After a committed upsert: reload this replica's snapshot and answer 201
+ * (created) or 200 with the entity as the refreshed snapshot shows it, plus
+ * "snapshot_reloaded": false in the rare case the reload failed (the write
+ * stands; the NOTIFY or the next periodic reload will bring it in).
+ */
+void api_write_reply_entity(const struct api_request *rq, struct api_response *rs, bool created,
+                            enum api_entity kind, const char *id);
+
+#endif
