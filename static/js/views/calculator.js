@@ -207,6 +207,8 @@ async function run() {
                 clearProblems(form, $('#calc-problem'));
                 results.classList.remove('stale');
                 render(res, req);
+                if (!performance.getEntriesByName('gpuplan:first-result').length)
+                        performance.mark('gpuplan:first-result');
         } catch (e) {
                 if (e.name === 'AbortError') return;
                 results.classList.add('stale');

@@ -1,0 +1,461 @@
+// page.test.mjs - the team web page in headless Chromium (Debian's
+// /usr/bin/chromium driven by playwright-core), against the real server and
+// its PostgreSQL.  Every figure the page shows is checked against the API
+// answer for the same request, fetched by the test itself.
+//
+// Environment:
+//   GPUPLAN_TEST_URL        the server's base URL (required), e.g. http://127.0.0.1:8080/
+//   GPUPLAN_TEST_NGINX_URL  the page through nginx under the /gpuplan/ sub-path; when
+//                           unset, this file starts a private nginx on a free port in
+//                           front of GPUPLAN_TEST_URL
+// Screenshots of every view at desktop and phone width go to tests/artifacts/.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startNginx } from './nginx.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const artifacts = join(root, 'tests', 'artifacts');
+const withSlash = (u) => (u.endsWith('/') ? u : u + '/');
+
+if (!process.env.GPUPLAN_TEST_URL)
+        throw new Error('GPUPLAN_TEST_URL is not set: run the page tests through scripts/test.sh, ' +
+                        'or start the server and export its base URL');
+const BASE = withSlash(process.env.GPUPLAN_TEST_URL);
+let NGINX = process.env.GPUPLAN_TEST_NGINX_URL ? withSlash(process.env.GPUPLAN_TEST_NGINX_URL) : null;
+
+let browser;
+let nginx = null;
+const DESKTOP = { width: 1366, height: 900 };
+const PHONE = { width: 375, height: 812 };
+
+before(async () => {
+        // static/vendor/ is generated from node_modules, never committed.
+        if (!existsSync(join(root, 'static', 'vendor', 'chart.umd.min.js')))
+                execFileSync(process.execPath, [join(root, 'scripts', 'vendor.mjs')], { stdio: 'inherit' });
+        mkdirSync(artifacts, { recursive: true });
+        browser = await chromium.launch({
+                executablePath: '/usr/bin/chromium',
+                args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+                        '--disable-component-update', '--disable-sync', '--no-first-run'],
+        });
+        if (!NGINX) {
+                nginx = await startNginx(BASE);
+                NGINX = nginx.url;
+        }
+});
+
+after(async () => {
+        if (browser) await browser.close();
+        if (nginx) await nginx.stop();
+});
+
+// ---- helpers --------------------------------------------------------------
+
+async function api(path, body) {
+        const init = body === undefined ? {} : {
+                method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' },
+        };
+        const res = await fetch(new URL(path, BASE), init);
+        const json = await res.json();
+        return { status: res.status, json };
+}
+
+// A page that records every console error, uncaught exception and
+// Content-Security-Policy violation.  allow: regexps of expected messages
+// (the browser logs a failed fetch, e.g. a deliberate 400, as an error).
+async function openPage(viewport = DESKTOP) {
+        const context = await browser.newContext({ viewport, acceptDownloads: true });
+        const page = await context.newPage();
+        page.problems = [];
+        page.allow = [];
+        page.on('console', (m) => {
+                if (m.type() === 'error' && !page.allow.some((re) => re.test(m.text())))
+                        page.problems.push(`console: ${m.text()}`);
+        });
+        page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+        page.close_ = async () => {
+                await context.close();
+                assert.deepEqual(page.problems, [], 'the page logged errors');
+        };
+        return page;
+}
+
+const isEstimate = (r) => r.url().endsWith('/api/v1/estimate') && r.method() === 'POST';
+
+// Run action and return the estimate request the page sends for it (the
+// last one that satisfies want) and the page's answer.
+async function estimateAfter(page, action, want) {
+        const waiting = page.waitForResponse((res) => {
+                const r = res.request();
+                if (!isEstimate(r)) return false;
+                try {
+                        return want(JSON.parse(r.postData()));
+                } catch {
+                        return false;
+                }
+        }, { timeout: 15000 });
+        await action();
+        const res = await waiting;
+        return { body: JSON.parse(res.request().postData()), status: res.status() };
+}
+
+async function componentBytesShown(page) {
+        return page.$$eval('#components-table tbody tr', (trs) => Object.fromEntries(trs.map((tr) => {
+                const cells = Array.from(tr.children).map((c) => c.textContent.trim());
+                return [cells[0], cells[3]];
+        })));
+}
+
+function expectedComponentBytes(res) {
+        const out = {};
+        for (const [k, v] of Object.entries(res.per_gpu.components)) out[k.replace(/_/g, ' ')] = v.toLocaleString('en-US');
+        out.total = res.per_gpu.total_bytes.toLocaleString('en-US');
+        return out;
+}
+
+async function ready(page) {
+        await page.waitForSelector('#calc-results[data-ready="true"][aria-busy="false"]', { timeout: 15000 });
+}
+
+// ---- calculator -----------------------------------------------------------
+
+test('calculator: XLM-R Large pre-train, batch 16, sequence 128 shows what the API computes; batch 8 updates it',
+        async () => {
+                const page = await openPage();
+                // Start from other inputs, then enter the seed's setup through the form.
+                await page.goto(BASE + '#/calculator?mode=inference&batch=2');
+                await ready(page);
+                const want16 = (b) => b.model.id === 'xlm-roberta-large' && b.workload.mode === 'pre_train' &&
+                        b.workload.batch_size === 16 && b.workload.sequence_length === 128;
+                const first = await estimateAfter(page, async () => {
+                        await page.selectOption('#f-source', 'catalog');
+                        await page.selectOption('#f-model', 'xlm-roberta-large');
+                        await page.selectOption('#f-mode', 'pre_train');
+                        await page.fill('#f-batch', '16');
+                        await page.fill('#f-seq', '128');
+                }, want16);
+                assert.equal(first.status, 200);
+                const api16 = await api('api/v1/estimate', first.body);
+                assert.equal(api16.status, 200);
+                await page.waitForSelector(`#calc-total[data-bytes="${api16.json.per_gpu.total_bytes}"]`);
+                assert.deepEqual(await componentBytesShown(page), expectedComponentBytes(api16.json));
+                // The fit table lists every GPU the API assessed.
+                assert.equal(await page.locator('#fits-table tbody tr').count(), api16.json.fits.length);
+
+                const second = await estimateAfter(page, () => page.fill('#f-batch', '8'),
+                        (b) => b.workload.batch_size === 8 && b.workload.sequence_length === 128);
+                const api8 = await api('api/v1/estimate', second.body);
+                assert.equal(api8.status, 200);
+                assert.ok(api8.json.per_gpu.total_bytes < api16.json.per_gpu.total_bytes,
+                        'half the batch needs less memory (activations and logits scale with it)');
+                await page.waitForSelector(`#calc-total[data-bytes="${api8.json.per_gpu.total_bytes}"]`);
+                assert.deepEqual(await componentBytesShown(page), expectedComponentBytes(api8.json));
+                assert.match(page.url(), /#\/calculator\?.*batch=8/);
+                await page.close_();
+        });
+
+test('permalink reproduces the view and its inputs; "copy as curl" returns the same numbers', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/calculator');
+        await ready(page);
+        const req = await estimateAfter(page, async () => {
+                await page.selectOption('#f-model', 'xlm-roberta-base');
+                await page.selectOption('#f-mode', 'fine_tune');
+                await page.fill('#f-batch', '12');
+                await page.selectOption('#f-precision', 'bf16_mixed');
+        }, (b) => b.model.id === 'xlm-roberta-base' && b.workload.batch_size === 12 && b.precision === 'bf16_mixed');
+        const expected = (await api('api/v1/estimate', req.body)).json.per_gpu.total_bytes;
+        await page.waitForSelector(`#calc-total[data-bytes="${expected}"]`);
+        const link = page.url();
+
+        // A fresh browser context opening the link sees the same view and inputs.
+        const other = await openPage();
+        await other.goto(link);
+        await ready(other);
+        assert.equal(await other.inputValue('#f-model'), 'xlm-roberta-base');
+        assert.equal(await other.inputValue('#f-mode'), 'fine_tune');
+        assert.equal(await other.inputValue('#f-batch'), '12');
+        assert.equal(await other.inputValue('#f-precision'), 'bf16_mixed');
+        await other.waitForSelector(`#calc-total[data-bytes="${expected}"]`);
+        assert.equal(await other.isVisible('#view-calculator'), true);
+        await other.close_();
+
+        // Copy as curl: the command, run by a shell, answers the same total.
+        await page.click('button[data-copy="curl"][data-target="calculator"]');
+        await page.waitForSelector('#snippet-dialog[open]');
+        const curl = await page.inputValue('#snippet-text');
+        assert.match(curl, /^curl -s -X POST '/);
+        const out = JSON.parse(execFileSync('bash', ['-c', curl], { encoding: 'utf8' }));
+        assert.equal(out.per_gpu.total_bytes, expected);
+        assert.deepEqual(out.per_gpu.components, (await api('api/v1/estimate', req.body)).json.per_gpu.components);
+        await page.click('#snippet-dialog button[value="close"]');
+
+        // Copy as Python carries the same payload (True/False for JSON booleans).
+        await page.click('button[data-copy="python"][data-target="calculator"]');
+        const py = await page.inputValue('#snippet-text');
+        assert.match(py, /^import requests\n/);
+        assert.match(py, /requests\.post\("http:\/\/[^"]+\/api\/v1\/estimate", json=payload, timeout=30\)/);
+        assert.match(py, /"batch_size": 12,/);
+        assert.match(py, /"flash_attention": (True|False),/);
+        await page.close_();
+});
+
+test('a bad input (batch 0) shows the API problem next to the batch field', async () => {
+        const page = await openPage();
+        page.allow.push(/status of 400/);
+        await page.goto(BASE + '#/calculator');
+        await ready(page);
+        const sent = await estimateAfter(page, () => page.fill('#f-batch', '0'), (b) => b.workload.batch_size === 0);
+        assert.equal(sent.status, 400);
+        const problem = (await api('api/v1/estimate', sent.body)).json;
+        assert.equal(problem.status, 400);
+        const pointers = [problem.pointer, ...(problem.errors || []).map((e) => e.pointer)];
+        assert.ok(pointers.includes('/workload/batch_size'), `problem names the field: ${JSON.stringify(problem)}`);
+        const detail = (problem.errors || []).find((e) => e.pointer === '/workload/batch_size')?.detail || problem.detail;
+        await page.waitForFunction((d) => document.querySelector('#e-batch').textContent === d, detail);
+        assert.equal(await page.getAttribute('#f-batch', 'aria-invalid'), 'true');
+        const describedBy = await page.getAttribute('#f-batch', 'aria-describedby');
+        assert.equal(await page.textContent('#' + describedBy), detail);
+        // The message sits right beside the field, in the same form group.
+        assert.equal(await page.evaluate(() => document.querySelector('#e-batch').previousElementSibling.id), 'f-batch');
+        // Fixing the value clears it.
+        await estimateAfter(page, () => page.fill('#f-batch', '4'), (b) => b.workload.batch_size === 4);
+        await page.waitForFunction(() => document.querySelector('#e-batch').textContent === '');
+        await page.close_();
+});
+
+// ---- requirement tables -------------------------------------------------------
+
+// The reported columns of seeds/002 ("Hardware Requirements for Training of
+// Language Models"), transcribed from the article: Num. GPUs, Max. per GPU
+// Size Usage, Batch Size per GPU, Gradient Accumulation, Global Batch Size,
+// Time for One Epoch (hours), Additional CPU Memory (GB).
+const SEED_FINE_TUNE = [
+        ['1', '8', '16', '1', '16', '1', '8'],
+        ['1', '16', '16', '1', '16', '3', '12'],
+        ['2', '32', '16', '1', '32', '50', '96'],
+        ['4', '40', '16', '1', '64', '25', '200'],
+];
+const SEED_PRE_TRAIN = [
+        ['1', '16', '16', '512', '8192', '5.1', '8'],
+        ['1', '24', '26', '316', '8216', '3.3', '8'],
+        ['1', '40', '52', '158', '8216', '2.3', '8'],
+        ['1', '16', '8', '1024', '8192', '15.3', '12'],
+        ['1', '24', '16', '512', '8192', '8.4', '12'],
+        ['1', '40', '36', '228', '8208', '4.7', '12'],
+        ['2', '40', '8', '256', '4096', '33.2', '96'],
+        ['4', '40', '8', '256', '8192', '18.3', '120'],
+        ['8', '80', '4', '256', '8192', '13.6', '200'],
+];
+
+async function seedRows(page, id) {
+        return page.$$eval(`#${id} tbody tr:not(.expand)`, (trs) => trs.map((tr) => {
+                const cells = Array.from(tr.children);
+                const text = (i) => {
+                        const r = cells[i].querySelector('.reported');
+                        return (r ? r.textContent : cells[i].textContent).trim();
+                };
+                const est = (i) => (cells[i].querySelector('.estimate') || {}).textContent || '';
+                return {
+                        reported: [3, 4, 5, 6, 7, 9, 10].map(text),
+                        estimates: [est(4), est(9), est(10)],
+                        setup: Boolean(cells[cells.length - 1].querySelector('details')),
+                };
+        }));
+}
+
+test('requirement tables: 4 fine-tune and 9 pre-train rows, reported values verbatim beside the estimates', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/tables');
+        await page.waitForSelector('#seed-table-fine_tune tbody tr', { timeout: 20000 });
+        await page.waitForSelector('#seed-table-pre_train tbody tr');
+        const ft = await seedRows(page, 'seed-table-fine_tune');
+        const pt = await seedRows(page, 'seed-table-pre_train');
+        assert.deepEqual(ft.map((r) => r.reported), SEED_FINE_TUNE);
+        assert.deepEqual(pt.map((r) => r.reported), SEED_PRE_TRAIN);
+        for (const r of [...ft, ...pt]) {
+                assert.match(r.estimates[0], /\d/, 'each row shows the per-GPU estimate');
+                assert.ok(r.setup, 'each row has its assumed setup one click away');
+        }
+        // The assumption is one click away.
+        const details = page.locator('#seed-table-pre_train details.setup').first();
+        await details.locator('summary').click();
+        assert.equal(await details.evaluate((d) => d.open), true);
+        assert.match(await details.textContent(), /\S+/);
+        // The builder makes the same kind of table for a family.
+        await page.waitForSelector('#builder-result tbody tr');
+        await page.close_();
+});
+
+// ---- catalog ------------------------------------------------------------------
+
+test('catalog lists every GPU the API returns; sorting by memory works; CSV downloads', async () => {
+        const { json } = await api('api/v1/gpus');
+        const memory = new Map(json.gpus.map((g) => [g.id, g.memory_bytes]));
+        const page = await openPage();
+        await page.goto(BASE + '#/catalog');
+        await page.waitForSelector('#gpu-table tbody tr');
+        const ids = () => page.$$eval('#gpu-table tbody tr th code', (cs) => cs.map((c) => c.textContent));
+        assert.deepEqual((await ids()).slice().sort(), json.gpus.map((g) => g.id).sort());
+
+        const memHeader = page.locator('#gpu-table thead th[data-key="memory"] button');
+        const ordered = (list, dir) => {
+                const known = list.map((id) => memory.get(id)).filter((v) => v !== null);
+                for (let i = 1; i < known.length; i++)
+                        assert.ok(dir > 0 ? known[i - 1] <= known[i] : known[i - 1] >= known[i], `memory order at ${i}`);
+        };
+        await memHeader.click();
+        assert.equal(await page.getAttribute('#gpu-table thead th[data-key="memory"]', 'aria-sort'), 'ascending');
+        ordered(await ids(), 1);
+        await memHeader.press('Enter');         // keyboard works too
+        assert.equal(await page.getAttribute('#gpu-table thead th[data-key="memory"]', 'aria-sort'), 'descending');
+        ordered(await ids(), -1);
+
+        const [download] = await Promise.all([
+                page.waitForEvent('download'),
+                page.click('#catalog-table button.csv'),
+        ]);
+        const csv = readFileSync(await download.path(), 'utf8').trim().split(/\r\n/);
+        assert.equal(csv.length, json.gpus.length + 1);
+        assert.match(csv[0], /^Accelerator,Vendor,Kind,Memory \(GiB\)/);
+
+        // A filter goes to the API and into the link.
+        await page.fill('#c-min', '80');
+        await page.waitForURL(/c_min=80/);
+        const { json: big } = await api('api/v1/gpus?min_memory=' + 80 * 1024 ** 3);
+        await page.waitForFunction((n) => document.querySelectorAll('#gpu-table tbody tr').length === n, big.gpus.length);
+        await page.close_();
+});
+
+// ---- validation ---------------------------------------------------------------
+
+test('validation view shows every measured case', async () => {
+        const { json } = await api('api/v1/validation');
+        const page = await openPage();
+        await page.goto(BASE + '#/validation');
+        await page.waitForSelector('#validation-cases');
+        const cases = json.cases || json.measurements || [];
+        assert.ok(cases.length > 0);
+        assert.equal(await page.locator('#validation-cases tbody tr').count(), cases.length);
+        assert.match(await page.textContent('#val-median'), /\d/);
+        await page.close_();
+});
+
+// ---- cost ---------------------------------------------------------------------
+
+test('cost view shows the ranked plans POST /api/v1/compare returns', async () => {
+        const page = await openPage();
+        const waiting = page.waitForResponse((r) => r.url().endsWith('/api/v1/compare'), { timeout: 20000 });
+        await page.goto(BASE + '#/cost?model=xlm-roberta-large&mode=fine_tune&batch=16&seq=128&labels=3&samples=10000');
+        const res = await waiting;
+        assert.equal(res.status(), 200);
+        const body = JSON.parse(res.request().postData());
+        assert.equal(body.model.id, 'xlm-roberta-large');
+        assert.equal(body.constraints.rank_by, 'cost');
+        const { json } = await api('api/v1/compare', body);
+        assert.ok(json.plans.length > 0, 'XLM-R Large fine-tuning has plans');
+        await page.waitForSelector('#plans-table tbody tr');
+        const shown = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) =>
+                Array.from(tr.children).map((c) => c.textContent.trim())));
+        assert.equal(shown.length, json.plans.length);
+        json.plans.forEach((p, i) => {
+                assert.equal(shown[i][1], p.gpu);
+                assert.equal(shown[i][2], p.provider);
+                assert.equal(shown[i][3], p.offering);
+                assert.equal(shown[i][4], String(p.gpus));
+                assert.equal(shown[i][9], '$' + p.cost_usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+        });
+        // A deadline is a constraint the API applies.
+        const again = page.waitForResponse((r) => r.url().endsWith('/api/v1/compare') &&
+                JSON.parse(r.request().postData()).constraints.deadline_hours === 1);
+        await page.fill('#k-deadline', '1');
+        assert.equal((await again).status(), 200);
+        await page.close_();
+});
+
+// ---- behind nginx under /gpuplan/ ---------------------------------------------
+
+test('the page works through nginx under the /gpuplan/ sub-path', async () => {
+        const page = await openPage();
+        const seen = [];
+        page.on('request', (r) => seen.push(new URL(r.url()).pathname));
+        await page.goto(NGINX + '#/calculator');
+        await ready(page);
+        assert.match(await page.textContent('#calc-total'), /\d/);
+        assert.ok(seen.includes(new URL('api/v1/estimate', NGINX).pathname), `requests: ${seen.join(' ')}`);
+        assert.ok(seen.every((p) => p.startsWith(new URL(NGINX).pathname)), 'every request stays under the sub-path');
+        await page.goto(NGINX + '#/catalog');
+        await page.waitForSelector('#gpu-table tbody tr');
+        await page.screenshot({ path: join(artifacts, 'page-subpath-catalog-desktop.png'), fullPage: true });
+        await page.close_();
+});
+
+// ---- accessibility and screenshots --------------------------------------------
+
+test('keyboard and labels: every control is labelled, the views are reachable by keyboard', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/calculator');
+        await ready(page);
+        for (const view of ['calculator', 'tables', 'catalog', 'validation', 'cost']) {
+                await page.goto(BASE + '#/' + view);
+                const unlabelled = await page.$$eval(`#view-${view} input, #view-${view} select, #view-${view} textarea`,
+                        (els) => els.filter((e) => !e.labels.length && !e.getAttribute('aria-label')).map((e) => e.outerHTML));
+                assert.deepEqual(unlabelled, [], `${view}: unlabelled controls`);
+        }
+        await page.goto(BASE + '#/calculator');
+        await ready(page);
+        await page.focus('body');
+        let reached = false;
+        for (let i = 0; i < 12 && !reached; i++) {
+                await page.keyboard.press('Tab');
+                reached = await page.evaluate(() => document.activeElement?.dataset?.view === 'catalog');
+        }
+        assert.ok(reached, 'the catalog link is reachable with Tab');
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('#view-catalog:not([hidden]) #gpu-table');
+        await page.close_();
+});
+
+test('screenshots of every view at desktop and phone width; no horizontal overflow at 375 px', async () => {
+        const waits = {
+                calculator: '#calc-results[data-ready="true"]',
+                tables: '#seed-table-pre_train tbody tr',
+                catalog: '#gpu-table tbody tr',
+                validation: '#validation-cases',
+                cost: '#plans-table tbody tr',
+        };
+        for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
+                const page = await openPage(viewport);
+                for (const [view, sel] of Object.entries(waits)) {
+                        await page.goto(BASE + '#/' + view);
+                        await page.waitForSelector(sel, { timeout: 20000 });
+                        await page.waitForTimeout(400);         // let chart animations settle for the picture
+                        await page.screenshot({ path: join(artifacts, `page-${view}-${name}.png`), fullPage: true });
+                        if (name === 'phone') {
+                                const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+                                assert.ok(wide <= 375, `${view} is ${wide}px wide at 375px`);
+                        }
+                }
+                await page.close_();
+        }
+});
+
+test('figures for the report: first-view weight and time to first result', async () => {
+        const page = await openPage();
+        const client = await page.context().newCDPSession(page);
+        await client.send('Network.enable');
+        let bytes = 0;
+        client.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+        await page.goto(BASE + '#/calculator');
+        await ready(page);
+        const ms = await page.evaluate(() => performance.getEntriesByName('gpuplan:first-result')[0].startTime);
+        console.log(`# first view: ${(bytes / 1024).toFixed(1)} KB transferred, first result after ${ms.toFixed(0)} ms`);
+        assert.ok(bytes > 0);
+        await page.close_();
+});
