@@ -18,8 +18,9 @@
 --   here and each row says which datasheet figure was halved.  GeForce cards
 --   run fp16/bf16 (and fp8) tensor math with fp32 accumulation at half their
 --   advertised fp16-accumulate rate; PyTorch accumulates in fp32, so that
---   is the rate stored (RTX 4090: 165.2 TFLOPS fp16-accumulate, 82.6 with
---   fp32 accumulate -> 82.6e12).  fp32 is the non-tensor vector rate.  NULL
+--   is the rate stored (RTX 4090, dense: 330.3 TFLOPS fp16-accumulate,
+--   165.2 with fp32 accumulate -> 165.2e12; 660.6 is the sparse figure).
+--   fp32 is the non-tensor vector rate.  NULL
 --   means the part has no such mode or the vendor does not publish it.
 --
 -- Interconnect.  interconnect_bytes_per_s is per chip, both directions
@@ -173,17 +174,22 @@ VALUES
  'Not the same as the A10G on AWS: the A10 has the higher tensor rate (125 vs 70 TFLOPS bf16). Lambda and OCI offer the A10.',
  'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf', '2026-11-22'),
 
--- A10G: AWS-only GA102 variant (G5).  NVIDIA publishes no datasheet; the
--- figures are Baseten's A10 vs A10G comparison: ~35 TFLOPS fp32 but tensor
--- math at the GeForce-style half rate with fp32 accumulate (70 TFLOPS).
+-- A10G: AWS-only GA102 variant (G5).  NVIDIA publishes no datasheet.
+-- Verified from the text of Baseten's A10 vs A10G comparison: same 24 GB
+-- GDDR6 at 600 GB/s as the A10, higher CUDA-core (fp32) rate, lower tensor
+-- rate.  UNVERIFIED: the throughput figures (~35 TFLOPS fp32, 70 TFLOPS
+-- bf16/fp16 with fp32 accumulate) are from that article's spec table, which
+-- the stored copy we read does not reproduce; treat them as estimates.
+-- TDP: 300 W is the nvidia-smi power limit on every G5 size in AWS's GPU
+-- instance table (gist.github.com/shashankprasanna/10ebe6dc1ba1d8d93db17da4e2cc890e).
 -- nvidia-smi on G5 reports 23028 MiB (Modal's GPU table, modal-client#2797).
 ('a10g', 'NVIDIA A10G 24GB (AWS)', 'NVIDIA', 'gpu', 'pcie', 1,
  24 * 1073741824::bigint, 23028 * 1048576::bigint, 'GDDR6', 600e9,
  35e12, 35e12, 70e12, 70e12, NULL, NULL,
- NULL, 'pcie', 'PCIe 4.0 x16', 64e9,
+ 300, 'pcie', 'PCIe 4.0 x16', 64e9,
  'PCIe 4.0 x16', 32e9, 2021, NULL,
  true, true, true, 'PyTorch (CUDA), JAX, TensorFlow',
- 'AWS G5 only. Same memory as the A10 but about 56% of its tensor rate (70 vs 125 TFLOPS bf16) and a higher fp32 rate; NVIDIA publishes no datasheet or TDP, int8 rate unpublished.',
+ 'AWS G5 only. Same memory and bandwidth as the A10 but a lower tensor rate and a higher fp32 rate. Unverified throughput: fp32 35 and bf16 70 TFLOPS are a third-party estimate (NVIDIA publishes no datasheet); int8 unpublished. TDP is the 300 W power limit nvidia-smi shows on G5.',
  'https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/', '2026-11-22'),
 
 -- A40 datasheet: 37.4 fp32, 74.8 tf32, 149.7 fp16/bf16, 299.3 int8 (dense).
@@ -355,22 +361,30 @@ VALUES
  'fp16/bf16 stored at the fp32-accumulate tensor rate (71 TFLOPS), half the advertised 142 TFLOPS fp16-accumulate rate. No ECC. ~$800 used (seeds/000).',
  'https://images.nvidia.com/aem-dam/en-zz/Solutions/geforce/ampere/pdf/NVIDIA-ampere-GA102-GPU-Architecture-Whitepaper-V1.pdf', '2026-11-22'),
 
--- Ada whitepaper, RTX 4090 (dense): fp16 tensor 165.2 (fp16 acc) / 82.6
--- (fp32 acc); bf16 82.6; fp8 330.3 / 165.2; tf32 41.3 (82.6 sparse); int8 330.3.
+-- Ada whitepaper appendix, RTX 4090 (dense | sparse): fp16 tensor with fp16
+-- accumulate 330.3 | 660.6, with fp32 accumulate 165.2 | 330.3; bf16 165.2;
+-- tf32 82.6 | 165.2; fp8 with fp32 accumulate 330.3 (660.6 with fp16
+-- accumulate); int8 660.6 | 1321.2; fp32 82.6.  Cross-checked against a
+-- transcription of the appendix (github.com/lamonoai/gpumap nvidia/GPU.md:
+-- 165 / 83 / 661) and hmc-tech's RTX 4090 page (Tensor FP16-32 165.2,
+-- FP8-32 330.3, INT8 660.6); an mma.sync microbenchmark on a 4090 measures
+-- the same 2:1 ratio between fp16 and fp32 accumulation.
 ('rtx-4090', 'NVIDIA GeForce RTX 4090 24GB', 'NVIDIA', 'gpu', 'card', 1,
  24 * 1073741824::bigint, 24564 * 1048576::bigint, 'GDDR6X', 1008e9,
- 82.6e12, 41.3e12, 82.6e12, 82.6e12, 165.2e12, 330.3e12,
+ 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12, 660.6e12,
  450, 'pcie', 'PCIe 4.0 x16 (no NVLink)', 64e9,
  'PCIe 4.0 x16', 32e9, 2022, 1599,
  true, true, true, 'PyTorch (CUDA), JAX, TensorFlow',
- 'fp16/bf16 stored at the fp32-accumulate tensor rate: 82.6 TFLOPS, not the advertised 165.2 (fp16 accumulate) nor 330 (sparse). fp8 likewise 165.2. Peer-to-peer over PCIe is disabled by the driver. ~$1600 new (seeds/000).',
+ 'fp16/bf16 stored at the dense fp32-accumulate tensor rate: 165.2 TFLOPS, half the 330.3 fp16-accumulate figure and a quarter of the 660.6 sparse figure; fp8 likewise 330.3. About 2.3x the RTX 3090 (71), in line with seeds/000 ("about 2x faster in raw FLOPS"). Peer-to-peer over PCIe is disabled by the driver. ~$1600 new (seeds/000).',
  'https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf', '2026-11-22'),
 
--- Ada whitepaper, RTX 4080 16GB (dense): fp16 fp32-acc 48.7, fp8 fp32-acc
--- 97.5, tf32 24.4, int8 194.9, fp32 48.7.
+-- Ada whitepaper appendix, RTX 4080 16GB (dense): fp16 with fp16 accumulate
+-- 194.9, with fp32 accumulate 97.5; bf16 97.5; tf32 48.7; fp8 with fp32
+-- accumulate 194.9; int8 389.9; fp32 48.7 (transcription in
+-- lamonoai/gpumap nvidia/GPU.md: 97 / 49 / 390).
 ('rtx-4080', 'NVIDIA GeForce RTX 4080 16GB', 'NVIDIA', 'gpu', 'card', 1,
  16 * 1073741824::bigint, NULL, 'GDDR6X', 716.8e9,
- 48.7e12, 24.4e12, 48.7e12, 48.7e12, 97.5e12, 194.9e12,
+ 48.7e12, 48.7e12, 97.5e12, 97.5e12, 194.9e12, 389.9e12,
  320, 'pcie', 'PCIe 4.0 x16 (no NVLink)', 64e9,
  'PCIe 4.0 x16', 32e9, 2022, 1199,
  true, true, true, 'PyTorch (CUDA), JAX, TensorFlow',
@@ -378,27 +392,31 @@ VALUES
  'https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf', '2026-11-22'),
 
 -- RTX 4070 Ti 12GB (dense; the Ada whitepaper lists it as the RTX 4080 12GB,
--- renamed before launch): fp16 fp32-acc 40.1, fp8 80.2, tf32 20.1, int8
--- 160.4, fp32 40.1.
+-- renamed before launch): fp16 with fp16 accumulate 160.4, with fp32
+-- accumulate 80.2; bf16 80.2; tf32 40.1; fp8 with fp32 accumulate 160.4;
+-- int8 320.8; fp32 40.1 (transcription: 80 / 40 / 321).
 ('rtx-4070-ti', 'NVIDIA GeForce RTX 4070 Ti 12GB', 'NVIDIA', 'gpu', 'card', 1,
  12 * 1073741824::bigint, NULL, 'GDDR6X', 504e9,
- 40.1e12, 20.1e12, 40.1e12, 40.1e12, 80.2e12, 160.4e12,
+ 40.1e12, 40.1e12, 80.2e12, 80.2e12, 160.4e12, 320.8e12,
  285, 'pcie', 'PCIe 4.0 x16 (no NVLink)', 64e9,
  'PCIe 4.0 x16', 32e9, 2023, 799,
  true, true, true, 'PyTorch (CUDA), JAX, TensorFlow',
  'fp16/bf16/fp8 stored at the fp32-accumulate tensor rate (half the fp16-accumulate figure).',
  'https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf', '2026-11-22'),
 
--- RTX Blackwell whitepaper, RTX 5090: fp16 tensor 838 TFLOPS sparse with
--- fp16 accumulate -> 419 dense, 209.5 with fp32 accumulate; fp8 419 (fp32
--- acc, dense); int8 838 dense; fp32 104.8.  nvidia-smi 32607 MiB.
+-- RTX Blackwell whitepaper appendix, RTX 5090 (dense): fp16 with fp16
+-- accumulate 419, with fp32 accumulate 209.5; bf16 209.5; tf32 104.8; fp8
+-- with fp32 accumulate 419; int8 838; fp32 104.8.  The PDF itself was not
+-- read; the figures agree in two independent transcriptions (the "Spec"
+-- column of main-horse.github.io/posts/5090-mm-perf and lamonoai/gpumap
+-- nvidia/GPU.md: 210 / 419 / 838).  nvidia-smi 32607 MiB.
 ('rtx-5090', 'NVIDIA GeForce RTX 5090 32GB', 'NVIDIA', 'gpu', 'card', 1,
  32 * 1073741824::bigint, 32607 * 1048576::bigint, 'GDDR7', 1792e9,
  104.8e12, 104.8e12, 209.5e12, 209.5e12, 419e12, 838e12,
  575, 'pcie', 'PCIe 5.0 x16 (no NVLink)', 128e9,
  'PCIe 5.0 x16', 64e9, 2025, 1999,
  true, true, true, 'PyTorch (CUDA 12.8+), JAX',
- 'fp16/bf16/fp8 stored at the fp32-accumulate tensor rate, half the fp16-accumulate figure and a quarter of the advertised sparse figure (838 TFLOPS fp16). FP4 (not stored) doubles fp8. Consumer Blackwell (sm_120) lacks the data-centre tcgen05 path.',
+ 'fp16/bf16/fp8 stored at the whitepaper fp32-accumulate tensor rate, half the fp16-accumulate figure and a quarter of the advertised sparse figure (838 TFLOPS fp16). Measurements run above it: main-horse.github.io/posts/5090-mm-perf reports torch.matmul bf16 at 224 TFLOPS, so treat 209.5 as a conservative floor, not a measured ceiling. FP4 (not stored) doubles fp8. Consumer Blackwell (sm_120) lacks the data-centre tcgen05 path.',
  'https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf', '2026-11-22'),
 
 -- ===================================================================
@@ -437,15 +455,17 @@ VALUES
  'One row per GCD: an MI250 OAM is two 64 GB GPUs that software sees as two devices. Board: 128 GB, 3.2 TB/s, 362.1 TFLOPS fp16, 500 W.',
  'https://www.amd.com/en/products/accelerators/instinct/mi200/mi250.html', '2026-11-22'),
 
--- MI250X datasheet (per OAM): 47.9 fp32 vector (95.7 matrix), 383
--- fp16/bf16/int8, 128 GB, 3.2 TB/s, 500 W, up to 800 GB/s Infinity Fabric.
+-- MI250X (per OAM): 47.9 fp32 vector (95.7 matrix), 383 fp16/bf16/int8,
+-- 128 GB, 3.2 TB/s (AMD's MI200 table as reproduced by zexron.com), 560 W
+-- (the MI250 is the 500 W part; yobitel.com/knowledge-base/amd-mi250), up
+-- to 800 GB/s Infinity Fabric.
 ('mi250x', 'AMD Instinct MI250X (one GCD of two)', 'AMD', 'gpu', 'oam', 2,
  64 * 1073741824::bigint, NULL, 'HBM2e', 1.6e12,
  23.95e12, NULL, 191.5e12, 191.5e12, NULL, 191.5e12,
- 250, 'infinity_fabric', 'Infinity Fabric (per GCD: half of the OAM''s 800 GB/s)', 400e9,
+ 280, 'infinity_fabric', 'Infinity Fabric (per GCD: half of the OAM''s 800 GB/s)', 400e9,
  'PCIe 4.0 x16', 32e9, 2021, NULL,
  true, true, false, 'PyTorch (ROCm), JAX (ROCm), TensorFlow (ROCm)',
- 'One row per GCD: an MI250X OAM is two 64 GB GPUs that software sees as two devices (Frontier, LUMI). Board: 128 GB, 3.2 TB/s, 383 TFLOPS fp16, 500 W.',
+ 'One row per GCD: an MI250X OAM is two 64 GB GPUs that software sees as two devices (Frontier, LUMI). Board: 128 GB, 3.2 TB/s, 383 TFLOPS fp16, 560 W.',
  'https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html', '2026-11-22'),
 
 -- MI300X datasheet: 81.7 fp32 vector, 653.7 tf32, 1307.4 fp16/bf16, 2614.9
@@ -547,18 +567,21 @@ VALUES
 -- Apple Silicon (unified memory; GPU through Metal / MPS)
 -- ===================================================================
 
--- GPU fp32: TechPowerUp-style peak (ALUs x 2 x clock); hmc-tech lists the
--- 60-core M2 Ultra at 21.47 TFLOPS -> 76-core 21.47 * 76/60 = 27.2; the
--- 40-core M3 Max at 14.32; the 32-core M4 Max at 13.74 -> 40-core 17.2.
--- Apple GPUs run fp16 at the fp32 rate.  Memory: largest configuration.
+-- GPU fp32: M2 Ultra 76-core: Apple states "up to 27.2 teraflops" (Mac Pro
+-- page).  M3 Max 40-core: 14.32 TFLOPS on hmc-tech (5120 ALUs x 2 x 1398
+-- MHz).  M4 Max 40-core: UNVERIFIED, 17.2 is hmc-tech's 32-core figure
+-- (13.74, 4096 ALUs at 1678 MHz) scaled by 40/32 on the assumption of the
+-- same clock; no published 40-core figure was read.  M3 Ultra: UNVERIFIED,
+-- twice the M3 Max.  hmc-tech lists fp16 at the fp32 rate.  Memory:
+-- largest configuration.
 ('apple-m2-ultra', 'Apple M2 Ultra (76-core GPU, 192GB)', 'Apple', 'soc', 'soc', 1,
  192 * 1073741824::bigint, NULL, 'LPDDR5 (unified)', 800e9,
  27.2e12, NULL, 27.2e12, NULL, NULL, NULL,
  295, 'none', 'none (single SoC; Thunderbolt between machines)', NULL,
  NULL, NULL, 2023, NULL,
  true, true, false, 'PyTorch (MPS backend), MLX, llama.cpp (Metal), Core ML',
- 'Unified memory shared with the CPU; Metal caps the GPU working set below total RAM by default (raise with sysctl iogpu.wired_limit_mb). fp32 derived from the 60-core figure scaled to 76 cores. Trains through PyTorch MPS, far slower than CUDA GPUs; the 31.6 TOPS Neural Engine is reachable only through Core ML. TDP is the Mac Studio maximum continuous power. Mac Studio with M2 Ultra started at $3,999 (60-core GPU, 64 GB).',
- 'https://hmc-tech.com/gpu/apple-32-core-m4-max-vs-apple-60-core-m2-ultra', '2026-11-22'),
+ 'Unified memory shared with the CPU; Metal caps the GPU working set below total RAM by default (raise with sysctl iogpu.wired_limit_mb). fp32 is Apple''s own 27.2 TFLOPS figure for the 76-core GPU. Trains through PyTorch MPS, far slower than CUDA GPUs; the 31.6 TOPS Neural Engine is reachable only through Core ML. TDP is the Mac Studio maximum continuous power. Mac Studio with M2 Ultra started at $3,999 (60-core GPU, 64 GB).',
+ 'https://www.apple.com/pl/mac-pro/ (Apple, M2 Ultra: GPU with up to 76 cores, up to 27.2 TFLOPS, up to 192 GB)', '2026-11-22'),
 
 ('apple-m3-max', 'Apple M3 Max (40-core GPU, 128GB)', 'Apple', 'soc', 'soc', 1,
  128 * 1073741824::bigint, 115448725422, 'LPDDR5 (unified)', 400e9,
@@ -575,7 +598,7 @@ VALUES
  NULL, 'none', 'none (single SoC)', NULL,
  NULL, NULL, 2024, NULL,
  true, true, false, 'PyTorch (MPS backend), MLX, llama.cpp (Metal), Core ML',
- 'Unified memory at 546 GB/s; usable is Metal''s default working-set limit measured on 128 GiB Macs (107.52 GiB). fp32 scaled from the 32-core figure (13.74 TFLOPS) to 40 cores. Training via MPS is slow compared with CUDA.',
+ 'Unified memory at 546 GB/s; usable is Metal''s default working-set limit measured on 128 GiB Macs (107.52 GiB). Unverified fp32: the 32-core figure (13.74 TFLOPS) scaled to 40 cores at the same clock. Training via MPS is slow compared with CUDA.',
  'https://hmc-tech.com/gpu/apple-32-core-m4-max-vs-apple-60-core-m2-ultra', '2026-11-22'),
 
 ('apple-m3-ultra', 'Apple M3 Ultra (80-core GPU, 512GB)', 'Apple', 'soc', 'soc', 1,
@@ -584,7 +607,7 @@ VALUES
  NULL, 'none', 'none (single SoC; Thunderbolt 5 between machines)', NULL,
  NULL, NULL, 2025, NULL,
  true, true, false, 'PyTorch (MPS backend), MLX, llama.cpp (Metal), Core ML',
- 'Two M3 Max dies: fp32 taken as twice the 40-core M3 Max (14.32 TFLOPS). Up to 512 GB unified memory at 819 GB/s makes it an inference box for very large quantized models; Metal caps the GPU working set below total RAM by default.',
+ 'Two M3 Max dies: unverified fp32, taken as twice the 40-core M3 Max (14.32 TFLOPS). Up to 512 GB unified memory at 819 GB/s makes it an inference box for very large quantized models; Metal caps the GPU working set below total RAM by default.',
  'https://www.apple.com/newsroom/2025/03/apple-unveils-new-mac-studio-the-most-powerful-mac-ever/', '2026-11-22'),
 
 -- ===================================================================
@@ -644,16 +667,21 @@ VALUES
  'Inference-only NPU (Tensor Contraction Processor) aimed at air-cooled LLM serving. TDP 180 W per the product specification (150 W was the 2024 preview target).',
  'https://furiosa-runtime-docs.pages.dev/overview/rngd/', '2026-11-22'),
 
--- Graphcore Bow IPU: 900 MB in-processor SRAM, 65 TB/s, 350 TFLOPS fp16
--- (AI compute), 87.5 TFLOPS fp32, IPU-Links 320 GB/s.
+-- Graphcore Bow IPU, from the Bow-2000 datasheet (four Bow IPUs per 1U
+-- machine): 1.4 PFLOPS FP16.16 (fp16 multiply, fp16 accumulate) and 3.6 GB
+-- In-Processor-Memory per machine -> 350 TFLOPS and 900 MB per IPU
+-- (Graphcore also quotes "up to 350 teraFLOPS of AI compute" per Bow IPU).
+-- Not confirmed from any source read, so left unknown: SRAM bandwidth, the
+-- fp32 and FP16.32 rates, per-IPU link bandwidth (the datasheet gives
+-- "IPU-Link 512Gbps" without saying per link or per machine), and power.
 ('graphcore-bow-ipu', 'Graphcore Bow IPU', 'Graphcore', 'ipu', 'board', 1,
- 900000000, NULL, 'in-processor SRAM', 65e12,
- 87.5e12, NULL, 350e12, NULL, NULL, NULL,
- NULL, 'other', 'IPU-Links, 320 GB/s chip to chip', 320e9,
- 'PCIe 4.0 x16', 32e9, 2022, NULL,
+ 900000000, NULL, 'in-processor SRAM', NULL,
+ NULL, NULL, 350e12, NULL, NULL, NULL,
+ NULL, 'other', 'IPU-Links between IPUs in a Bow-2000 and across Bow Pods', NULL,
+ 'Host-Link: PCIe Gen4 RoCEv2 NIC in the Bow-2000 (IPUs are not host PCIe cards)', NULL, 2022, NULL,
  true, true, false, 'PopTorch (PyTorch) and TensorFlow through the Poplar SDK',
- 'Weights beyond the 900 MB SRAM live in host-attached streaming memory (Bow-2000: up to 256 GB per 4 IPUs). Small cloud footprint; Graphcore was acquired by SoftBank in 2024, so check SDK support before planning on it.',
- 'https://www.graphcore.ai/ipus-in-the-cloud', '2026-11-22'),
+ 'fp16 rate is FP16.16 (fp16 accumulate); mixed-precision training with fp32 accumulation runs slower and its rate is not stored. Weights beyond the 900 MB SRAM live in Streaming Memory (Bow-2000: up to 256 GB per 4 IPUs). Small cloud footprint; Graphcore was acquired by SoftBank in 2024, so check SDK support before planning on it.',
+ 'https://docs.graphcore.ai/projects/bow-2000-datasheet/en/latest/overview.html', '2026-11-22'),
 
 -- Groq LPU (GroqChip, TSP): 230 MB SRAM, 80 TB/s, 750 TOPS int8, 188 TFLOPS fp16.
 ('groq-lpu', 'Groq LPU (GroqChip)', 'Groq', 'lpu', 'pcie', 1,
