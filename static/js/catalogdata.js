@@ -21,6 +21,11 @@ export async function prices() {
         return (d && Array.isArray(d.prices)) ? d.prices : [];
 }
 
+export async function purchasePrices() {
+        const d = await apiGetCached('api/v1/purchase_prices');
+        return (d && Array.isArray(d.purchase_prices)) ? d.purchase_prices : [];
+}
+
 export async function providers() {
         const d = await apiGetCached('api/v1/providers');
         return (d && Array.isArray(d.providers)) ? d.providers : [];

@@ -21,11 +21,20 @@ function chartLib() {
 function draw(canvas, config) {
         const Chart = chartLib();
         if (!Chart || !canvas) return null;
+        canvas.parentElement.hidden = false;
         const old = charts.get(canvas);
         if (old) old.destroy();
         const c = new Chart(canvas, config);
         charts.set(canvas, c);
         return c;
+}
+
+// Remove a chart and hide its box (when there is nothing to draw).
+export function hideChart(canvas) {
+        const old = charts.get(canvas);
+        if (old) old.destroy();
+        charts.delete(canvas);
+        if (canvas) canvas.parentElement.hidden = true;
 }
 
 const reduced = () => window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -118,7 +127,7 @@ export function lineChart(canvas, series, marks, xTitle, yTitle) {
         for (const m of marks || [])
                 datasets.push({
                         label: m.label, data: [{ x: m.x, y: m.y }], type: 'scatter', pointRadius: 7,
-                        pointStyle: 'rectRot', borderColor: '#111827', backgroundColor: '#facc15',
+                        pointStyle: m.style || 'rectRot', borderColor: '#111827', backgroundColor: m.color || '#facc15',
                 });
         return draw(canvas, { type: 'line', data: { datasets }, options: opts });
 }

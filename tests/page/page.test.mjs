@@ -6,8 +6,10 @@
 // Environment:
 //   GPUPLAN_TEST_URL        the server's base URL (required), e.g. http://127.0.0.1:8080/
 //   GPUPLAN_TEST_NGINX_URL  the page through nginx under the /gpuplan/ sub-path; when
-//                           unset, this file starts a private nginx on a free port in
-//                           front of GPUPLAN_TEST_URL
+//                           unset, the harness's startNginx() runs deploy/nginx.conf on a
+//                           free loopback port in front of GPUPLAN_TEST_URL
+// Every API answer the test fetches itself goes through the integration
+// harness (tests/integration/lib.mjs), which checks it against openapi.yaml.
 // Screenshots of every view at desktop and phone width go to tests/artifacts/.
 
 import { test, before, after } from 'node:test';
@@ -17,7 +19,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { startNginx } from './nginx.mjs';
+import { request, startNginx } from '../integration/lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'tests', 'artifacts');
@@ -45,8 +47,8 @@ before(async () => {
                         '--disable-component-update', '--disable-sync', '--no-first-run'],
         });
         if (!NGINX) {
-                nginx = await startNginx(BASE);
-                NGINX = nginx.url;
+                nginx = await startNginx({ upstreamUrl: BASE.replace(/\/$/, '') });
+                NGINX = nginx.url + '/gpuplan/';
         }
 });
 
@@ -57,13 +59,11 @@ after(async () => {
 
 // ---- helpers --------------------------------------------------------------
 
+// path relative to the base ('api/v1/gpus'); a body makes it a POST.
 async function api(path, body) {
-        const init = body === undefined ? {} : {
-                method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' },
-        };
-        const res = await fetch(new URL(path, BASE), init);
-        const json = await res.json();
-        return { status: res.status, json };
+        const res = await request(body === undefined ? 'GET' : 'POST', '/' + path,
+                { body, base: BASE.replace(/\/$/, '') });
+        return { status: res.status, json: res.json };
 }
 
 // A page that records every console error, uncaught exception and

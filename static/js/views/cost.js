@@ -6,7 +6,7 @@ import { apiFetch } from '../api.js';
 import { $, el } from '../dom.js';
 import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
-import { barChart, lineChart } from '../charts.js';
+import { barChart, lineChart, hideChart } from '../charts.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
 import { estimateRequest } from '../request.js';
 import { params, href, update } from '../state.js';
@@ -16,7 +16,7 @@ let sort = null;
 let inflight = null;
 let rentInflight = null;
 
-const COST_DEFAULTS = { k_pricing: 'on_demand', k_rank: 'cost', r_jobs: '2.5', r_hours: '5', r_gpus: '1' };
+const COST_DEFAULTS = { k_pricing: 'on_demand', k_rank: 'cost', r_jobs: '2-3', r_hours: '4-6', r_gpus: '1' };
 
 function num(v) {
         if (v === undefined || v === null || v === '') return undefined;
@@ -61,7 +61,8 @@ function renderPlans(res) {
                         el('strong', {}, plans.length ? fmt.usd(Math.min(...plans.map((p) => p.cost_usd))) : '—')),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Options evaluated'), el('strong', {}, fmt.integer(res.evaluated))));
         const top = plans.slice(0, 15);
-        barChart($('#cost-chart'), top.map(planLabel), top.map((p) => p.cost_usd), 'Total cost', 'USD', (i) => i === 0);
+        if (!top.length) hideChart($('#cost-chart'));
+        else barChart($('#cost-chart'), top.map(planLabel), top.map((p) => p.cost_usd), 'Total cost', 'USD', (i) => i === 0);
         renderTable($('#cost-table'), {
                 id: 'plans-table',
                 caption: 'Ranked plans (rank as the API returned them)',
@@ -127,6 +128,8 @@ async function runCompare() {
                 renderPlans(res);
         } catch (e) {
                 if (e.name === 'AbortError') return;
+                hideChart($('#cost-chart'));
+                for (const id of ['#cost-summary', '#cost-table', '#cost-excluded']) $(id).replaceChildren();
                 showProblem(form, e, $('#cost-problem'));
         } finally {
                 if (inflight === ctl) inflight = null;
@@ -134,57 +137,99 @@ async function runCompare() {
 }
 
 // ---- rent versus buy -----------------------------------------------------
+// POST api/v1/rent_vs_buy: usage as a number or a [low, high] range (seeds/000
+// asks about "2-3 jobs a week of 4-6 hours"), the monthly cost of renting
+// each priced offering and of owning, and the break-even hours per month.
+
+// "2-3" -> [2, 3]; "2.5" -> 2.5; anything else goes to the API as typed.
+function usage(text) {
+        const t = String(text ?? '').trim();
+        const m = /^(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)$/.exec(t);
+        if (m) return [Number(m[1]), Number(m[2])];
+        return num(t);
+}
+
+// Defaults when nothing is chosen: seeds/000's example card, an A100 - the
+// first one with a cloud price to rent, and the first with a purchase price.
+let rentGpuFallback = '';
+let buyGpuFallback = '';
+let boughtIds = new Set();
 
 function rentRequest() {
         const p = { ...COST_DEFAULTS, ...params() };
         const req = {};
-        const gpu = p.r_gpu || p.gpu;
+        const gpu = p.r_gpu || p.gpu || rentGpuFallback;
         if (gpu) req.gpu = gpu;
+        const buy = p.r_buy || (boughtIds.has(gpu) ? gpu : buyGpuFallback);
+        if (buy && buy !== gpu) req.buy_gpu = buy;
+        if (num(p.r_usd) !== undefined) req.purchase_usd = num(p.r_usd);
         if (num(p.r_gpus) !== undefined) req.gpus = num(p.r_gpus);
-        if (num(p.r_jobs) !== undefined) req.jobs_per_week = num(p.r_jobs);
-        if (num(p.r_hours) !== undefined) req.hours_per_job = num(p.r_hours);
+        if (usage(p.r_jobs) !== undefined) req.jobs_per_week = usage(p.r_jobs);
+        if (usage(p.r_hours) !== undefined) req.hours_per_job = usage(p.r_hours);
         if (p.k_pricing) req.pricing = p.k_pricing;
         return req;
 }
 
+const lowHigh = (v, f) => {
+        if (v && typeof v === 'object' && 'low' in v)
+                return v.low === v.high ? f(v.low) : `${f(v.low)} – ${f(v.high)}`;
+        return f(v);
+};
+const high = (v) => (v && typeof v === 'object' && 'high' in v ? v.high : v);
+
 function renderRent(res) {
-        const own = res.own || res.owning || {};
-        const offers = res.offerings || res.rent || res.cloud || [];
-        const usage = res.usage || {};
-        const hoursPerMonth = usage.hours_per_month ?? res.hours_per_month;
+        const buy = res.buy || {};
+        const offers = Array.isArray(res.rent) ? res.rent : [];
+        const hpm = res.usage ? res.usage.hours_per_month : null;
+        const cheapest = offers.slice().sort((a, b) => high(a.monthly_usd) - high(b.monthly_usd))[0];
         $('#rent-summary').replaceChildren(
-                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Use per month'), el('strong', {}, `${fmt.hours(hoursPerMonth, 1)} h`)),
-                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Owning per month'),
-                        el('strong', { id: 'rent-own' }, fmt.usd(own.monthly_usd ?? own.usd_per_month))),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Use per month'),
+                        el('strong', {}, `${lowHigh(hpm, (v) => fmt.hours(v, 0))} h`)),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, `Owning ${buy.boards ?? ''}× ${buy.gpu_name || buy.gpu || ''} per month`),
+                        el('strong', { id: 'rent-own' }, lowHigh(buy.monthly_usd, (v) => fmt.usd(v, 0)))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Cheapest rent per month'),
-                        el('strong', {}, offers.length ? fmt.usd(Math.min(...offers.map((o) => o.monthly_usd ?? o.usd_per_month))) : '—')));
+                        el('strong', {}, cheapest ? lowHigh(cheapest.monthly_usd, (v) => fmt.usd(v, 0)) : '—')),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Break-even against it'),
+                        el('strong', {}, cheapest ? `${fmt.hours(cheapest.break_even_hours_per_month, 0)} h/month` : '—')));
         renderTable($('#rent-table'), {
                 id: 'rent-offers', csvName: 'gpuplan-rent-vs-buy.csv', rows: offers,
-                caption: 'Monthly cost of renting each offering against owning',
+                caption: `Renting each offering against owning (purchase ${fmt.usd(buy.purchase_usd, 0)}` +
+                        `${buy.purchase_as_of ? ' as of ' + buy.purchase_as_of : ''}, amortised ${fmt.usd(buy.amortised_monthly_usd, 0)}/month, ` +
+                        `power ${fmt.usd(buy.energy_usd_per_hour, 3)}/hour)`,
                 columns: [
                         { key: 'provider', label: 'Provider', value: (o) => o.provider },
-                        { key: 'offering', label: 'Offering', value: (o) => o.offering },
-                        { key: 'rate', label: 'USD per hour', numeric: true, value: (o) => o.usd_per_hour ?? o.usd_per_gpu_hour, render: (o) => fmt.usd(o.usd_per_hour ?? o.usd_per_gpu_hour, 3) },
-                        { key: 'monthly', label: 'Rent per month (USD)', numeric: true, value: (o) => o.monthly_usd ?? o.usd_per_month, render: (o) => fmt.usd(o.monthly_usd ?? o.usd_per_month) },
+                        { key: 'offering', label: 'Offering', value: (o) => o.instance_type || o.offering },
+                        { key: 'instances', label: 'Instances', numeric: true, value: (o) => o.instances },
+                        { key: 'rate', label: 'USD per hour', numeric: true, value: (o) => o.usd_per_hour, render: (o) => fmt.usd(o.usd_per_hour, 3) },
+                        { key: 'monthly', label: 'Rent per month (USD)', numeric: true, value: (o) => high(o.monthly_usd),
+                          render: (o) => lowHigh(o.monthly_usd, (v) => fmt.usd(v, 0)), csv: (o) => JSON.stringify(o.monthly_usd) },
                         { key: 'breakeven', label: 'Break-even (hours/month)', numeric: true, value: (o) => o.break_even_hours_per_month,
-                          render: (o) => fmt.hours(o.break_even_hours_per_month, 1) },
-                        { key: 'asof', label: 'Price as of', value: (o) => o.as_of ?? o.price_as_of },
+                          render: (o) => (o.break_even_hours_per_month === null ? 'never' : fmt.hours(o.break_even_hours_per_month, 0)) },
+                        { key: 'cheaper', label: 'Cheaper at this use', value: (o) => (o.cheaper ? `${o.cheaper.low}/${o.cheaper.high}` : null),
+                          render: (o) => (o.cheaper ? (o.cheaper.low === o.cheaper.high ? o.cheaper.low : `${o.cheaper.low} – ${o.cheaper.high}`) : '—') },
+                        { key: 'asof', label: 'Price as of', value: (o) => o.price_as_of },
                 ],
         });
-        // The chart draws the API's two cost lines (rent: hourly price × hours;
-        // own: fixed monthly cost + running cost × hours) and their crossing.
-        const best = offers.slice().sort((a, b) => (a.monthly_usd ?? a.usd_per_month) - (b.monthly_usd ?? b.usd_per_month))[0];
-        const fixed = own.fixed_monthly_usd ?? own.amortization_usd_per_month;
-        const running = own.usd_per_hour ?? own.running_usd_per_hour;
-        if (best && fmt.isNum(fixed) && fmt.isNum(running)) {
-                const rate = best.usd_per_hour ?? best.usd_per_gpu_hour;
-                const be = best.break_even_hours_per_month;
-                const xmax = Math.max(730, (hoursPerMonth || 0) * 1.2);
+        // Draw the API's two monthly cost lines over hours of use - rent: the
+        // offering's hourly price x hours; own: amortised purchase + energy
+        // per hour x hours - and mark the break-even point the API reports.
+        const fixed = buy.amortised_monthly_usd;
+        const energy = buy.energy_usd_per_hour;
+        if (cheapest && fmt.isNum(fixed) && fmt.isNum(energy)) {
+                const be = cheapest.break_even_hours_per_month;
+                const xmax = Math.max(730, fmt.isNum(be) ? be * 1.25 : 0);
+                const marks = [];
+                if (fmt.isNum(be)) marks.push({ label: `Break-even: ${fmt.hours(be, 0)} h/month`, x: be, y: fixed + energy * be });
+                if (hpm && fmt.isNum(hpm.high))
+                        marks.push({ label: `Your use: ${lowHigh(hpm, (v) => fmt.hours(v, 0))} h/month`, x: hpm.high,
+                                y: cheapest.usd_per_hour * hpm.high, style: 'circle', color: '#22c55e' });
                 lineChart($('#rent-chart'), [
-                        { label: `Rent: ${best.provider} ${best.offering}`, points: [{ x: 0, y: 0 }, { x: xmax, y: rate * xmax }] },
-                        { label: 'Own', points: [{ x: 0, y: fixed }, { x: xmax, y: fixed + running * xmax }] },
-                ], fmt.isNum(be) ? [{ label: `Break-even: ${fmt.hours(be, 0)} h/month`, x: be, y: fixed + running * be }] : [],
-                'hours of use per month', 'USD per month');
+                        { label: `Rent: ${cheapest.provider} ${cheapest.instance_type || cheapest.offering}`,
+                          points: [{ x: 0, y: 0 }, { x: xmax, y: cheapest.usd_per_hour * xmax }] },
+                        { label: `Own: ${buy.gpu_name || buy.gpu}`, points: [{ x: 0, y: fixed }, { x: xmax, y: fixed + energy * xmax }] },
+                ], marks, 'hours of use per month', 'USD per month');
+        } else {
+                hideChart($('#rent-chart'));
         }
 }
 
@@ -199,6 +244,8 @@ async function runRent() {
                 renderRent(res);
         } catch (e) {
                 if (e.name === 'AbortError') return;
+                hideChart($('#rent-chart'));
+                for (const id of ['#rent-summary', '#rent-table']) $(id).replaceChildren();
                 showProblem(form, e, $('#rent-problem'));
         } finally {
                 if (rentInflight === ctl) rentInflight = null;
@@ -208,8 +255,22 @@ async function runRent() {
 export default {
         id: 'cost',
         async init() {
-                const [gs, ps] = await Promise.allSettled([data.gpus(), data.providers()]);
-                if (gs.status === 'fulfilled') data.fillGpuSelect($('#r-gpu'), gs.value, 'the calculator\'s GPU');
+                const [gs, ps, prs, pps] = await Promise.allSettled([data.gpus(), data.providers(), data.prices(),
+                        data.purchasePrices()]);
+                if (gs.status === 'fulfilled') {
+                        const priced = new Set(prs.status === 'fulfilled' ? prs.value.map((r) => r.gpu) : []);
+                        const bought = new Set(pps.status === 'fulfilled' ? pps.value.map((r) => r.gpu) : []);
+                        boughtIds = bought;
+                        const rentable = gs.value.filter((g) => priced.has(g.id));
+                        const buyable = gs.value.filter((g) => bought.has(g.id));
+                        const a100 = (list) => (list.find((g) => /a100/i.test(g.id)) || list[0] || {}).id || '';
+                        rentGpuFallback = a100(rentable);
+                        buyGpuFallback = a100(buyable);
+                        data.fillGpuSelect($('#r-gpu'), rentable.length ? rentable : gs.value,
+                                `the calculator's GPU, else ${rentGpuFallback}`);
+                        data.fillGpuSelect($('#r-buy'), buyable.length ? buyable : gs.value,
+                                `the rented GPU if priced, else ${buyGpuFallback}`);
+                }
                 if (ps.status === 'fulfilled')
                         $('#k-providers').replaceChildren(...ps.value.map((p) => new Option(p.name || p.id, p.id)));
                 bindForm($('#cost-form'), runCompare, 400);
