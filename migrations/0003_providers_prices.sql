@@ -191,6 +191,15 @@ INSERT INTO offerings (id, provider_id, instance_type, accelerator_id, gpus_per_
  NULL, NULL, 'us (varies)', NULL, NULL, NULL,
  'Single-GPU shape.',
  'https://lambda.ai/pricing (transcribed 2026-09-25 in https://raw.githubusercontent.com/tgarg01/silybench-data/main/derived/csv/gpu_prices.csv)', '2026-09-25'),
+-- vCPUs and RAM of the AWS and Azure offerings were checked against the
+-- providers' size lists as reproduced in public code: AWS from
+-- github.com/meta-pytorch/torchx torchx/specs/named_resources_aws.py (taken
+-- from aws.amazon.com/ec2/instance-types; p4d/p4de 96 vCPU 1152 GiB, p5 192
+-- vCPU 2048 GiB, g5.xlarge 4 vCPU 16 GiB), Azure from the AKS node VM size
+-- table in github.com/microsoft/aspire (AksNodeVmSizes.cs: NC24ads/48ads/
+-- 96ads A100 v4 24/48/96 vCPU 220/440/880 GB, NC40ads/NC80adis H100 v5
+-- 40/80 vCPU 320/640 GB, ND96asr v4 96 vCPU 900 GB, ND96isr H100 v5 96
+-- vCPU 1900 GB).
 ('aws-p4d.24xlarge', 'aws', 'p4d.24xlarge', 'a100-sxm-40gb', 8,
  96, 1152 * 1073741824::bigint, 'us-east-1', 'NVLink 3 via NVSwitch', 600000000000.0, 50000000000.0,
  '8x A100 40GB on NVSwitch, 400 Gbps EFA.',
@@ -227,7 +236,7 @@ INSERT INTO offerings (id, provider_id, instance_type, accelerator_id, gpus_per_
  80, 640 * 1073741824::bigint, 'eastus', 'NVLink bridge', 600000000000.0, NULL,
  'No InfiniBand; single-node use.',
  'https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/ (retrieved 2026-11-09 in https://raw.githubusercontent.com/datareceipts/data-receipts/main/109-gpu-pricing/hyperscalers.json)', '2026-11-09'),
-('azure-nd96asr-a100-v4', 'azure', 'Standard_ND96asr_A100_v4', 'a100-sxm-40gb', 8,
+('azure-nd96asr-a100-v4', 'azure', 'Standard_ND96asr_v4', 'a100-sxm-40gb', 8,
  96, 900 * 1073741824::bigint, 'eastus', 'NVLink 3 via NVSwitch', 600000000000.0, 400000000000.0,
  'InfiniBand (400 Gb/s per GPU on ND H100 v5, 200 Gb/s on ND A100 v4) for multi-node training.',
  'https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/ (retrieved 2026-11-09 in https://raw.githubusercontent.com/datareceipts/data-receipts/main/109-gpu-pricing/hyperscalers.json)', '2026-11-09'),
@@ -239,6 +248,14 @@ INSERT INTO offerings (id, provider_id, instance_type, accelerator_id, gpus_per_
  26, 234 * 1073741824::bigint, 'us-central1', NULL, NULL, NULL,
  '1/2/4-GPU A3 shapes are Spot or Flex-start only; the on-demand row is the list price of the same SKUs.',
  'Cloud Billing catalog, Compute Engine SKUs (GPU + vCPU + RAM, boot disk excluded), summed 2026-09-26 in https://raw.githubusercontent.com/tgarg01/silybench-data/main/derived/csv/gpu_prices.csv', '2026-09-26'),
+('gcp-tpu-v5e-chip', 'gcp', 'Cloud TPU v5e, per chip (slices of 1 to 256 chips)', 'tpu-v5e', 1,
+ NULL, NULL, 'us (list price; varies by region)', 'ICI, 2D torus within a slice', 400000000000.0, NULL,
+ 'Cloud TPU is billed per chip-hour; a v5e-8 slice is 8 chips on one host. The row prices one chip.',
+ 'https://artificial-intelligence-wiki.com/ai-development/ai-hardware-infrastructure/tpu-v5-guide (quoting https://cloud.google.com/tpu/pricing; updated 2026-01-27)', '2026-01-27'),
+('gcp-tpu-v5p-chip', 'gcp', 'Cloud TPU v5p, per chip (slices up to 8960 chips)', 'tpu-v5p', 1,
+ NULL, NULL, 'us (list price; varies by region)', 'ICI, 3D torus within a slice', 1200000000000.0, NULL,
+ 'Cloud TPU is billed per chip-hour; a v5p-8 slice is 4 chips (8 TensorCores) on one host. The row prices one chip.',
+ 'https://artificial-intelligence-wiki.com/ai-development/ai-hardware-infrastructure/tpu-v5-guide (quoting https://cloud.google.com/tpu/pricing; updated 2026-01-27)', '2026-01-27'),
 ('coreweave-hgx-h100', 'coreweave', 'NVIDIA HGX H100 (8 GPUs)', 'h100-sxm-80gb', 8,
  NULL, NULL, 'North America', 'NVLink 4 via NVSwitch', 900000000000.0, NULL,
  'Sold as whole nodes; spot price is the published North America spot rate.',
@@ -421,6 +438,10 @@ INSERT INTO prices (offering_id, pricing, term_months, usd_per_hour, as_of, sour
  'https://www.coreweave.com/pricing (transcribed 2026-09-20 in https://raw.githubusercontent.com/api-evangelist/coreweave/refs/heads/main/plans/coreweave-plans-pricing.yml)'),
 ('coreweave-gb200-nvl72-4x', 'on_demand', NULL, 42.0, '2026-09-20',
  'https://www.coreweave.com/pricing (transcribed 2026-09-20 in https://raw.githubusercontent.com/api-evangelist/coreweave/refs/heads/main/plans/coreweave-plans-pricing.yml)'),
+('gcp-tpu-v5e-chip', 'on_demand', NULL, 1.20, '2026-01-27',
+ 'https://artificial-intelligence-wiki.com/ai-development/ai-hardware-infrastructure/tpu-v5-guide ("TPU v5e (cost-efficient at $1.2/chip/hour)"; list price from https://cloud.google.com/tpu/pricing)'),
+('gcp-tpu-v5p-chip', 'on_demand', NULL, 4.20, '2026-01-27',
+ 'https://artificial-intelligence-wiki.com/ai-development/ai-hardware-infrastructure/tpu-v5-guide ("TPU v5p (performance at $4.2/chip/hour)"; list price from https://cloud.google.com/tpu/pricing)'),
 ('nebius-h100-1x', 'on_demand', NULL, 3.85, '2026-09-25',
  'https://nebius.com/prices (transcribed 2026-09-25 in https://raw.githubusercontent.com/tgarg01/silybench-data/main/derived/csv/gpu_prices.csv)'),
 ('nebius-h200-1x', 'on_demand', NULL, 4.5, '2026-09-25',
