@@ -215,12 +215,10 @@ static void import_model_archs(struct catalog_tables *t)
                                  jerr.text);
                         continue;
                 }
-                /*
-                 * TODO(catalog): call hf_config_import(cfg, &m->arch, err,
-                 * sizeof(err)) once server/api/hf_config.c is in the tree;
-                 * until then models load without an architecture.
-                 */
-                (void)err;
+                if (hf_config_import(cfg, &m->arch, err, sizeof(err)) == 0)
+                        m->arch_ok = true;
+                else
+                        log_warn("catalog model %s: config.json not imported: %s", m->id, err);
                 json_decref(cfg);
         }
 }
