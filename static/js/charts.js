@@ -37,13 +37,11 @@ export function hideChart(canvas) {
         if (canvas) canvas.parentElement.hidden = true;
 }
 
-const reduced = () => window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
-
 function baseOptions() {
         return {
                 responsive: true,
                 maintainAspectRatio: false,
-                animation: reduced() ? false : { duration: 250 },
+                animation: false,       // numbers change as the user types: no motion, no lag
                 plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
         };
 }
