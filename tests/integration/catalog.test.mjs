@@ -168,6 +168,8 @@ test('a price update is read back at once here, within a second on another repli
 
 test('a GPU can be created and replaced through PUT, and the body round-trips from GET', async () => {
         const h = { headers: admin() };
+        psql(`DELETE FROM accelerators WHERE id = 'test-accel-7'`); // a rerun on the same database
+        await waitFor(async () => (await get('/api/v1/gpus/test-accel-7')).status === 404, { what: 'the delete to arrive' });
         const body = { name: 'Test Accelerator 7', vendor: 'TestCo', kind: 'gpu', form_factor: 'card',
                        memory_bytes: 7 * GB, throughput_flops: { bf16: 1e14, fp32: null }, tdp_watts: 70,
                        source: 'https://example.org/datasheet', source_date: '2026-01-02' };
