@@ -1,0 +1,737 @@
+/*
+ * compare.c - POST /api/v1/compare: the cheapest (or fastest) way to run a
+ * workload across the catalog's GPUs and the offerings that rent them.
+ *
+ * The search, for every GPU:
+ *   1. memory: per-GPU peak bytes for every GPU count 1..max_gpus x
+ *      strategy (single; ddp, zero1, zero2, zero3, fsdp for training;
+ *      tensor parallel for inference) x memory saver (as requested, + flash
+ *      attention, + selective, + full checkpointing, + optimizer offload),
+ *      from estimate_memory_bytes().  Memory does not depend on the GPU
+ *      model, so the table is computed once and compared with each GPU's
+ *      usable memory: every (GPU, count, strategy, saver) point is checked.
+ *   2. time: for each offering, GPU counts are whole instances (k x
+ *      gpus_per_instance; instances beyond the first are separate nodes);
+ *      each strategy at its lightest fitting saver is run through
+ *      estimate_run() on that GPU, keeping the engine's own per-GPU total
+ *      as the fit test.  Offerings with the same instance shape share runs.
+ *   3. cost: gpus x hours x usd_per_gpu_hour, where usd_per_gpu_hour is the
+ *      stored instance price / gpus_per_instance (so = instances x instance
+ *      price x hours); per million tokens = gpus x usd_per_gpu_hour / 3600
+ *      / tokens per second x 1e6 (the llm-analysis cost formula).
+ * For each offering the best count under the ranking and constraints is
+ * kept; the rest is reported as excluded with the reason.
+ */
+#include "api/compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog_api.h"
+#include "api/catalog_common.h"
+#include "api/estimate.h"
+
+#define SHAPES_MAX 16 /* distinct (gpus_per_instance, network) shapes per GPU */
+
+/*
+ * Between instances, when the catalog has no network figure: 10 Gb/s
+ * Ethernet (1.25e9 bytes/s per instance), the bandwidth of common
+ * general-purpose cloud VMs, rather than the engine's InfiniBand default,
+ * so that spreading a job over many single-GPU pods is not priced as if
+ * they sat on one fabric.
+ */
+#define DEFAULT_INSTANCE_NETWORK_BYTES_PER_S 1.25e9
+
+/* One engine run, remembered for offerings of the same shape. */
+struct run_memo {
+        bool done, ok;
+        uint64_t per_gpu_bytes;
+        double total_seconds, tokens_per_second, seconds_per_step;
+        enum est_bottleneck bottleneck;
+};
+
+struct shape {
+        int gpus_per_instance;
+        double network_bytes_per_s;
+        struct run_memo runs[COMPARE_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+};
+
+struct search {
+        const struct catalog_provider *providers; /* by offering.provider_index */
+        const struct estimate_input *base;
+        const struct compare_constraints *c;
+        bool training;
+        /* mem[count][strategy][saver]: per-GPU bytes, 0 = not a valid layout */
+        uint64_t mem[COMPARE_GPUS_MAX + 1][EST_STRATEGY_COUNT][COMPARE_SAVER_COUNT];
+        struct shape shapes[SHAPES_MAX];
+        size_t n_shapes;
+        struct estimate_result res; /* scratch for estimate_run (about 20 KiB) */
+        struct compare_result *out;
+        size_t cap_plans, cap_excluded;
+};
+
+void compare_constraints_defaults(struct compare_constraints *c)
+{
+        memset(c, 0, sizeof(*c));
+        c->pricing = CATALOG_ON_DEMAND;
+        c->max_gpus = COMPARE_GPUS_MAX;
+        c->rank_by = COMPARE_RANK_COST;
+}
+
+void compare_result_free(struct compare_result *r)
+{
+        free(r->plans);
+        free(r->excluded);
+        memset(r, 0, sizeof(*r));
+}
+
+static void apply_saver(struct estimate_input *x, enum compare_saver saver)
+{
+        if (saver >= COMPARE_SAVER_FLASH)
+                x->flash_attention = true;
+        if (saver >= COMPARE_SAVER_SELECTIVE && x->checkpointing < EST_CKPT_SELECTIVE)
+                x->checkpointing = EST_CKPT_SELECTIVE;
+        if (saver >= COMPARE_SAVER_FULL)
+                x->checkpointing = EST_CKPT_FULL;
+        if (saver >= COMPARE_SAVER_OFFLOAD && x->offload == EST_OFFLOAD_NONE)
+                x->offload = EST_OFFLOAD_OPTIMIZER;
+}
+
+/* Is strategy a layout the search tries for this many GPUs? */
+static bool strategy_used(const struct search *sr, uint32_t count, enum est_strategy st)
+{
+        if (count == 1)
+                return st == EST_SINGLE;
+        if (!sr->training) /* inference on several GPUs: tensor parallel, strategy single */
+                return st == EST_SINGLE;
+        return st != EST_SINGLE;
+}
+
+static enum compare_saver savers_used(const struct search *sr)
+{
+        /* Checkpointing and offload are training-only. */
+        return sr->training ? COMPARE_SAVER_COUNT : COMPARE_SAVER_SELECTIVE;
+}
+
+static void layout(const struct search *sr, struct estimate_input *x, uint32_t count,
+                   uint32_t nodes, enum est_strategy st, enum compare_saver saver)
+{
+        *x = *sr->base;
+        x->gpus = count;
+        x->nodes = nodes;
+        x->strategy = st;
+        x->fsdp_sharding = EST_FSDP_FULL_SHARD;
+        x->tensor_parallel = sr->training ? 1 : count;
+        x->pipeline_parallel = 1;
+        x->micro_batches = 0;
+        x->sequence_parallel = false;
+        x->set |= EST_SET_STRATEGY;
+        apply_saver(x, saver);
+}
+
+static int add_excluded(struct search *sr, size_t gi, size_t oi, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static int add_excluded(struct search *sr, size_t gi, size_t oi, const char *fmt, ...)
+{
+        struct compare_result *r = sr->out;
+        struct compare_excluded *e;
+        va_list ap;
+
+        if (r->n_excluded == sr->cap_excluded)
+                return -1;
+        e = &r->excluded[r->n_excluded++];
+        e->gpu_index = gi;
+        e->offering_index = oi;
+        va_start(ap, fmt);
+        vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+        va_end(ap);
+        return 0;
+}
+
+/* The shape slot for an instance layout, created on first use; NULL when full. */
+static struct shape *shape_for(struct search *sr, int gpi, double network)
+{
+        for (size_t i = 0; i < sr->n_shapes; i++)
+                if (sr->shapes[i].gpus_per_instance == gpi &&
+                    sr->shapes[i].network_bytes_per_s == network)
+                        return &sr->shapes[i];
+        if (sr->n_shapes == SHAPES_MAX)
+                return NULL;
+        memset(&sr->shapes[sr->n_shapes], 0, sizeof(sr->shapes[0]));
+        sr->shapes[sr->n_shapes].gpus_per_instance = gpi;
+        sr->shapes[sr->n_shapes].network_bytes_per_s = network;
+        return &sr->shapes[sr->n_shapes++];
+}
+
+/* The lightest saver with which strategy st fits count GPUs of usable bytes; -1 if none. */
+static int lightest_fit(const struct search *sr, uint32_t count, enum est_strategy st,
+                        uint64_t usable)
+{
+        for (int sv = 0; sv < (int)savers_used(sr); sv++)
+                if (sr->mem[count][st][sv] && sr->mem[count][st][sv] <= usable)
+                        return sv;
+        return -1;
+}
+
+/* Lower is better: the ranking key of a plan. */
+static double plan_key(const struct compare_plan *p, enum compare_rank rank, bool has_hours)
+{
+        if (rank == COMPARE_RANK_TIME)
+                return has_hours ? p->hours
+                                 : (p->tokens_per_second > 0 ? 1 / p->tokens_per_second : HUGE_VAL);
+        if (has_hours)
+                return p->cost_usd;
+        return p->usd_per_million_tokens >= 0 ? p->usd_per_million_tokens : HUGE_VAL;
+}
+
+static bool plan_better(const struct compare_plan *a, const struct compare_plan *b,
+                        enum compare_rank rank, bool has_hours)
+{
+        double ka = plan_key(a, rank, has_hours), kb = plan_key(b, rank, has_hours);
+        enum compare_rank other = rank == COMPARE_RANK_COST ? COMPARE_RANK_TIME : COMPARE_RANK_COST;
+
+        /* Within 0.01% the other criterion decides, then fewer GPUs. */
+        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb))) {
+                return ka < kb;
+        }
+        ka = plan_key(a, other, has_hours);
+        kb = plan_key(b, other, has_hours);
+        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb)))
+                return ka < kb;
+        return a->gpus < b->gpus;
+}
+
+struct offering_outcome {
+        bool any_fit;         /* some count within max_gpus fits */
+        double fastest_hours; /* among fitting plans, before deadline/budget */
+        double cheapest_usd;
+};
+
+/* Search the counts of one offering; fills best (returns true) or the outcome for the reason. */
+static bool search_offering(struct search *sr, const struct gpu_spec *g,
+                            const struct catalog_offering *o, const struct catalog_price *price,
+                            struct compare_plan *best, struct offering_outcome *oc)
+{
+        const struct compare_constraints *c = sr->c;
+        int gpi = o->gpus_per_instance;
+        double network = (o->network_bytes_per_s > 0 ? o->network_bytes_per_s
+                                                     : DEFAULT_INSTANCE_NETWORK_BYTES_PER_S) /
+                         gpi;
+        /* A notebook tier is one session: no second instance to add. */
+        uint32_t max_instances = strcmp(sr->providers[o->provider_index].kind, "notebook") == 0
+                                         ? 1
+                                         : c->max_gpus / (uint32_t)gpi;
+        struct shape *sh = shape_for(sr, gpi, network);
+        double per_gpu_hour = price->usd_per_hour / gpi;
+        bool found = false;
+
+        oc->any_fit = false;
+        oc->fastest_hours = HUGE_VAL;
+        oc->cheapest_usd = HUGE_VAL;
+        if (!sh)
+                return false;
+        for (uint32_t k = 1; k <= max_instances; k++) {
+                uint32_t count = k * (uint32_t)gpi;
+
+                if (!sr->training && k > 1)
+                        break; /* tensor parallel stays inside one instance */
+                for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
+                        struct run_memo *m = &sh->runs[count][st];
+                        int sv;
+                        struct compare_plan p;
+
+                        if (!strategy_used(sr, count, (enum est_strategy)st))
+                                continue;
+                        sv = lightest_fit(sr, count, (enum est_strategy)st, g->usable_memory_bytes);
+                        if (sv < 0)
+                                continue;
+                        memset(&p, 0, sizeof(p));
+                        layout(sr, &p.input, count, k, (enum est_strategy)st,
+                               (enum compare_saver)sv);
+                        p.input.gpu_index = 0;
+                        p.input.inter_node_bytes_per_s = network;
+                        if (!m->done) {
+                                struct estimate_error e;
+
+                                m->done = true;
+                                sr->out->engine_calls++;
+                                m->ok = estimate_run(&p.input, g, 1, &sr->res, &e) == 0;
+                                if (m->ok) {
+                                        m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
+                                        m->total_seconds = sr->res.total_seconds;
+                                        m->tokens_per_second = sr->res.tokens_per_second;
+                                        m->seconds_per_step = sr->res.seconds_per_step;
+                                        m->bottleneck = sr->res.bottleneck;
+                                }
+                        }
+                        /* The engine's own full estimate must fit, not just the memory pass. */
+                        if (!m->ok || m->per_gpu_bytes > g->usable_memory_bytes)
+                                continue;
+                        oc->any_fit = true;
+                        p.strategy = (enum est_strategy)st;
+                        p.saver = (enum compare_saver)sv;
+                        p.gpus = count;
+                        p.instances = k;
+                        p.price = price;
+                        p.per_gpu_bytes = m->per_gpu_bytes;
+                        p.usd_per_gpu_hour = per_gpu_hour;
+                        p.tokens_per_second = m->tokens_per_second;
+                        p.seconds_per_step = m->seconds_per_step;
+                        p.bottleneck = m->bottleneck;
+                        p.hours = sr->out->has_hours ? m->total_seconds / 3600 : -1;
+                        p.cost_usd = p.hours >= 0 ? count * p.hours * per_gpu_hour : -1;
+                        p.usd_per_million_tokens =
+                                m->tokens_per_second > 0
+                                        ? count * per_gpu_hour / 3600 / m->tokens_per_second * 1e6
+                                        : -1;
+                        if (p.hours >= 0 && p.hours < oc->fastest_hours)
+                                oc->fastest_hours = p.hours;
+                        if (p.cost_usd >= 0 && p.cost_usd < oc->cheapest_usd)
+                                oc->cheapest_usd = p.cost_usd;
+                        if (c->deadline_hours > 0 &&
+                            !(p.hours >= 0 && p.hours <= c->deadline_hours))
+                                continue;
+                        if (c->budget_usd > 0 && !(p.cost_usd >= 0 && p.cost_usd <= c->budget_usd))
+                                continue;
+                        if (!found || plan_better(&p, best, c->rank_by, sr->out->has_hours)) {
+                                *best = p;
+                                found = true;
+                        }
+                }
+        }
+        return found;
+}
+
+static bool provider_listed(const struct compare_constraints *c, const char *provider)
+{
+        if (c->n_providers == 0)
+                return true;
+        for (size_t i = 0; i < c->n_providers; i++)
+                if (strcmp(c->providers[i], provider) == 0)
+                        return true;
+        return false;
+}
+
+/* Fill the memory table; -1 with err when the request itself is refused. */
+static int memory_table(struct search *sr, struct estimate_error *err)
+{
+        struct estimate_input x;
+
+        /* The request on one GPU must be valid, or nothing else can be. */
+        layout(sr, &x, 1, 1, EST_SINGLE, COMPARE_SAVER_NONE);
+        sr->out->engine_calls++;
+        if (estimate_memory_bytes(&x, err) == 0)
+                return -1;
+        for (uint32_t count = 1; count <= sr->c->max_gpus; count++) {
+                for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
+                        if (!strategy_used(sr, count, (enum est_strategy)st))
+                                continue;
+                        for (int sv = 0; sv < (int)savers_used(sr); sv++) {
+                                struct estimate_error e;
+
+                                layout(sr, &x, count, 1, (enum est_strategy)st,
+                                       (enum compare_saver)sv);
+                                sr->out->engine_calls++;
+                                sr->mem[count][st][sv] = estimate_memory_bytes(&x, &e);
+                        }
+                }
+        }
+        return 0;
+}
+
+/* The smallest per-GPU peak any layout reaches, for "does not fit" reasons. */
+static uint64_t memory_floor(const struct search *sr, uint32_t *count_out)
+{
+        uint64_t best = 0;
+
+        for (uint32_t count = 1; count <= sr->c->max_gpus; count++)
+                for (int st = 0; st < EST_STRATEGY_COUNT; st++)
+                        for (int sv = 0; sv < COMPARE_SAVER_COUNT; sv++) {
+                                uint64_t m = sr->mem[count][st][sv];
+
+                                if (m && (!best || m < best)) {
+                                        best = m;
+                                        *count_out = count;
+                                }
+                        }
+        return best;
+}
+
+/* Stable insertion sort by rank (qsort would need the rank in a global). */
+static void sort_plans(struct compare_plan *p, size_t n, enum compare_rank rank, bool has_hours)
+{
+        for (size_t i = 1; i < n; i++) {
+                struct compare_plan v = p[i];
+                size_t j = i;
+
+                while (j > 0 && plan_better(&v, &p[j - 1], rank, has_hours)) {
+                        p[j] = p[j - 1];
+                        j--;
+                }
+                p[j] = v;
+        }
+}
+
+int compare_search(const struct catalog_snapshot *s, const struct estimate_input *base,
+                   const struct compare_constraints *c, struct compare_result *out,
+                   struct estimate_error *err)
+{
+        size_t n_gpus, n_off, n_providers;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+        struct search *sr = calloc(1, sizeof(*sr));
+        int rc = -1;
+
+        memset(out, 0, sizeof(*out));
+        if (!sr) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                return -1;
+        }
+        sr->providers = catalog_providers(s, &n_providers);
+        sr->base = base;
+        sr->c = c;
+        sr->out = out;
+        sr->training = base->mode != EST_INFERENCE;
+        out->has_hours = sr->training && (base->dataset_samples > 0 || base->dataset_tokens > 0);
+        sr->cap_plans = n_off;
+        sr->cap_excluded = n_gpus + n_off;
+        out->plans = calloc(sr->cap_plans + 1, sizeof(*out->plans));
+        out->excluded = calloc(sr->cap_excluded + 1, sizeof(*out->excluded));
+        if (!out->plans || !out->excluded) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                goto out;
+        }
+        if (memory_table(sr, err))
+                goto out;
+
+        for (size_t gi = 0; gi < n_gpus; gi++) {
+                const struct gpu_spec *g = &gpus[gi];
+                uint64_t usable = g->usable_memory_bytes;
+                bool fits_somewhere = false, any_offering = false;
+
+                if (sr->training && !g->can_train) {
+                        add_excluded(sr, gi, SIZE_MAX,
+                                     "inference-only accelerator: the workload trains");
+                        continue;
+                }
+                if (usable == 0) {
+                        add_excluded(sr, gi, SIZE_MAX, "the catalog has no memory size for it");
+                        continue;
+                }
+                for (uint32_t count = 1; count <= c->max_gpus; count++)
+                        for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
+                                if (!strategy_used(sr, count, (enum est_strategy)st))
+                                        continue;
+                                out->evaluated += (uint64_t)savers_used(sr);
+                                if (lightest_fit(sr, count, (enum est_strategy)st, usable) >= 0)
+                                        fits_somewhere = true;
+                        }
+                if (!fits_somewhere) {
+                        uint32_t at = 1;
+                        uint64_t floor_bytes = memory_floor(sr, &at);
+
+                        add_excluded(sr, gi, SIZE_MAX,
+                                     "does not fit: at best %.1f GB per GPU (%u GPUs, sharded, all"
+                                     " memory savers) against %.1f GB usable",
+                                     (double)floor_bytes / 1e9, at, (double)usable / 1e9);
+                        continue;
+                }
+                sr->n_shapes = 0;
+                for (size_t oi = 0; oi < n_off; oi++) {
+                        const struct catalog_offering *o = &off[oi];
+                        const struct catalog_price *price;
+                        struct compare_plan best;
+                        struct offering_outcome oc;
+
+                        if (o->gpu_index != gi || !provider_listed(c, o->provider_id))
+                                continue;
+                        price = catalog_price(s, o->id, c->pricing);
+                        if (!price)
+                                continue;
+                        any_offering = true;
+                        if ((uint32_t)o->gpus_per_instance > c->max_gpus) {
+                                add_excluded(sr, gi, oi,
+                                             "one instance has %d GPUs, more than max_gpus (%u)",
+                                             o->gpus_per_instance, c->max_gpus);
+                                continue;
+                        }
+                        if (search_offering(sr, g, o, price, &best, &oc)) {
+                                best.gpu_index = gi;
+                                best.offering_index = oi;
+                                out->plans[out->n_plans++] = best;
+                        } else if (!oc.any_fit) {
+                                add_excluded(sr, gi, oi,
+                                             "no whole number of %d-GPU instances up to %u GPUs"
+                                             " fits",
+                                             o->gpus_per_instance, c->max_gpus);
+                        } else if (c->deadline_hours > 0 && oc.fastest_hours > c->deadline_hours) {
+                                add_excluded(sr, gi, oi,
+                                             "misses the deadline: the fastest plan takes %.1f h"
+                                             " (deadline %.1f h)",
+                                             oc.fastest_hours, c->deadline_hours);
+                        } else {
+                                add_excluded(sr, gi, oi,
+                                             "over budget: the cheapest plan costs %.2f USD"
+                                             " (budget %.2f USD)",
+                                             oc.cheapest_usd, c->budget_usd);
+                        }
+                }
+                if (!any_offering)
+                        add_excluded(sr, gi, SIZE_MAX, "fits, but no %s offering%s in the catalog",
+                                     catalog_pricing_name(c->pricing),
+                                     c->n_providers ? " from the chosen providers" : "");
+        }
+        sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours);
+        rc = 0;
+out:
+        if (rc)
+                compare_result_free(out);
+        free(sr);
+        return rc;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+json_t *compare_savers_json(const struct estimate_input *base, const struct estimate_input *run)
+{
+        json_t *arr = json_array();
+
+        if (!arr)
+                return NULL;
+        if (run->flash_attention && !base->flash_attention)
+                json_array_append_new(arr, json_string("flash_attention"));
+        if (run->checkpointing != base->checkpointing)
+                json_array_append_new(arr, json_string(run->checkpointing == EST_CKPT_FULL
+                                                               ? "full_checkpointing"
+                                                               : "selective_checkpointing"));
+        if (run->offload != base->offload)
+                json_array_append_new(arr, json_string("optimizer_offload"));
+        return arr;
+}
+
+/* A finite number or null. */
+static json_t *num_or_null(double v)
+{
+        return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate_input *base,
+                         const struct compare_plan *p)
+{
+        size_t n, n_off;
+        const struct gpu_spec *g = catalog_gpus(s, &n) + p->gpu_index;
+        const struct catalog_offering *o = catalog_offerings(s, &n_off) + p->offering_index;
+        json_t *doc;
+        double epochs = base->epochs > 0 ? base->epochs : 1;
+
+        doc = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:o, s:I, s:I, s:o, s:o, s:f, s:f,"
+                        " s:s, s:s, s:s}",
+                        "gpu", g->id, "gpu_name", g->name, "provider", o->provider_id, "offering",
+                        o->id, "gpus", (json_int_t)p->gpus, "instances", (json_int_t)p->instances,
+                        "strategy", estimate_strategy_name(p->strategy), "memory_savers",
+                        compare_savers_json(base, &p->input), "per_gpu_bytes",
+                        (json_int_t)p->per_gpu_bytes, "gpu_memory_bytes",
+                        (json_int_t)g->usable_memory_bytes, "hours", num_or_null(p->hours),
+                        "cost_usd", num_or_null(p->cost_usd), "usd_per_gpu_hour",
+                        p->usd_per_gpu_hour, "usd_per_hour", p->price->usd_per_hour, "pricing",
+                        catalog_pricing_name(p->price->pricing), "price_as_of", p->price->as_of,
+                        "price_source", p->price->source);
+        if (!doc)
+                return NULL;
+        json_object_set_new(doc, "instance_type", json_string(o->instance_type));
+        json_object_set_new(doc, "gpus_per_instance", json_integer(o->gpus_per_instance));
+        json_object_set_new(doc, "nodes", json_integer((json_int_t)p->input.nodes));
+        json_object_set_new(doc, "tensor_parallel",
+                            json_integer((json_int_t)p->input.tensor_parallel));
+        json_object_set_new(doc, "checkpointing",
+                            json_string(estimate_checkpointing_name(p->input.checkpointing)));
+        json_object_set_new(doc, "flash_attention", json_boolean(p->input.flash_attention));
+        json_object_set_new(doc, "offload", json_string(estimate_offload_name(p->input.offload)));
+        json_object_set_new(doc, "cost_per_epoch_usd",
+                            num_or_null(p->cost_usd >= 0 ? p->cost_usd / epochs : -1));
+        json_object_set_new(doc, "usd_per_million_tokens", num_or_null(p->usd_per_million_tokens));
+        json_object_set_new(doc, "tokens_per_second", num_or_null(p->tokens_per_second));
+        json_object_set_new(doc, "seconds_per_step", num_or_null(p->seconds_per_step));
+        json_object_set_new(doc, "bottleneck",
+                            json_string(estimate_bottleneck_name(p->bottleneck)));
+        return doc;
+}
+
+json_t *compare_result_json(const struct catalog_snapshot *s, const struct estimate_input *base,
+                            const struct compare_constraints *c, const struct compare_result *r)
+{
+        size_t n, n_off;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n);
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+        json_t *plans = json_array(), *excluded = json_array(), *providers = json_array();
+        json_t *doc;
+
+        for (size_t i = 0; plans && i < r->n_plans; i++)
+                json_array_append_new(plans, plan_json(s, base, &r->plans[i]));
+        for (size_t i = 0; excluded && i < r->n_excluded; i++) {
+                const struct compare_excluded *e = &r->excluded[i];
+                const struct catalog_offering *o =
+                        e->offering_index == SIZE_MAX ? NULL : &off[e->offering_index];
+
+                json_array_append_new(
+                        excluded,
+                        json_pack("{s:s, s:o, s:o, s:s}", "gpu", gpus[e->gpu_index].id, "provider",
+                                  api_json_str(o ? o->provider_id : NULL), "offering",
+                                  api_json_str(o ? o->id : NULL), "reason", e->reason));
+        }
+        for (size_t i = 0; providers && i < c->n_providers; i++)
+                json_array_append_new(providers, json_string(c->providers[i]));
+        doc = json_pack("{s:o, s:o, s:I, s:I, s:s, s:{s:o, s:s, s:I, s:o, s:o, s:s}}", "plans",
+                        plans ? plans : json_array(), "excluded",
+                        excluded ? excluded : json_array(), "evaluated", (json_int_t)r->evaluated,
+                        "engine_calls", (json_int_t)r->engine_calls, "ranked_by",
+                        c->rank_by == COMPARE_RANK_TIME
+                                ? (r->has_hours ? "hours" : "tokens_per_second")
+                                : (r->has_hours ? "cost_usd" : "usd_per_million_tokens"),
+                        "constraints", "providers", providers ? providers : json_array(), "pricing",
+                        catalog_pricing_name(c->pricing), "max_gpus", (json_int_t)c->max_gpus,
+                        "deadline_hours",
+                        c->deadline_hours > 0 ? json_real(c->deadline_hours) : json_null(),
+                        "budget_usd", c->budget_usd > 0 ? json_real(c->budget_usd) : json_null(),
+                        "rank_by", c->rank_by == COMPARE_RANK_TIME ? "time" : "cost");
+        if (doc)
+                json_object_set_new(
+                        doc, "assumptions",
+                        json_pack("[s, s, s]",
+                                  "GPU counts are whole instances; instances beyond the first are"
+                                  " separate nodes",
+                                  "between instances without a network figure in the catalog:"
+                                  " 10 Gb/s Ethernet (1.25e9 bytes/s per instance)",
+                                  "a notebook tier (provider kind notebook) is one session, one"
+                                  " instance"));
+        if (doc && !r->has_hours)
+                json_object_set_new(doc, "note",
+                                    json_string("the workload has no dataset size, so hours and"
+                                                " total costs are unknown; plans are ranked per"
+                                                " million tokens"));
+        return doc;
+}
+
+/* ---- the handler --------------------------------------------------------- */
+
+static const char *const constraint_keys[] = {"providers",  "pricing", "max_gpus", "deadline_hours",
+                                              "budget_usd", "rank_by", NULL};
+
+/* Decode "constraints"; 0, or -1 with rs filled. */
+static int constraints_decode(struct api_response *rs, json_t *body,
+                              const struct catalog_snapshot *s, struct compare_constraints *c)
+{
+        json_t *cj = json_object_get(body, "constraints"), *prov;
+        const char *pricing = NULL, *rank = NULL;
+        int64_t max_gpus = COMPARE_GPUS_MAX;
+
+        compare_constraints_defaults(c);
+        if (!cj || json_is_null(cj))
+                return 0;
+        if (!json_is_object(cj)) {
+                api_problem_field(rs, 400, "/constraints", "type", "constraints must be an object");
+                return -1;
+        }
+        if (api_fields_known(rs, cj, "/constraints", constraint_keys) ||
+            api_field_string(rs, cj, "/constraints", "pricing", 0, 16, &pricing) ||
+            api_field_int(rs, cj, "/constraints", "max_gpus", 0, 1, COMPARE_GPUS_MAX, &max_gpus) ||
+            api_field_number(rs, cj, "/constraints", "deadline_hours", FIELD_NULLABLE, 1e-6, 1e7,
+                             &c->deadline_hours) ||
+            api_field_number(rs, cj, "/constraints", "budget_usd", FIELD_NULLABLE, 1e-6, 1e12,
+                             &c->budget_usd) ||
+            api_field_string(rs, cj, "/constraints", "rank_by", 0, 8, &rank))
+                return -1;
+        c->max_gpus = (uint32_t)max_gpus;
+        if (pricing && catalog_pricing_parse(pricing, &c->pricing)) {
+                api_problem_field(rs, 400, "/constraints/pricing", "enum",
+                                  "pricing must be on_demand, spot or reserved");
+                return -1;
+        }
+        if (rank && strcmp(rank, "cost") != 0 && strcmp(rank, "time") != 0) {
+                api_problem_field(rs, 400, "/constraints/rank_by", "enum",
+                                  "rank_by must be cost or time");
+                return -1;
+        }
+        c->rank_by = rank && strcmp(rank, "time") == 0 ? COMPARE_RANK_TIME : COMPARE_RANK_COST;
+        prov = json_object_get(cj, "providers");
+        if (prov && !json_is_null(prov)) {
+                if (!json_is_array(prov) || json_array_size(prov) > COMPARE_PROVIDERS_MAX) {
+                        api_problem_field(rs, 400, "/constraints/providers", "type",
+                                          "providers must be an array of at most 32 provider ids");
+                        return -1;
+                }
+                for (size_t i = 0; i < json_array_size(prov); i++) {
+                        json_t *v = json_array_get(prov, i);
+                        char pointer[64];
+
+                        snprintf(pointer, sizeof(pointer), "/constraints/providers/%zu", i);
+                        if (!json_is_string(v) || !catalog_provider(s, json_string_value(v))) {
+                                api_problem_field(rs, 400, pointer, "exists",
+                                                  "not a provider id in the catalog");
+                                return -1;
+                        }
+                        c->providers[c->n_providers++] = json_string_value(v);
+                }
+        }
+        return 0;
+}
+
+static const char *const compare_extra_keys[] = {"constraints", NULL};
+
+void api_compare(const struct api_request *rq, struct api_response *rs)
+{
+        const struct catalog_snapshot *s = NULL;
+        struct estimate_input *in = NULL;
+        struct api_estimate_error aerr;
+        struct estimate_error eerr;
+        struct compare_constraints c;
+        struct compare_result r;
+        json_t *body;
+
+        memset(&r, 0, sizeof(r));
+        body = api_body_object(rq, rs);
+        if (!body)
+                return;
+        s = api_catalog_snapshot(rq, rs);
+        if (!s)
+                goto out;
+        in = calloc(1, sizeof(*in));
+        if (!in) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
+        memset(&aerr, 0, sizeof(aerr));
+        if (api_estimate_decode(body, s, compare_extra_keys, in, &aerr)) {
+                api_problem_field(rs, aerr.status ? aerr.status : 400, aerr.pointer, aerr.rule,
+                                  aerr.detail);
+                goto out;
+        }
+        if (constraints_decode(rs, body, s, &c))
+                goto out;
+        if ((c.deadline_hours > 0 || c.budget_usd > 0) &&
+            (in->mode == EST_INFERENCE || (in->dataset_samples == 0 && in->dataset_tokens == 0))) {
+                api_problem_field(rs, 400,
+                                  c.deadline_hours > 0 ? "/constraints/deadline_hours"
+                                                       : "/constraints/budget_usd",
+                                  "dependentRequired",
+                                  "a deadline or budget needs a training workload with a dataset"
+                                  " size (workload.dataset), so that hours and costs are known");
+                goto out;
+        }
+        memset(&eerr, 0, sizeof(eerr));
+        if (compare_search(s, in, &c, &r, &eerr)) {
+                api_problem_field(rs, 400, eerr.pointer, eerr.rule[0] ? eerr.rule : "invalid",
+                                  eerr.detail);
+                goto out;
+        }
+        api_reply_json(rs, 200, compare_result_json(s, in, &c, &r));
+out:
+        compare_result_free(&r);
+        free(in);
+        catalog_release(s);
+        json_decref(body);
+}
