@@ -14,8 +14,10 @@
 #include <stddef.h>
 
 #include "api/catalog_api.h"
+#include "api/estimate.h"
 #include "api/handler.h"
 #include "api/health.h"
+#include "api/validation.h"
 
 const struct api_route api_routes[] = {
         /* Operations */
@@ -42,6 +44,13 @@ const struct api_route api_routes[] = {
         {"GET", "/api/v1/settings", api_settings_list, 0},
         {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY},
         {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY},
+
+        /* Estimation engine (estimate.h, validation.h) */
+        {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},
+        {"GET", "/api/v1/models", api_models_list, 0},
+        {"GET", "/api/v1/models/{id}", api_models_get, 0},
+        {"GET", "/api/v1/validation", api_validation_handle, 0},
+        {"GET", "/api/v1/scenarios", api_scenarios_handle, 0},
 
         {NULL, NULL, NULL, 0},
 };

@@ -1,0 +1,902 @@
+/*
+ * estimate.c - POST /api/v1/estimate (see estimate.h).
+ *
+ * Decoding is strict: every object's keys are checked against the list
+ * it may hold, every number against its type and range, every enum
+ * against its names, and each failure names the field with an RFC 6901
+ * pointer.  Whatever the request leaves out takes the engine's default
+ * and is reported back as an assumption.
+ */
+#include "api/estimate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/hf_config.h"
+#include "app.h"
+#include "catalog/catalog.h"
+
+/* ---- error helpers ----------------------------------------------------------- */
+
+__attribute__((format(printf, 5, 6))) static int dfail(struct api_estimate_error *e, int status,
+                                                        const char *ptr, const char *rule, const char *fmt, ...)
+{
+        va_list ap;
+        e->status = status;
+        snprintf(e->pointer, sizeof(e->pointer), "%s", ptr);
+        snprintf(e->rule, sizeof(e->rule), "%s", rule);
+        va_start(ap, fmt);
+        vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
+        va_end(ap);
+        return -1;
+}
+
+static void join(char *out, size_t len, const char *base, const char *key)
+{
+        snprintf(out, len, "%s/%s", base, key);
+}
+
+/* 400 naming the first key of obj not in allowed. */
+static int known_keys(json_t *obj, const char *base, const char *const *allowed,
+                      const char *const *extra, struct api_estimate_error *e)
+{
+        const char *key;
+        json_t *v;
+        json_object_foreach(obj, key, v) {
+                bool ok = false;
+                for (int i = 0; allowed[i] && !ok; i++)
+                        ok = strcmp(allowed[i], key) == 0;
+                for (int i = 0; extra && extra[i] && !ok; i++)
+                        ok = strcmp(extra[i], key) == 0;
+                if (!ok) {
+                        char p[128];
+                        join(p, sizeof(p), base, key);
+                        return dfail(e, 400, p, "unknown_field", "unknown field \"%.60s\"", key);
+                }
+        }
+        return 0;
+}
+
+static int get_object(json_t *obj, const char *base, const char *key, json_t **out, struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(obj, key);
+        char p[128];
+        *out = NULL;
+        if (!v || json_is_null(v))
+                return 0;
+        join(p, sizeof(p), base, key);
+        if (!json_is_object(v))
+                return dfail(e, 400, p, "type", "%s must be an object", key);
+        *out = v;
+        return 0;
+}
+
+/* An integer in [min, max]; absent/null leaves *out; *present set when given. */
+static int get_uint(json_t *obj, const char *base, const char *key, uint64_t min, uint64_t max, uint64_t *out,
+                    bool *present, struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(obj, key);
+        char p[128];
+        if (present)
+                *present = false;
+        if (!v || json_is_null(v))
+                return 0;
+        join(p, sizeof(p), base, key);
+        if (!json_is_integer(v))
+                return dfail(e, 400, p, "type", "%s must be an integer", key);
+        json_int_t x = json_integer_value(v);
+        if (x < 0 || (uint64_t)x < min || (uint64_t)x > max) {
+                char d[160];
+                snprintf(d, sizeof(d), "%s must be %llu..%llu", key, (unsigned long long)min,
+                         (unsigned long long)max);
+                return dfail(e, 400, p, "range", "%s", d);
+        }
+        *out = (uint64_t)x;
+        if (present)
+                *present = true;
+        return 0;
+}
+
+static int get_u32(json_t *obj, const char *base, const char *key, uint32_t min, uint32_t max, uint32_t *out,
+                   bool *present, struct api_estimate_error *e)
+{
+        uint64_t x = *out;
+        if (get_uint(obj, base, key, min, max, &x, present, e))
+                return -1;
+        *out = (uint32_t)x;
+        return 0;
+}
+
+static int get_number(json_t *obj, const char *base, const char *key, double min, double max, double *out,
+                      bool *present, struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(obj, key);
+        char p[128];
+        if (present)
+                *present = false;
+        if (!v || json_is_null(v))
+                return 0;
+        join(p, sizeof(p), base, key);
+        if (!json_is_number(v))
+                return dfail(e, 400, p, "type", "%s must be a number", key);
+        double x = json_number_value(v);
+        if (!(x >= min && x <= max)) {
+                char d[160];
+                snprintf(d, sizeof(d), "%s must be in [%g, %g]", key, min, max);
+                return dfail(e, 400, p, "range", "%s", d);
+        }
+        *out = x;
+        if (present)
+                *present = true;
+        return 0;
+}
+
+static int get_bool(json_t *obj, const char *base, const char *key, bool *out, struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(obj, key);
+        char p[128];
+        if (!v || json_is_null(v))
+                return 0;
+        join(p, sizeof(p), base, key);
+        if (!json_is_boolean(v))
+                return dfail(e, 400, p, "type", "%s must be true or false", key);
+        *out = json_is_true(v);
+        return 0;
+}
+
+static int get_enum(json_t *obj, const char *base, const char *key, const char *const *names, int *out,
+                    bool *present, struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(obj, key);
+        char p[128], list[400];
+        size_t off = 0;
+        if (present)
+                *present = false;
+        if (!v || json_is_null(v))
+                return 0;
+        join(p, sizeof(p), base, key);
+        list[0] = '\0';
+        for (int i = 0; names[i] && off < sizeof(list); i++) {
+                int n = snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", names[i]);
+                if (n < 0)
+                        break;
+                off += (size_t)n;
+        }
+        if (!json_is_string(v))
+                return dfail(e, 400, p, "type", "must be one of: %s", list);
+        int i = estimate_enum_parse(names, json_string_value(v));
+        if (i < 0)
+                return dfail(e, 400, p, "enum", "must be one of: %s", list);
+        *out = i;
+        if (present)
+                *present = true;
+        return 0;
+}
+
+/* ---- model ------------------------------------------------------------------- */
+
+static const char *const arch_keys[] = {
+        "name",    "kind",          "layers",           "decoder_layers",   "hidden_size",   "heads",
+        "kv_heads", "head_dim",     "ffn_size",         "gated_mlp",        "activation",    "vocab_size",
+        "max_positions", "type_vocab_size", "tied_embeddings", "norm",      "pre_norm",      "attention_bias",
+        "mlp_bias", "position_embedding", "experts",    "active_experts",   "dropout",       "pooler",
+        NULL};
+
+static int decode_architecture(json_t *o, struct model_arch *a, struct api_estimate_error *e)
+{
+        const char *base = "/model/architecture";
+        int kind = -1, act, norm, pos;
+        bool present;
+        double dropout;
+
+        if (known_keys(o, base, arch_keys, NULL, e))
+                return -1;
+        memset(a, 0, sizeof(*a));
+        if (get_enum(o, base, "kind", (const char *const[]){"encoder", "decoder", "encoder_decoder", NULL}, &kind,
+                     &present, e))
+                return -1;
+        if (!present)
+                return dfail(e, 400, "/model/architecture/kind", "required",
+                             "kind is required (encoder, decoder, encoder_decoder)");
+        a->kind = (enum model_kind)kind;
+        bool enc = a->kind == MODEL_ENCODER, dec = a->kind == MODEL_DECODER;
+        /* Family-style defaults: BERT for encoders, LLaMA for decoders, T5
+         * for encoder-decoders. */
+        a->gated_mlp = dec;
+        a->activation = enc ? MODEL_ACT_GELU : (dec ? MODEL_ACT_SILU : MODEL_ACT_RELU);
+        a->norm = enc ? MODEL_NORM_LAYERNORM : MODEL_NORM_RMSNORM;
+        a->pre_norm = !enc;
+        a->embedding_norm = enc;
+        a->final_norm = !enc;
+        a->attn_bias = enc;
+        a->mlp_bias = enc;
+        a->position = enc ? MODEL_POS_LEARNED : (dec ? MODEL_POS_ROTARY : MODEL_POS_RELATIVE);
+        a->relative_buckets = a->position == MODEL_POS_RELATIVE ? 32 : 0;
+        a->tied_embeddings = !dec;
+        a->type_vocab = enc ? 2 : 0;
+        a->pooler = false;
+        a->lm_head_transform = enc;
+        a->lm_head_bias = enc;
+        a->max_positions = enc ? 512 : 2048;
+        a->dropout = enc ? 0.1f : 0.0f;
+
+        static const char *const required[] = {"layers", "hidden_size", "heads", "ffn_size", "vocab_size", NULL};
+        for (int i = 0; required[i]; i++)
+                if (!json_object_get(o, required[i])) {
+                        char p[128];
+                        join(p, sizeof(p), base, required[i]);
+                        return dfail(e, 400, p, "required", "%s is required", required[i]);
+                }
+        if (get_u32(o, base, "layers", 1, 1024, &a->layers, NULL, e) ||
+            get_u32(o, base, "decoder_layers", 1, 1024, &a->decoder_layers, NULL, e) ||
+            get_u32(o, base, "hidden_size", 1, 131072, &a->hidden, NULL, e) ||
+            get_u32(o, base, "heads", 1, 4096, &a->heads, NULL, e) ||
+            get_u32(o, base, "kv_heads", 1, 4096, &a->kv_heads, NULL, e) ||
+            get_u32(o, base, "head_dim", 1, 4096, &a->head_dim, NULL, e) ||
+            get_u32(o, base, "ffn_size", 1, 1048576, &a->ffn, NULL, e) ||
+            get_u32(o, base, "vocab_size", 1, 16777216, &a->vocab, NULL, e) ||
+            get_u32(o, base, "max_positions", 1, 16777216, &a->max_positions, NULL, e) ||
+            get_u32(o, base, "type_vocab_size", 0, 1024, &a->type_vocab, NULL, e) ||
+            get_u32(o, base, "experts", 0, 1024, &a->experts, NULL, e) ||
+            get_u32(o, base, "active_experts", 0, 1024, &a->active_experts, NULL, e) ||
+            get_bool(o, base, "gated_mlp", &a->gated_mlp, e) ||
+            get_bool(o, base, "tied_embeddings", &a->tied_embeddings, e) ||
+            get_bool(o, base, "pre_norm", &a->pre_norm, e) || get_bool(o, base, "attention_bias", &a->attn_bias, e) ||
+            get_bool(o, base, "mlp_bias", &a->mlp_bias, e) || get_bool(o, base, "pooler", &a->pooler, e))
+                return -1;
+        act = a->activation;
+        norm = a->norm;
+        pos = a->position;
+        if (get_enum(o, base, "activation", (const char *const[]){"gelu", "gelu_tanh", "relu", "silu", NULL}, &act,
+                     NULL, e) ||
+            get_enum(o, base, "norm", (const char *const[]){"layernorm", "rmsnorm", NULL}, &norm, NULL, e) ||
+            get_enum(o, base, "position_embedding", (const char *const[]){"learned", "rotary", "relative", NULL},
+                     &pos, NULL, e))
+                return -1;
+        a->activation = (enum model_activation)act;
+        a->norm = (enum model_norm)norm;
+        a->position = (enum model_position)pos;
+        dropout = a->dropout;
+        if (get_number(o, base, "dropout", 0, 0.99, &dropout, NULL, e))
+                return -1;
+        a->dropout = (float)dropout;
+        if (a->kind == MODEL_ENCODER_DECODER && a->decoder_layers == 0)
+                a->decoder_layers = a->layers;
+        if (a->kv_heads == 0)
+                a->kv_heads = a->heads;
+        if (a->head_dim == 0) {
+                if (a->hidden % a->heads)
+                        return dfail(e, 400, "/model/architecture/heads", "divides",
+                                     "heads must divide hidden_size (or give head_dim)");
+                a->head_dim = a->hidden / a->heads;
+        }
+        if (a->experts > 1 && a->active_experts == 0)
+                a->active_experts = 2;
+        a->position_table = a->max_positions;
+        json_t *n = json_object_get(o, "name");
+        if (n && !json_is_string(n))
+                return dfail(e, 400, "/model/architecture/name", "type", "name must be a string");
+        snprintf(a->name, sizeof(a->name), "%s", n ? json_string_value(n) : "custom architecture");
+
+        const char *field, *why;
+        if (model_arch_check(a, &field, &why)) {
+                char p[128];
+                join(p, sizeof(p), base, field);
+                return dfail(e, 400, p, "architecture", "%s", why);
+        }
+        return 0;
+}
+
+static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct estimate_input *in,
+                        struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"id", "hf_config", "architecture", "parameters", NULL};
+        int given = 0;
+
+        if (!m)
+                return dfail(e, 400, "/model", "required",
+                             "model is required: {\"id\"}, {\"hf_config\"}, {\"architecture\"} or {\"parameters\"}");
+        if (!json_is_object(m))
+                return dfail(e, 400, "/model", "type", "model must be an object");
+        if (known_keys(m, "/model", keys, NULL, e))
+                return -1;
+        for (int i = 0; keys[i]; i++)
+                given += json_object_get(m, keys[i]) != NULL;
+        if (given != 1)
+                return dfail(e, 400, "/model", "one_of",
+                             "model must hold exactly one of id, hf_config, architecture, parameters");
+
+        json_t *v;
+        if ((v = json_object_get(m, "id"))) {
+                if (!json_is_string(v))
+                        return dfail(e, 400, "/model/id", "type", "id must be a string");
+                if (!snap)
+                        return dfail(e, 503, "/model/id", "unavailable",
+                                     "the model catalog is not loaded yet; retry, or send hf_config");
+                const struct catalog_model *cm = catalog_model(snap, json_string_value(v));
+                if (!cm)
+                        return dfail(e, 404, "/model/id", "unknown", "no catalog model \"%.80s\" (GET /api/v1/models)",
+                                     json_string_value(v));
+                if (!cm->arch_ok)
+                        return dfail(e, 422, "/model/id", "architecture",
+                                     "the catalog model \"%.80s\" has a config the importer refused",
+                                     json_string_value(v));
+                in->arch = cm->arch;
+                snprintf(in->arch.name, sizeof(in->arch.name), "%s", cm->name);
+                return 0;
+        }
+        if ((v = json_object_get(m, "hf_config"))) {
+                char key[64], msg[256], p[128];
+                if (!json_is_object(v))
+                        return dfail(e, 400, "/model/hf_config", "type",
+                                     "hf_config must be the config.json object");
+                if (hf_config_import_ex(v, &in->arch, key, sizeof(key), msg, sizeof(msg))) {
+                        if (key[0])
+                                join(p, sizeof(p), "/model/hf_config", key);
+                        else
+                                snprintf(p, sizeof(p), "/model/hf_config");
+                        return dfail(e, 400, p, strcmp(key, "model_type") == 0 ? "enum" : "hf_config", "%s", msg);
+                }
+                return 0;
+        }
+        if ((v = json_object_get(m, "architecture"))) {
+                if (!json_is_object(v))
+                        return dfail(e, 400, "/model/architecture", "type", "architecture must be an object");
+                return decode_architecture(v, &in->arch, e);
+        }
+        v = json_object_get(m, "parameters");
+        uint64_t n = 0;
+        if (get_uint(m, "/model", "parameters", 1000000, 10000000000000ull, &n, NULL, e))
+                return -1;
+        if (!json_is_integer(v))
+                return dfail(e, 400, "/model/parameters", "type", "parameters must be an integer");
+        if (model_arch_from_parameters(n, &in->arch))
+                return dfail(e, 400, "/model/parameters", "range", "parameters must be 1e6..1e13");
+        in->parameters_hint = n;
+        return 0;
+}
+
+/* ---- the rest of the request ------------------------------------------------- */
+
+static int decode_lora(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"rank", "alpha", "targets", NULL};
+        const char *base = "/workload/lora";
+        if (known_keys(o, base, keys, NULL, e) ||
+            get_u32(o, base, "rank", 1, 65536, &in->lora_rank, NULL, e) ||
+            get_u32(o, base, "alpha", 1, 1048576, &in->lora_alpha, NULL, e))
+                return -1;
+        json_t *t = json_object_get(o, "targets");
+        if (t && !json_is_null(t)) {
+                static const char *const names[] = {"q", "k", "v", "o", "gate", "up", "down", NULL};
+                size_t i;
+                json_t *x;
+                if (!json_is_array(t) && !json_is_string(t))
+                        return dfail(e, 400, "/workload/lora/targets", "type",
+                                     "targets must be an array of q, k, v, o, gate, up, down (or \"all\")");
+                in->lora_targets = 0;
+                if (json_is_string(t)) {
+                        if (strcmp(json_string_value(t), "all") && strcmp(json_string_value(t), "all-linear"))
+                                return dfail(e, 400, "/workload/lora/targets", "enum",
+                                             "targets must be an array or \"all\"");
+                        in->lora_targets = EST_LORA_ALL;
+                        return 0;
+                }
+                if (json_array_size(t) == 0)
+                        return dfail(e, 400, "/workload/lora/targets", "range", "targets must not be empty");
+                json_array_foreach(t, i, x) {
+                        char p[128];
+                        snprintf(p, sizeof(p), "/workload/lora/targets/%zu", i);
+                        int k = json_is_string(x) ? estimate_enum_parse(names, json_string_value(x)) : -1;
+                        if (k < 0)
+                                return dfail(e, 400, p, "enum", "each target is one of q, k, v, o, gate, up, down");
+                        in->lora_targets |= 1u << k;
+                }
+        }
+        return 0;
+}
+
+static int decode_workload(json_t *w, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"mode",        "batch_size",      "sequence_length", "gradient_accumulation",
+                                           "num_labels",  "prompt_tokens",   "generated_tokens", "lora",
+                                           "dataset",     NULL};
+        const char *base = "/workload";
+        bool present;
+        int mode = in->mode;
+        json_t *o;
+
+        if (!w)
+                return dfail(e, 400, "/workload", "required", "workload is required (at least its mode)");
+        if (known_keys(w, base, keys, NULL, e))
+                return -1;
+        if (get_enum(w, base, "mode", estimate_mode_names, &mode, &present, e))
+                return -1;
+        if (!present)
+                return dfail(e, 400, "/workload/mode", "required",
+                             "mode is required: inference, fine_tune, pre_train, lora or qlora");
+        in->mode = (enum est_mode)mode;
+        /* Mode-dependent defaults, before the explicit values. */
+        if (in->mode == EST_INFERENCE)
+                in->batch_size = 1;
+        if (in->mode == EST_QLORA) {
+                in->lora_rank = 64;
+                in->lora_alpha = 16;
+                in->lora_targets = EST_LORA_ALL;
+                in->quantization = EST_QUANT_NF4;
+        }
+        uint32_t def_seq = in->arch.kind == MODEL_ENCODER ? 512 : 2048;
+        in->sequence_length = def_seq < in->arch.max_positions ? def_seq : in->arch.max_positions;
+
+        if (get_u32(w, base, "batch_size", 1, 1048576, &in->batch_size, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_BATCH : 0;
+        if (get_u32(w, base, "sequence_length", 1, 16777216, &in->sequence_length, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_SEQUENCE : 0;
+        if (get_u32(w, base, "gradient_accumulation", 1, 1048576, &in->gradient_accumulation, NULL, e))
+                return -1;
+        if (get_u32(w, base, "num_labels", 1, 1000000, &in->num_labels, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_LABELS : 0;
+        if (get_u32(w, base, "prompt_tokens", 1, 16777216, &in->prompt_tokens, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_PROMPT : 0;
+        if (get_u32(w, base, "generated_tokens", 0, 16777216, &in->generated_tokens, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_GENERATED : 0;
+        if (in->mode == EST_INFERENCE && !(in->set & EST_SET_SEQUENCE) &&
+            (in->set & (EST_SET_PROMPT | EST_SET_GENERATED))) {
+                uint64_t ctx = (uint64_t)in->prompt_tokens + in->generated_tokens;
+                if (!(in->set & EST_SET_PROMPT))
+                        ctx = (uint64_t)in->sequence_length; /* generated within the default context */
+                if (ctx > 16777216)
+                        return dfail(e, 400, "/workload/generated_tokens", "range",
+                                     "prompt_tokens + generated_tokens must be at most 16777216");
+                in->sequence_length = (uint32_t)ctx;
+                in->set |= EST_SET_SEQUENCE;
+        }
+        if (in->mode == EST_INFERENCE && (in->set & EST_SET_SEQUENCE) && !(in->set & EST_SET_PROMPT))
+                in->prompt_tokens = in->sequence_length > in->generated_tokens
+                                            ? in->sequence_length - in->generated_tokens
+                                            : in->sequence_length;
+        if (in->mode != EST_INFERENCE && (in->set & (EST_SET_PROMPT | EST_SET_GENERATED)))
+                return dfail(e, 400, (in->set & EST_SET_PROMPT) ? "/workload/prompt_tokens" : "/workload/generated_tokens",
+                             "contradiction", "prompt and generated tokens apply to inference; training uses sequence_length");
+        if (get_object(w, base, "lora", &o, e))
+                return -1;
+        if (o) {
+                if (in->mode != EST_LORA && in->mode != EST_QLORA)
+                        return dfail(e, 400, "/workload/lora", "contradiction",
+                                     "lora settings need mode lora or qlora");
+                if (decode_lora(o, in, e))
+                        return -1;
+                in->set |= EST_SET_LORA;
+        }
+        if (get_object(w, base, "dataset", &o, e))
+                return -1;
+        if (o) {
+                static const char *const dk[] = {"samples", "tokens", "epochs", NULL};
+                if (known_keys(o, "/workload/dataset", dk, NULL, e) ||
+                    get_uint(o, "/workload/dataset", "samples", 1, 1000000000000000ull, &in->dataset_samples, NULL,
+                             e) ||
+                    get_uint(o, "/workload/dataset", "tokens", 1, 1000000000000000000ull, &in->dataset_tokens, NULL,
+                             e) ||
+                    get_number(o, "/workload/dataset", "epochs", 0.001, 1e6, &in->epochs, NULL, e))
+                        return -1;
+                in->set |= EST_SET_DATASET;
+        }
+        return 0;
+}
+
+static int decode_savers(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"activation_checkpointing", "flash_attention", "chunked_loss",
+                                           "optimizer_in_backward", "activation_offload", NULL};
+        const char *base = "/memory_savers";
+        int ck = in->checkpointing;
+        bool present;
+        if (known_keys(o, base, keys, NULL, e) ||
+            get_enum(o, base, "activation_checkpointing", estimate_checkpointing_names, &ck, &present, e))
+                return -1;
+        in->checkpointing = (enum est_checkpointing)ck;
+        in->set |= present ? EST_SET_CHECKPOINTING : 0;
+        if (json_object_get(o, "flash_attention"))
+                in->set |= EST_SET_FLASH;
+        return get_bool(o, base, "flash_attention", &in->flash_attention, e) ||
+                               get_bool(o, base, "chunked_loss", &in->chunked_loss, e) ||
+                               get_bool(o, base, "optimizer_in_backward", &in->optimizer_in_backward, e) ||
+                               get_bool(o, base, "activation_offload", &in->activation_offload, e)
+                       ? -1
+                       : 0;
+}
+
+static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"strategy", "fsdp_sharding", "gpus",      "nodes",
+                                           "tensor_parallel", "pipeline_parallel", "micro_batches",
+                                           "sequence_parallel", "offload", "model_load", "inter_node_bytes_per_s",
+                                           NULL};
+        const char *base = "/parallelism";
+        int v;
+        bool present, fsdp_given;
+        if (known_keys(o, base, keys, NULL, e))
+                return -1;
+        v = in->strategy;
+        if (get_enum(o, base, "strategy", estimate_strategy_names, &v, &present, e))
+                return -1;
+        in->strategy = (enum est_strategy)v;
+        in->set |= present ? EST_SET_STRATEGY : 0;
+        v = in->fsdp_sharding;
+        if (get_enum(o, base, "fsdp_sharding", estimate_fsdp_names, &v, &fsdp_given, e))
+                return -1;
+        in->fsdp_sharding = (enum est_fsdp_sharding)v;
+        if (fsdp_given && in->strategy != EST_FSDP)
+                return dfail(e, 400, "/parallelism/fsdp_sharding", "contradiction",
+                             "fsdp_sharding applies to strategy fsdp");
+        v = in->offload;
+        if (get_enum(o, base, "offload", estimate_offload_names, &v, NULL, e))
+                return -1;
+        in->offload = (enum est_offload)v;
+        v = in->model_load;
+        if (get_enum(o, base, "model_load", estimate_model_load_names, &v, NULL, e))
+                return -1;
+        in->model_load = (enum est_model_load)v;
+        if (get_u32(o, base, "gpus", 1, EST_GPUS_MAX, &in->gpus, &present, e) ||
+            get_u32(o, base, "nodes", 1, EST_GPUS_MAX, &in->nodes, NULL, e) ||
+            get_u32(o, base, "tensor_parallel", 1, 1024, &in->tensor_parallel, NULL, e) ||
+            get_u32(o, base, "pipeline_parallel", 1, 1024, &in->pipeline_parallel, NULL, e) ||
+            get_u32(o, base, "micro_batches", 1, 1048576, &in->micro_batches, NULL, e) ||
+            get_bool(o, base, "sequence_parallel", &in->sequence_parallel, e) ||
+            get_number(o, base, "inter_node_bytes_per_s", 1e6, 1e13, &in->inter_node_bytes_per_s, NULL, e))
+                return -1;
+        /* Unstated GPU count: what the layout needs. */
+        if (!present)
+                in->gpus = in->tensor_parallel * in->pipeline_parallel * in->nodes;
+        if (in->pipeline_parallel > 1 && in->micro_batches == 0)
+                in->micro_batches = in->batch_size < in->pipeline_parallel ? 1 : in->pipeline_parallel;
+        if (in->pipeline_parallel > 1 && in->micro_batches > 1 && in->batch_size % in->micro_batches &&
+            !json_object_get(o, "micro_batches"))
+                in->micro_batches = 1;
+        return 0;
+}
+
+int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap, const char *const *extra_keys,
+                        struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"model",  "workload", "precision", "quantization", "quantization_group_size",
+                                           "double_quantization", "kv_cache_precision", "optimizer",
+                                           "memory_savers", "parallelism", "gpu", "mfu", "serving", NULL};
+        json_t *o;
+        int v;
+        bool present;
+
+        memset(e, 0, sizeof(*e));
+        estimate_input_defaults(in);
+        if (!json_is_object(body))
+                return dfail(e, 400, "", "type", "the request body must be a JSON object");
+        if (known_keys(body, "", keys, extra_keys, e))
+                return -1;
+        if (decode_model(json_object_get(body, "model"), snap, in, e))
+                return -1;
+        if (get_object(body, "", "workload", &o, e) || decode_workload(o, in, e))
+                return -1;
+
+        v = in->precision;
+        if (get_enum(body, "", "precision", estimate_precision_names, &v, &present, e))
+                return -1;
+        in->precision = (enum est_precision)v;
+        in->set |= present ? EST_SET_PRECISION : 0;
+        v = in->quantization;
+        if (get_enum(body, "", "quantization", estimate_quant_names, &v, NULL, e))
+                return -1;
+        in->quantization = (enum est_quant)v;
+        if (get_u32(body, "", "quantization_group_size", 16, 65536, &in->quant_group_size, &present, e) ||
+            get_bool(body, "", "double_quantization", &in->double_quant, e))
+                return -1;
+        if (present && in->quantization != EST_QUANT_INT4)
+                return dfail(e, 400, "/quantization_group_size", "contradiction",
+                             "a group size applies to int4 quantization");
+        v = in->kv_dtype;
+        if (get_enum(body, "", "kv_cache_precision", estimate_kv_dtype_names, &v, &present, e))
+                return -1;
+        in->kv_dtype = (enum est_kv_dtype)v;
+        in->set |= present ? EST_SET_KV_DTYPE : 0;
+        v = in->optimizer;
+        if (get_enum(body, "", "optimizer", estimate_optimizer_names, &v, &present, e))
+                return -1;
+        in->optimizer = (enum est_optimizer)v;
+        in->set |= present ? EST_SET_OPTIMIZER : 0;
+        if (get_object(body, "", "memory_savers", &o, e) || (o && decode_savers(o, in, e)))
+                return -1;
+        if (get_object(body, "", "parallelism", &o, e) || (o && decode_parallelism(o, in, e)))
+                return -1;
+        if (get_number(body, "", "mfu", 0.001, 1.0, &in->mfu, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_MFU : 0;
+        if (get_object(body, "", "serving", &o, e))
+                return -1;
+        if (o) {
+                static const char *const sk[] = {"gpu_memory_utilization", NULL};
+                if (known_keys(o, "/serving", sk, NULL, e) ||
+                    get_number(o, "/serving", "gpu_memory_utilization", 0.05, 1.0, &in->gpu_memory_utilization, NULL,
+                               e))
+                        return -1;
+                if (in->mode != EST_INFERENCE)
+                        return dfail(e, 400, "/serving", "contradiction", "serving settings apply to inference");
+        }
+        json_t *g = json_object_get(body, "gpu");
+        if (g && !json_is_null(g)) {
+                if (!json_is_string(g))
+                        return dfail(e, 400, "/gpu", "type", "gpu must be a catalog GPU id");
+                if (!snap)
+                        return dfail(e, 503, "/gpu", "unavailable", "the GPU catalog is not loaded yet; retry");
+                size_t idx = catalog_gpu_index(snap, json_string_value(g));
+                if (idx == SIZE_MAX)
+                        return dfail(e, 404, "/gpu", "unknown", "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
+                                     json_string_value(g));
+                if (idx >= EST_FITS_MAX)
+                        return dfail(e, 400, "/gpu", "range", "the catalog is larger than the engine's table");
+                in->gpu_index = (int)idx;
+        }
+
+        /* Whole-request rules the engine checks, mapped to this request's pointers. */
+        struct estimate_error ee;
+        struct estimate_input probe = *in;
+        probe.gpu_index = -1;
+        if (estimate_memory_bytes(&probe, &ee) == 0)
+                return dfail(e, 400, ee.pointer, ee.rule, "%s", ee.detail);
+        return 0;
+}
+
+/* ---- encoding ------------------------------------------------------------------ */
+
+static json_t *u64(uint64_t v)
+{
+        return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static json_t *real_or_null(double v)
+{
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *api_model_arch_encode(const struct model_arch *a)
+{
+        json_t *o = json_object();
+        if (!o)
+                return NULL;
+        json_object_set_new(o, "name", json_string(a->name));
+        json_object_set_new(o, "model_type", json_string(a->model_type));
+        json_object_set_new(o, "kind", json_string(model_kind_name(a->kind)));
+        json_object_set_new(o, "layers", json_integer(a->layers));
+        if (a->kind == MODEL_ENCODER_DECODER)
+                json_object_set_new(o, "decoder_layers", json_integer(a->decoder_layers));
+        json_object_set_new(o, "hidden_size", json_integer(a->hidden));
+        json_object_set_new(o, "heads", json_integer(a->heads));
+        json_object_set_new(o, "kv_heads", json_integer(a->kv_heads));
+        json_object_set_new(o, "head_dim", json_integer(a->head_dim));
+        json_object_set_new(o, "ffn_size", json_integer(a->ffn));
+        json_object_set_new(o, "gated_mlp", json_boolean(a->gated_mlp));
+        json_object_set_new(o, "activation", json_string(model_activation_name(a->activation)));
+        json_object_set_new(o, "vocab_size", json_integer(a->vocab));
+        json_object_set_new(o, "max_positions", json_integer(a->max_positions));
+        json_object_set_new(o, "type_vocab_size", json_integer(a->type_vocab));
+        json_object_set_new(o, "tied_embeddings", json_boolean(a->tied_embeddings));
+        json_object_set_new(o, "norm", json_string(model_norm_name(a->norm)));
+        json_object_set_new(o, "pre_norm", json_boolean(a->pre_norm));
+        json_object_set_new(o, "attention_bias", json_boolean(a->attn_bias || a->qkv_bias_only));
+        json_object_set_new(o, "mlp_bias", json_boolean(a->mlp_bias));
+        json_object_set_new(o, "position_embedding", json_string(model_position_name(a->position)));
+        json_object_set_new(o, "experts", json_integer(a->experts));
+        json_object_set_new(o, "active_experts", json_integer(a->active_experts));
+        json_object_set_new(o, "dropout", json_real(floor(a->dropout * 1000.0 + 0.5) / 1000.0));
+        json_object_set_new(o, "pooler", json_boolean(a->pooler));
+        return o;
+}
+
+static json_t *notes_json(const struct est_note *notes, size_t n, bool with_bytes)
+{
+        json_t *arr = json_array();
+        char buf[400];
+        for (size_t i = 0; arr && i < n; i++) {
+                json_t *o = json_pack("{s:s, s:s}", "code", estimate_note_name(notes[i].code), "text",
+                                      estimate_note_text(&notes[i], buf, sizeof(buf)));
+                if (o && with_bytes && notes[i].a > 0)
+                        json_object_set_new(o, "per_gpu_bytes", u64((uint64_t)notes[i].a));
+                if (o && with_bytes && notes[i].b > 0 &&
+                    (notes[i].code == EST_S_ZERO3 || notes[i].code == EST_S_TENSOR_PARALLEL))
+                        json_object_set_new(o, "gpus", json_integer((json_int_t)notes[i].b));
+                if (o && with_bytes && notes[i].code == EST_S_SMALLER_BATCH)
+                        json_object_set_new(o, "batch_size", json_integer((json_int_t)notes[i].b));
+                json_array_append_new(arr, o);
+        }
+        return arr;
+}
+
+static json_t *input_json(const struct estimate_input *in)
+{
+        json_t *o = json_object();
+        if (!o)
+                return NULL;
+        json_object_set_new(o, "mode", json_string(estimate_mode_name(in->mode)));
+        json_object_set_new(o, "batch_size", json_integer(in->batch_size));
+        json_object_set_new(o, "sequence_length", json_integer(in->sequence_length));
+        json_object_set_new(o, "gradient_accumulation", json_integer(in->gradient_accumulation));
+        if (in->mode == EST_INFERENCE) {
+                json_object_set_new(o, "prompt_tokens", json_integer(in->prompt_tokens ? in->prompt_tokens
+                                                                                       : in->sequence_length));
+                json_object_set_new(o, "generated_tokens", json_integer(in->generated_tokens));
+                json_object_set_new(o, "kv_cache_precision", json_string(estimate_kv_dtype_name(in->kv_dtype)));
+        }
+        if (in->mode == EST_LORA || in->mode == EST_QLORA)
+                json_object_set_new(o, "lora_rank", json_integer(in->lora_rank));
+        json_object_set_new(o, "precision", json_string(estimate_precision_name(in->precision)));
+        json_object_set_new(o, "quantization", json_string(estimate_quant_name(in->quantization)));
+        json_object_set_new(o, "optimizer", json_string(estimate_optimizer_name(in->optimizer)));
+        json_object_set_new(o, "activation_checkpointing",
+                            json_string(estimate_checkpointing_name(in->checkpointing)));
+        json_object_set_new(o, "flash_attention", json_boolean(in->flash_attention));
+        json_object_set_new(o, "strategy", json_string(estimate_strategy_name(in->strategy)));
+        json_object_set_new(o, "gpus", json_integer(in->gpus));
+        json_object_set_new(o, "nodes", json_integer(in->nodes));
+        json_object_set_new(o, "tensor_parallel", json_integer(in->tensor_parallel));
+        json_object_set_new(o, "pipeline_parallel", json_integer(in->pipeline_parallel));
+        json_object_set_new(o, "offload", json_string(estimate_offload_name(in->offload)));
+        return o;
+}
+
+json_t *api_estimate_encode(const struct estimate_input *in, const struct estimate_result *r,
+                            const struct gpu_spec *gpus, size_t n_gpus)
+{
+        json_t *doc = json_object(), *comp = json_object(), *phases = json_object(), *cpu = json_object();
+        json_t *fits = json_array();
+        if (!doc || !comp || !phases || !cpu || !fits) {
+                json_decref(doc);
+                json_decref(comp);
+                json_decref(phases);
+                json_decref(cpu);
+                json_decref(fits);
+                return NULL;
+        }
+
+        json_object_set_new(doc, "model",
+                            json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", in->arch.name, "parameters",
+                                      u64(r->parameters), "trainable_parameters", u64(r->trainable_parameters),
+                                      "checkpoint_parameters", u64(r->checkpoint_parameters), "architecture",
+                                      api_model_arch_encode(&in->arch)));
+        json_object_set_new(doc, "input", input_json(in));
+
+        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
+                json_object_set_new(comp, estimate_component_name((enum est_component)c), u64(r->per_gpu[c]));
+        for (int p = 0; p < EST_PHASE_COUNT; p++)
+                if (r->phase_total_bytes[p])
+                        json_object_set_new(phases, estimate_phase_name((enum est_phase)p),
+                                            u64(r->phase_total_bytes[p]));
+        json_object_set_new(doc, "per_gpu",
+                            json_pack("{s:o, s:o, s:s, s:o, s:o}", "total_bytes", u64(r->per_gpu_total_bytes),
+                                      "allocated_bytes", u64(r->per_gpu_allocated_bytes), "peak_phase",
+                                      estimate_phase_name(r->peak_phase), "components", comp, "phases", phases));
+
+        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
+                json_object_set_new(cpu, estimate_cpu_component_name((enum est_cpu_component)c), u64(r->cpu[c]));
+        json_object_set_new(doc, "cpu", json_pack("{s:o, s:o}", "total_bytes", u64(r->cpu_total_bytes),
+                                                  "components", cpu));
+
+        const struct gpu_spec *g = in->gpu_index >= 0 && (size_t)in->gpu_index < n_gpus ? &gpus[in->gpu_index]
+                                                                                        : NULL;
+        json_t *compute = json_pack(
+                "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "flops_per_step", real_or_null(r->flops_per_step),
+                "flops_total", real_or_null(r->flops_total), "steps", real_or_null(r->steps), "tokens_per_step",
+                real_or_null(r->tokens_per_step), "seconds_per_step", real_or_null(r->seconds_per_step),
+                "total_seconds", real_or_null(r->total_seconds), "tokens_per_second",
+                real_or_null(r->tokens_per_second), "mfu", real_or_null(r->mfu), "bottleneck",
+                estimate_bottleneck_name(r->bottleneck), "gpu", g ? json_string(g->id) : json_null(),
+                "bottleneck_detail",
+                json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "compute_seconds_per_step",
+                          real_or_null(r->compute_seconds_per_step), "communication_seconds_per_step",
+                          real_or_null(r->comm_seconds_per_step), "memory_seconds_per_step",
+                          real_or_null(r->memory_seconds_per_step), "communication_bytes_per_step",
+                          real_or_null(r->comm_bytes_per_step), "link_bytes_per_s",
+                          real_or_null(r->link_bytes_per_s), "peak_flops_per_gpu",
+                          real_or_null(r->peak_flops_per_gpu)));
+        json_object_set_new(doc, "compute", compute);
+
+        if (in->mode == EST_INFERENCE) {
+                json_object_set_new(
+                        doc, "inference",
+                        json_pack("{s:o, s:o, s:o, s:o, s:o}", "prefill_seconds", real_or_null(r->prefill_seconds),
+                                  "decode_tokens_per_second", real_or_null(r->decode_tokens_per_second),
+                                  "decode_tokens_per_second_roofline",
+                                  real_or_null(r->decode_tokens_per_second_roofline), "decode_bytes_per_token",
+                                  u64(r->decode_bytes_per_token), "kv_cache_bytes_per_token",
+                                  u64(r->kv_bytes_per_token)));
+                if (g && in->arch.kind != MODEL_ENCODER)
+                        json_object_set_new(
+                                doc, "serving",
+                                json_pack("{s:s, s:f, s:o, s:o, s:o, s:i, s:o, s:o}", "gpu", g->id,
+                                          "gpu_memory_utilization",
+                                          in->gpu_memory_utilization > 0 ? in->gpu_memory_utilization : 0.9,
+                                          "budget_bytes", u64(r->serving_budget_bytes), "kv_cache_bytes",
+                                          u64(r->serving_kv_bytes), "kv_cache_bytes_per_token",
+                                          u64(r->kv_bytes_per_token), "context_tokens", (json_int_t)in->sequence_length,
+                                          "concurrent_sequences", u64(r->serving_concurrent_sequences),
+                                          "max_context_tokens", u64(r->serving_max_context_tokens)));
+        }
+
+        for (size_t i = 0; i < r->n_fits; i++) {
+                const struct est_fit *f = &r->fits[i];
+                if (f->gpu >= n_gpus)
+                        continue;
+                json_array_append_new(
+                        fits, json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:o, s:i}", "gpu", gpus[f->gpu].id, "name",
+                                        gpus[f->gpu].name, "memory_bytes", u64(f->memory_bytes), "fits", f->fits,
+                                        "reason", estimate_fit_reason_name((enum est_fit_reason)f->reason),
+                                        "gpus_needed",
+                                        f->gpus_needed ? json_integer(f->gpus_needed) : json_null(), "utilization",
+                                        real_or_null(f->utilization), "max_batch_size",
+                                        (json_int_t)f->max_batch_size));
+        }
+        json_object_set_new(doc, "fits", fits);
+        json_object_set_new(doc, "suggestions", notes_json(r->suggestions, r->n_suggestions, true));
+        json_object_set_new(doc, "assumptions", notes_json(r->assumptions, r->n_assumptions, false));
+        json_object_set_new(doc, "warnings", notes_json(r->warnings, r->n_warnings, false));
+        return doc;
+}
+
+/* ---- the handler ---------------------------------------------------------------- */
+
+void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
+{
+        json_error_t jerr;
+        json_t *body = NULL, *doc;
+        const struct catalog_snapshot *snap = NULL;
+        const struct gpu_spec *gpus = NULL;
+        size_t n_gpus = 0;
+        struct estimate_input in;
+        struct api_estimate_error e;
+        struct estimate_error ee;
+        struct estimate_result *r = NULL;
+
+        if (!rq->body || rq->body_len == 0) {
+                api_problem_field(rs, 400, "", "required", "a JSON request body is required");
+                return;
+        }
+        body = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!body) {
+                char d[300];
+                snprintf(d, sizeof(d), "invalid JSON at line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+                api_problem_field(rs, 400, "", "json", d);
+                return;
+        }
+        if (rq->app && rq->app->catalog)
+                snap = catalog_acquire(rq->app->catalog);
+        if (snap)
+                gpus = catalog_gpus(snap, &n_gpus);
+        if (api_estimate_decode(body, snap, NULL, &in, &e)) {
+                api_problem_field(rs, e.status ? e.status : 400, e.pointer, e.rule, e.detail);
+                goto out;
+        }
+        r = malloc(sizeof(*r));
+        if (!r) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
+        if (estimate_run(&in, gpus, n_gpus, r, &ee)) {
+                api_problem_field(rs, 400, ee.pointer, ee.rule, ee.detail);
+                goto out;
+        }
+        doc = api_estimate_encode(&in, r, gpus, n_gpus);
+        if (!doc)
+                api_problem(rs, 500, "out of memory");
+        else
+                api_reply_json(rs, 200, doc);
+out:
+        free(r);
+        json_decref(body);
+        if (snap)
+                catalog_release(snap);
+}

@@ -1,0 +1,211 @@
+/*
+ * validation.c - GET /api/v1/validation and GET /api/v1/scenarios (see
+ * validation.h).  Both read their rows from PostgreSQL (these are not
+ * hot-path endpoints) and run the engine on each.
+ */
+#include "api/validation.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog_common.h"
+#include "db/engine_queries.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return (x > y) - (x < y);
+}
+
+void api_validation_summary(const double *errors, size_t n, double *buf, double *median, double *p90)
+{
+        *median = *p90 = 0;
+        if (n == 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                buf[i] = fabs(errors[i]);
+        qsort(buf, n, sizeof(double), cmp_double);
+        *median = n % 2 ? buf[n / 2] : (buf[n / 2 - 1] + buf[n / 2]) / 2;
+        /* Nearest rank: the smallest value with at least 90% at or below it. */
+        size_t rank = (size_t)ceil(0.9 * (double)n);
+        *p90 = buf[rank ? rank - 1 : 0];
+}
+
+int api_validation_case(json_t *request, const char *kind, double measured_bytes,
+                        const struct catalog_snapshot *snap, struct api_validation_result *out,
+                        struct api_estimate_error *err)
+{
+        struct estimate_input in;
+        struct estimate_error ee;
+        struct estimate_result *r;
+
+        memset(out, 0, sizeof(*out));
+        if (api_estimate_decode(request, snap, NULL, &in, err))
+                return -1;
+        r = malloc(sizeof(*r));
+        if (!r) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                err->status = 500;
+                return -1;
+        }
+        if (estimate_run(&in, NULL, 0, r, &ee)) {
+                snprintf(err->pointer, sizeof(err->pointer), "%s", ee.pointer);
+                snprintf(err->rule, sizeof(err->rule), "%s", ee.rule);
+                snprintf(err->detail, sizeof(err->detail), "%s", ee.detail);
+                err->status = 400;
+                free(r);
+                return -1;
+        }
+        out->total_bytes = r->per_gpu_total_bytes;
+        out->allocated_bytes = r->per_gpu_allocated_bytes;
+        out->measured_bytes = measured_bytes;
+        out->estimated_bytes = strcmp(kind, "max_allocated") == 0 ? (double)r->per_gpu_allocated_bytes
+                                                                  : (double)r->per_gpu_total_bytes;
+        out->error = measured_bytes > 0 ? (out->estimated_bytes - measured_bytes) / measured_bytes : 0;
+        free(r);
+        return 0;
+}
+
+/* Rows of one engine-data table, parsed; NULL with rs filled. */
+static json_t *load_rows(const struct api_request *rq, struct api_response *rs,
+                         char *(*query)(PGconn *, char *, size_t))
+{
+        char err[256];
+        PGconn *c = api_db_acquire(rq, rs);
+        char *text;
+        json_t *rows;
+        json_error_t jerr;
+
+        if (!c)
+                return NULL;
+        text = query(c, err, sizeof(err));
+        api_db_release(rq, c);
+        if (!text) {
+                api_problem(rs, 503, err);
+                api_header_add(rs, "Retry-After", "2");
+                return NULL;
+        }
+        rows = json_loads(text, 0, &jerr);
+        free(text);
+        if (!json_is_array(rows)) {
+                json_decref(rows);
+                api_problem(rs, 500, "engine data is not a JSON array");
+                return NULL;
+        }
+        return rows;
+}
+
+void api_validation_handle(const struct api_request *rq, struct api_response *rs)
+{
+        const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
+        json_t *rows, *cases, *row, *doc;
+        size_t i, n_ok = 0;
+        double *errs = NULL, *buf = NULL, median, p90;
+
+        if (!snap)
+                return;
+        rows = load_rows(rq, rs, db_measurements_json);
+        if (!rows) {
+                catalog_release(snap);
+                return;
+        }
+        cases = json_array();
+        errs = calloc(json_array_size(rows) + 1, sizeof(double));
+        buf = calloc(json_array_size(rows) + 1, sizeof(double));
+        if (!cases || !errs || !buf) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
+        json_array_foreach(rows, i, row) {
+                struct api_validation_result v;
+                struct api_estimate_error e;
+                const char *kind = json_string_value(json_object_get(row, "kind"));
+                double measured = json_number_value(json_object_get(row, "measured_bytes"));
+                json_t *c = json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
+                                      json_object_get(row, "id"), "source", json_object_get(row, "source"),
+                                      "url", json_object_get(row, "url"), "notes", json_object_get(row, "notes"),
+                                      "measurement_kind", json_object_get(row, "kind"), "measured",
+                                      json_object_get(row, "measured"), "unit", json_object_get(row, "unit"),
+                                      "measured_bytes", json_object_get(row, "measured_bytes"), "request",
+                                      json_object_get(row, "request"));
+                if (!c)
+                        continue;
+                if (api_validation_case(json_object_get(row, "request"), kind ? kind : "", measured, snap, &v,
+                                        &e) == 0) {
+                        json_object_set_new(c, "estimated_bytes", json_integer((json_int_t)v.estimated_bytes));
+                        json_object_set_new(c, "estimated_total_bytes", json_integer((json_int_t)v.total_bytes));
+                        json_object_set_new(c, "estimated_allocated_bytes",
+                                            json_integer((json_int_t)v.allocated_bytes));
+                        json_object_set_new(c, "error", json_real(v.error));
+                        errs[n_ok++] = v.error;
+                } else {
+                        json_object_set_new(c, "error", json_null());
+                        json_object_set_new(c, "problem", json_pack("{s:s, s:s, s:s}", "pointer", e.pointer,
+                                                                    "rule", e.rule, "detail", e.detail));
+                }
+                json_array_append_new(cases, c);
+        }
+        api_validation_summary(errs, n_ok, buf, &median, &p90);
+        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s}}", "cases", cases, "summary", "count", (json_int_t)n_ok,
+                        "median_abs_error", median, "p90_abs_error", p90, "comparison",
+                        "max_allocated cases compare allocated_bytes; nvidia_smi cases compare total_bytes");
+        cases = NULL;
+        if (!doc)
+                api_problem(rs, 500, "out of memory");
+        else
+                api_reply_json(rs, 200, doc);
+out:
+        json_decref(cases);
+        json_decref(rows);
+        free(errs);
+        free(buf);
+        catalog_release(snap);
+}
+
+void api_scenarios_handle(const struct api_request *rq, struct api_response *rs)
+{
+        const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
+        json_t *rows, *out, *row;
+        size_t i, n_gpus = 0;
+        const struct gpu_spec *gpus;
+        struct estimate_result *r;
+
+        if (!snap)
+                return;
+        rows = load_rows(rq, rs, db_scenarios_json);
+        if (!rows) {
+                catalog_release(snap);
+                return;
+        }
+        gpus = catalog_gpus(snap, &n_gpus);
+        out = json_array();
+        r = malloc(sizeof(*r));
+        if (!out || !r) {
+                api_problem(rs, 500, "out of memory");
+                json_decref(out);
+                goto done;
+        }
+        json_array_foreach(rows, i, row) {
+                struct estimate_input in;
+                struct api_estimate_error e;
+                struct estimate_error ee;
+                json_t *s = json_deep_copy(row);
+                if (!s)
+                        continue;
+                if (api_estimate_decode(json_object_get(row, "request"), snap, NULL, &in, &e) == 0 &&
+                    estimate_run(&in, gpus, n_gpus, r, &ee) == 0) {
+                        json_object_set_new(s, "estimate", api_estimate_encode(&in, r, gpus, n_gpus));
+                } else {
+                        json_object_set_new(s, "estimate", json_null());
+                        json_object_set_new(s, "problem", json_pack("{s:s, s:s}", "pointer", e.pointer,
+                                                                    "detail", e.detail));
+                }
+                json_array_append_new(out, s);
+        }
+        api_reply_json(rs, 200, json_pack("{s:o}", "scenarios", out));
+done:
+        free(r);
+        json_decref(rows);
+        catalog_release(snap);
+}

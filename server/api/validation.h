@@ -1,0 +1,58 @@
+/*
+ * validation.h - the engine against published measurements, and the seed
+ * scenarios beside the engine's figures.
+ *
+ * GET /api/v1/validation runs every measured case of the measurements
+ * table through the engine and returns source, configuration, measured,
+ * estimated and relative error per case plus the median and 90th
+ * percentile of the absolute errors.  GET /api/v1/scenarios returns the
+ * seed's XLM-RoBERTa rows verbatim with the engine's estimate for the
+ * assumed setup of each.
+ *
+ * api_validation_case() is the one place a case is evaluated, shared by
+ * the endpoint, the accuracy tool and the unit tests.
+ *
+ * Ownership: functions borrow their JSON arguments; returned JSON values
+ * are new references.  Thread-safe.
+ */
+#ifndef GPUPLAN_API_VALIDATION_H
+#define GPUPLAN_API_VALIDATION_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "api/estimate.h"
+#include "api/handler.h"
+
+struct catalog_snapshot;
+
+struct api_validation_result {
+        double measured_bytes;
+        double estimated_bytes;         /* allocated bytes for max_allocated cases, total otherwise */
+        double error;                   /* (estimated - measured) / measured */
+        unsigned long long total_bytes;
+        unsigned long long allocated_bytes;
+};
+
+/*
+ * Evaluate one case: request is an estimate request body, kind is
+ * "max_allocated", "max_reserved" or "nvidia_smi".  snap resolves catalog
+ * ids (may be NULL when the request names none).  Returns 0, or -1 with
+ * err filled.
+ */
+int api_validation_case(json_t *request, const char *kind, double measured_bytes,
+                        const struct catalog_snapshot *snap, struct api_validation_result *out,
+                        struct api_estimate_error *err);
+
+/* Median and 90th percentile (nearest rank) of |errors|; sorts a copy in buf (n entries). */
+void api_validation_summary(const double *errors, size_t n, double *buf, double *median, double *p90);
+
+void api_validation_handle(const struct api_request *rq, struct api_response *rs);
+void api_scenarios_handle(const struct api_request *rq, struct api_response *rs);
+
+/* GET /api/v1/models and GET /api/v1/models/{id} (models.c). */
+void api_models_list(const struct api_request *rq, struct api_response *rs);
+void api_models_get(const struct api_request *rq, struct api_response *rs);
+
+#endif
