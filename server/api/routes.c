@@ -43,6 +43,7 @@ const struct api_route api_routes[] = {
         {"POST", "/api/v1/purchase_prices", api_purchase_prices_post, API_ROUTE_BODY},
         {"GET", "/api/v1/settings", api_settings_list, 0},
         {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY},
+        {"POST", "/api/v1/compare", api_compare, API_ROUTE_BODY},
         {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY},
 
         /* Estimation engine (estimate.h, validation.h) */

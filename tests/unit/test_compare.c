@@ -1,0 +1,316 @@
+/*
+ * test_compare.c - the compare plan search on a small hand-made catalog.
+ *
+ * Catalog: a 24 GiB card rented one per pod at 0.50 USD/h, an 80 GiB
+ * GPU rented as 8-GPU instances at 16.00 USD/h (2.00 USD per GPU-hour),
+ * a 1 GiB card, an inference-only part, a GPU with no memory figure.
+ * Workload: a 1.3B-parameter decoder (24 layers, hidden 2048) fully
+ * fine-tuned with AdamW in bf16 mixed precision: 16 bytes per parameter
+ * of model state (Rajbhandari et al. 2020, ZeRO section 3) = 21 GB before
+ * activations, so one 24 GiB card is tight and 1 GiB never fits.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/compare.h"
+#include "catalog/catalog.h"
+#include "catalog/catalog_tables.h"
+
+#define GiB (1024.0 * 1024 * 1024)
+
+/* a == b to a relative tolerance (cmocka 1.1.5's float assertion is absolute). */
+#define assert_close(a, b) assert_true(fabs((a) - (b)) <= 1e-9 * fmax(fabs(a), fabs(b)))
+
+static const char *dup(struct catalog_tables *t, const char *s)
+{
+        const char *out = catalog_tables_strndup(t, s, strlen(s));
+
+        assert_non_null(out);
+        return out;
+}
+
+static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_gib, bool train)
+{
+        struct gpu_spec *g = &t->gpus[i];
+
+        strcpy(g->id, id);
+        strcpy(g->name, id);
+        strcpy(g->vendor, "Test");
+        strcpy(g->kind, "gpu");
+        g->memory_bytes = (uint64_t)(mem_gib * GiB);
+        g->usable_memory_bytes = g->memory_bytes;
+        g->memory_bandwidth_bytes_per_s = 2e12;
+        g->flops[GPU_FP32] = 20e12;
+        g->flops[GPU_TF32] = 150e12;
+        g->flops[GPU_FP16] = 300e12;
+        g->flops[GPU_BF16] = 300e12;
+        g->link = GPU_LINK_NVLINK;
+        g->link_bytes_per_s = 300e9;
+        g->host_link_bytes_per_s = 32e9;
+        g->can_train = train;
+        g->cuda = true;
+        t->gpu_infos[i].source = dup(t, "https://example.org");
+        t->gpu_infos[i].chips_per_board = 1;
+}
+
+static void offering(struct catalog_tables *t, size_t i, const char *id, const char *provider,
+                     const char *gpu_id, int per_instance, double usd_per_hour)
+{
+        t->offerings[i].id = dup(t, id);
+        t->offerings[i].provider_id = dup(t, provider);
+        t->offerings[i].accelerator_id = dup(t, gpu_id);
+        t->offerings[i].instance_type = dup(t, id);
+        t->offerings[i].region = dup(t, "test");
+        t->offerings[i].gpus_per_instance = per_instance;
+        t->prices[i] = (struct catalog_price){.id = (int64_t)i + 1,
+                                              .offering_id = t->offerings[i].id,
+                                              .pricing = CATALOG_ON_DEMAND,
+                                              .usd_per_hour = usd_per_hour,
+                                              .as_of = dup(t, "2026-01-01"),
+                                              .source = dup(t, "https://example.org/prices")};
+}
+
+static int setup(void **state)
+{
+        struct catalog *c = catalog_new();
+        struct catalog_tables t;
+
+        memset(&t, 0, sizeof(t));
+        t.n_gpus = 5;
+        t.gpus = calloc(5, sizeof(*t.gpus));
+        t.gpu_infos = calloc(5, sizeof(*t.gpu_infos));
+        /* Bytewise id order, as the loader sorts. */
+        gpu(&t, 0, "big-80", 80, true);
+        gpu(&t, 1, "card-24", 24, true);
+        gpu(&t, 2, "infer-only", 32, false);
+        gpu(&t, 3, "no-memory", 0, true);
+        gpu(&t, 4, "tiny-1", 1, true);
+        t.n_providers = 2;
+        t.providers = calloc(2, sizeof(*t.providers));
+        t.providers[0] =
+                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
+        t.providers[1] =
+                (struct catalog_provider){.id = dup(&t, "beta"), .kind = dup(&t, "gpu_cloud")};
+        t.n_offerings = t.n_prices = 4;
+        t.offerings = calloc(4, sizeof(*t.offerings));
+        t.prices = calloc(4, sizeof(*t.prices));
+        offering(&t, 0, "alpha-8x-big", "alpha", "big-80", 8, 16.0);
+        offering(&t, 1, "beta-1x-card", "beta", "card-24", 1, 0.5);
+        offering(&t, 2, "beta-1x-infer", "beta", "infer-only", 1, 0.1);
+        offering(&t, 3, "beta-1x-tiny", "beta", "tiny-1", 1, 0.01);
+        t.content_hash[0] = 1;
+        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
+        assert_int_equal(catalog_install(c, &t), 0);
+        *state = c;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        catalog_free(*state);
+        return 0;
+}
+
+static void workload(struct estimate_input *in)
+{
+        estimate_input_defaults(in);
+        in->arch.kind = MODEL_DECODER;
+        in->arch.layers = 24;
+        in->arch.hidden = 2048;
+        in->arch.heads = 16;
+        in->arch.kv_heads = 16;
+        in->arch.head_dim = 128;
+        in->arch.ffn = 8192;
+        in->arch.vocab = 50257;
+        in->arch.max_positions = 2048;
+        in->arch.position_table = 2048;
+        in->arch.tied_embeddings = true;
+        in->arch.pre_norm = true;
+        in->arch.final_norm = true;
+        in->arch.attn_bias = true;
+        in->arch.mlp_bias = true;
+        in->mode = EST_FINE_TUNE;
+        in->batch_size = 4;
+        in->sequence_length = 512;
+        in->dataset_samples = 100000;
+        in->epochs = 1;
+        in->optimizer = EST_OPT_ADAMW;
+        in->precision = EST_BF16_MIXED;
+}
+
+static const struct compare_excluded *find_excluded(const struct compare_result *r, size_t gi)
+{
+        for (size_t i = 0; i < r->n_excluded; i++)
+                if (r->excluded[i].gpu_index == gi)
+                        return &r->excluded[i];
+        return NULL;
+}
+
+static void test_plans_are_priced_and_fit(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct estimate_input in;
+        struct compare_constraints c;
+        struct compare_result r;
+        struct estimate_error e;
+        static struct estimate_result check;
+        size_t n, n_off;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n);
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+
+        workload(&in);
+        compare_constraints_defaults(&c);
+        c.max_gpus = 16;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_true(r.has_hours);
+        assert_true(r.n_plans >= 1);
+        for (size_t i = 0; i < r.n_plans; i++) {
+                const struct compare_plan *p = &r.plans[i];
+                const struct catalog_offering *o = &off[p->offering_index];
+                double per_gpu_hour = p->price->usd_per_hour / o->gpus_per_instance;
+
+                /* Whole instances only. */
+                assert_int_equal(p->gpus % (uint32_t)o->gpus_per_instance, 0);
+                assert_int_equal(p->instances * (uint32_t)o->gpus_per_instance, p->gpus);
+                /* cost = GPUs x hours x stored price per GPU-hour. */
+                assert_true(p->hours > 0);
+                assert_close(p->cost_usd, p->gpus * p->hours * per_gpu_hour);
+                /* The plan fits by the engine's own full estimate, re-run here. */
+                assert_int_equal(estimate_run(&p->input, &gpus[p->gpu_index], 1, &check, &e), 0);
+                assert_int_equal(check.per_gpu_total_bytes, p->per_gpu_bytes);
+                assert_true(p->per_gpu_bytes <= gpus[p->gpu_index].usable_memory_bytes);
+                /* Ranked by cost. */
+                if (i > 0)
+                        assert_true(r.plans[i - 1].cost_usd <= p->cost_usd * (1 + 1e-4));
+        }
+        /* The 8-GPU instance is 2.00 USD per GPU-hour: 16.00 / 8. */
+        for (size_t i = 0; i < r.n_plans; i++)
+                if (strcmp(off[r.plans[i].offering_index].id, "alpha-8x-big") == 0)
+                        assert_close(r.plans[i].usd_per_gpu_hour, 2.0);
+
+        /* Excluded with reasons: too small, inference-only, unknown memory. */
+        assert_non_null(strstr(find_excluded(&r, 4)->reason, "does not fit"));
+        assert_non_null(strstr(find_excluded(&r, 2)->reason, "inference-only"));
+        assert_non_null(strstr(find_excluded(&r, 3)->reason, "no memory size"));
+        compare_result_free(&r);
+        catalog_release(s);
+}
+
+static void test_evaluated_counts_the_plan_space(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct estimate_input in;
+        struct compare_constraints c;
+        struct compare_result r;
+        struct estimate_error e;
+
+        workload(&in);
+        compare_constraints_defaults(&c);
+        c.max_gpus = 4;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        /*
+         * Per GPU checked: count 1 has one strategy (single), counts 2..4
+         * have five (ddp, zero1, zero2, zero3, fsdp): 1 + 3 x 5 = 16 layouts,
+         * x 5 savers = 80 points.  Three GPUs are checked (big-80, card-24,
+         * tiny-1); infer-only and no-memory are excluded before any check.
+         */
+        assert_int_equal(r.evaluated, 3 * 80);
+        /* max_gpus 4 < 8 GPUs per instance: that offering is excluded, not priced. */
+        for (size_t i = 0; i < r.n_plans; i++)
+                assert_int_not_equal(r.plans[i].gpu_index, 0);
+        assert_non_null(strstr(find_excluded(&r, 0)->reason, "more than max_gpus"));
+        compare_result_free(&r);
+        catalog_release(s);
+}
+
+static void test_constraints_filter_and_rank(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct estimate_input in;
+        struct compare_constraints c;
+        struct compare_result r;
+        struct estimate_error e;
+        size_t n_off;
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+
+        workload(&in);
+
+        /* Only provider alpha. */
+        compare_constraints_defaults(&c);
+        c.providers[c.n_providers++] = "alpha";
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        for (size_t i = 0; i < r.n_plans; i++)
+                assert_string_equal(off[r.plans[i].offering_index].provider_id, "alpha");
+        compare_result_free(&r);
+
+        /* By time: hours never decrease down the list. */
+        compare_constraints_defaults(&c);
+        c.rank_by = COMPARE_RANK_TIME;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        for (size_t i = 1; i < r.n_plans; i++)
+                assert_true(r.plans[i - 1].hours <= r.plans[i].hours * (1 + 1e-4));
+        compare_result_free(&r);
+
+        /* A deadline nothing can meet: no plans, each priced offering says why. */
+        compare_constraints_defaults(&c);
+        c.deadline_hours = 1e-6;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(r.n_plans, 0);
+        for (size_t i = 0; i < r.n_excluded; i++)
+                if (r.excluded[i].offering_index != SIZE_MAX)
+                        assert_non_null(strstr(r.excluded[i].reason, "deadline"));
+        compare_result_free(&r);
+
+        /* A budget of one cent: the same, for money. */
+        compare_constraints_defaults(&c);
+        c.budget_usd = 0.01;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(r.n_plans, 0);
+        compare_result_free(&r);
+        catalog_release(s);
+}
+
+static void test_without_dataset_ranks_per_token(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct estimate_input in;
+        struct compare_constraints c;
+        struct compare_result r;
+        struct estimate_error e;
+
+        workload(&in);
+        in.dataset_samples = 0;
+        compare_constraints_defaults(&c);
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_false(r.has_hours);
+        assert_true(r.n_plans >= 1);
+        for (size_t i = 0; i < r.n_plans; i++) {
+                const struct compare_plan *p = &r.plans[i];
+
+                assert_true(p->hours < 0 && p->cost_usd < 0);
+                /* USD per million tokens = GPUs x USD/GPU-hour / 3600 / tokens/s x 1e6. */
+                assert_close(p->usd_per_million_tokens,
+                             p->gpus * p->usd_per_gpu_hour / 3600 / p->tokens_per_second * 1e6);
+        }
+        compare_result_free(&r);
+        catalog_release(s);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_plans_are_priced_and_fit),
+                cmocka_unit_test(test_evaluated_counts_the_plan_space),
+                cmocka_unit_test(test_constraints_filter_and_rank),
+                cmocka_unit_test(test_without_dataset_ranks_per_token),
+        };
+
+        return cmocka_run_group_tests_name("compare", tests, setup, teardown);
+}
