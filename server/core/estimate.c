@@ -209,6 +209,7 @@ static void note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t code,
 struct derived {
         struct model_param_breakdown pb;
         bool training, lora, encoder_head, lm_logits, mixed, pure_half;
+        bool amp;                       /* PyTorch autocast: fp32 weights/gradients + half copies */
         double P;                       /* parameters as run */
         double P_linear;                /* quantizable block matrices */
         double P_trainable;
@@ -375,6 +376,18 @@ static int derive(const struct estimate_input *in, struct derived *d, struct est
                 d->e_a = 2;
                 break;
         }
+        /* PyTorch AMP (single GPU, DDP, FSDP MixedPrecision) keeps fp32
+         * weights and fp32 gradients (4 + 4 + Adam 8 = 16 B/param, the fp32
+         * weights double as the master copy) and, during forward and
+         * backward, the half-precision copies autocast makes of every weight
+         * (Hugging Face "model training anatomy": 6 bytes per parameter for
+         * mixed-precision weights).  DeepSpeed ZeRO keeps the ZeRO paper's
+         * fp16 weights + fp16 gradients + fp32 master. */
+        d->amp = d->mixed && d->training && !d->lora &&
+                 (in->strategy == EST_SINGLE || in->strategy == EST_DDP || in->strategy == EST_FSDP) &&
+                 !(in->offload == EST_OFFLOAD_OPTIMIZER && in->strategy != EST_FSDP);
+        if (d->amp)
+                d->e_w = 4;
         d->e_q = in->quantization == EST_QUANT_NONE ? d->e_w : quant_bytes(in, res);
         d->e_kv = kv_bytes(in->kv_dtype, d->e_a);
 
@@ -393,7 +406,7 @@ static int derive(const struct estimate_input *in, struct derived *d, struct est
 
         if (d->training) {
                 d->e_g = d->lora ? d->e_adapter : (d->e_w);
-                d->e_master = (d->mixed && !d->lora) ? 4 : 0;
+                d->e_master = (d->mixed && !d->lora && !d->amp) ? 4 : 0;
                 double half = d->pure_half ? 0.5 : 1.0; /* states kept in bf16 by pure-bf16 recipes */
                 switch (in->optimizer) {
                 case EST_OPT_SGD:
@@ -840,7 +853,8 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
                  * reduce-scatter (PyTorch FSDP docs). */
                 double unit = d->layer_params / (t * p);
                 double root = d->root_params / t;
-                comm += root * d->e_w + 2 * unit * d->e_w;
+                double e_gather = d->mixed ? 2 : d->e_w; /* MixedPrecision(param_dtype) */
+                comm += root * e_gather + 2 * unit * e_gather;
                 comm_bwd += unit * d->e_g + (offload_params ? d->P_head_grad * d->e_g / t : 0);
                 ASSUME(res, EST_A_FSDP_GATHER, 2, 0);
         }
@@ -867,6 +881,12 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
                 double logit = a->kind == MODEL_ENCODER ? 4.0 * in->num_labels
                                                         : (double)a->vocab / t * (B + 4);
                 struct phase_mem *pf = &mm->ph[EST_PHASE_PREFILL];
+                /* bitsandbytes / GPTQ kernels dequantize weights to the
+                 * compute dtype per matmul; bounded by one block's weights. */
+                double deq = in->quantization != EST_QUANT_NONE ? d->layer_params * 2 / (t * p) : 0;
+                phase_set(pf, EST_C_WORKSPACE, deq, 0);
+                if (a->kind != MODEL_ENCODER && d->generated > 0)
+                        phase_set(&mm->ph[EST_PHASE_DECODE], EST_C_WORKSPACE, deq, 0);
                 phase_set(pf, EST_C_WEIGHTS, W, 0);
                 phase_set(pf, EST_C_KV_CACHE, 0, kv_tok * s + kv_cross);
                 phase_set(pf, EST_C_ACTIVATIONS, 0, ws);
@@ -920,6 +940,12 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
                         edge += 2 * B * s * h + norm_b * s * h;
         }
         act += edge * mbf / t;
+        if (d->amp && d->stage < 3) {
+                double copies = d->P * 2 / (t * p);
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, copies, 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, copies, 0);
+                ASSUME(res, EST_A_AUTOCAST_COPIES, copies, 0);
+        }
         if (d->lora && in->mode == EST_QLORA) {
                 /* Dequantized weight of the layer being computed (bf16). */
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, d->layer_params * 2 / (t * p), 0);

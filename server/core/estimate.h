@@ -297,6 +297,7 @@ enum est_note_code {
         EST_A_TOTAL_IS_PEAK,            /* a = phase */
         EST_A_MODEL_LOAD,               /* a = enum est_model_load */
         EST_A_DDP_OFFLOAD_AS_ZERO,
+        EST_A_AUTOCAST_COPIES,          /* a = bytes */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

@@ -48,6 +48,7 @@ static const struct note_def defs[] = {
         {EST_A_TOTAL_IS_PEAK, "total_is_peak_phase"},
         {EST_A_MODEL_LOAD, "model_load"},
         {EST_A_DDP_OFFLOAD_AS_ZERO, "offload_as_zero_offload"},
+        {EST_A_AUTOCAST_COPIES, "autocast_weight_copies"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -250,6 +251,12 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 snprintf(buf, len,
                          "optimizer offload without a ZeRO stage is modelled as DeepSpeed ZeRO-Offload (stage 2, CPU "
                          "Adam)");
+                break;
+        case EST_A_AUTOCAST_COPIES:
+                snprintf(buf, len,
+                         "mixed precision (PyTorch autocast): fp32 weights and gradients; half-precision copies of the "
+                         "weights (%.2f GiB) live through forward and backward",
+                         a / GIB);
                 break;
         case EST_W_SEQUENCE_BEYOND_MAX:
                 snprintf(buf, len, "sequence_length %.0f exceeds the model's max positions %.0f", a, b);

@@ -1,0 +1,106 @@
+/*
+ * bench_accuracy.c - the engine against published peak-memory measurements.
+ *
+ * Reads tests/data/measurements.json (and tests/data/catalog_models.json
+ * to resolve catalog model ids without a database), runs every case
+ * through the same evaluation as GET /api/v1/validation and prints the
+ * error per case, the median and the 90th percentile of |error|.
+ *
+ * Usage: bench_accuracy [measurements.json [catalog_models.json]]
+ * Exit status 0; 1 if a file cannot be read or a case cannot be run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api/validation.h"
+
+#ifndef GPUPLAN_SOURCE_DIR
+#define GPUPLAN_SOURCE_DIR "."
+#endif
+
+static double unit_bytes(const char *u)
+{
+        if (!u)
+                return 0;
+        if (!strcmp(u, "GB"))
+                return 1e9;
+        if (!strcmp(u, "MB"))
+                return 1e6;
+        if (!strcmp(u, "GiB"))
+                return 1073741824.0;
+        if (!strcmp(u, "MiB"))
+                return 1048576.0;
+        return 0;
+}
+
+/* Replace {"id": x} by {"hf_config": catalog config of x}. */
+static int resolve_model(json_t *request, json_t *models)
+{
+        json_t *m = json_object_get(request, "model");
+        json_t *id = json_object_get(m, "id");
+        size_t i;
+        json_t *row;
+        if (!json_is_string(id))
+                return 0;
+        json_array_foreach(models, i, row) {
+                if (json_equal(json_object_get(row, "id"), id)) {
+                        json_t *cfg = json_deep_copy(json_object_get(row, "config"));
+                        json_object_set_new(cfg, "_name_or_path", json_copy(json_object_get(row, "name")));
+                        json_object_clear(m);
+                        json_object_set_new(m, "hf_config", cfg);
+                        return 0;
+                }
+        }
+        fprintf(stderr, "unknown catalog model %s\n", json_string_value(id));
+        return -1;
+}
+
+int main(int argc, char **argv)
+{
+        const char *mpath = argc > 1 ? argv[1] : GPUPLAN_SOURCE_DIR "/tests/data/measurements.json";
+        const char *cpath = argc > 2 ? argv[2] : GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json";
+        json_error_t jerr;
+        json_t *doc = json_load_file(mpath, JSON_REJECT_DUPLICATES, &jerr);
+        json_t *models = json_load_file(cpath, JSON_REJECT_DUPLICATES, &jerr);
+        json_t *cases, *c;
+        size_t i, n = 0;
+        double errs[256], buf[256], median, p90;
+        int rc = 0;
+
+        if (!doc || !models) {
+                fprintf(stderr, "cannot read %s or %s: %s\n", mpath, cpath, jerr.text);
+                return 1;
+        }
+        cases = json_object_get(doc, "cases");
+        printf("%-42s %-13s %12s %12s %8s\n", "case", "kind", "measured", "estimated", "error");
+        json_array_foreach(cases, i, c) {
+                struct api_validation_result v;
+                struct api_estimate_error e;
+                json_t *req = json_deep_copy(json_object_get(c, "request"));
+                const char *kind = json_string_value(json_object_get(c, "kind"));
+                double measured = json_number_value(json_object_get(c, "measured")) *
+                                  unit_bytes(json_string_value(json_object_get(c, "unit")));
+                if (!req || resolve_model(req, models) ||
+                    api_validation_case(req, kind ? kind : "", measured, NULL, &v, &e)) {
+                        printf("%-42s FAILED %s %s %s\n", json_string_value(json_object_get(c, "id")), e.pointer,
+                               e.rule, e.detail);
+                        rc = 1;
+                        json_decref(req);
+                        continue;
+                }
+                json_decref(req);
+                printf("%-42s %-13s %9.2f GiB %9.2f GiB %+7.1f%%\n", json_string_value(json_object_get(c, "id")),
+                       kind, measured / 1073741824.0, v.estimated_bytes / 1073741824.0, v.error * 100);
+                if (n < sizeof(errs) / sizeof(errs[0]))
+                        errs[n++] = v.error;
+        }
+        api_validation_summary(errs, n, buf, &median, &p90);
+        printf("\ncases %zu  median |error| %.1f%%  p90 |error| %.1f%%\n", n, median * 100, p90 * 100);
+        json_decref(doc);
+        json_decref(models);
+        return rc;
+}
