@@ -32,7 +32,7 @@ export function noteText(n) {
         if (n && typeof n === 'object') {
                 for (const k of ['text', 'detail', 'message', 'description', 'assumption', 'suggestion', 'warning']) {
                         if (typeof n[k] === 'string') {
-                                const rest = Object.entries(n).filter(([key]) => key !== k);
+                                const rest = Object.entries(n).filter(([key]) => key !== k && key !== 'code');
                                 return rest.length ? `${n[k]} (${rest.map(([a, b]) =>
                                         `${a}: ${typeof b === 'object' ? JSON.stringify(b) : b}`).join(', ')})` : n[k];
                         }

@@ -82,3 +82,30 @@ export function hours(v, digits = 2) {
 export function words(s) {
         return typeof s === 'string' ? s.replace(/_/g, ' ') : (s == null ? '—' : String(s));
 }
+
+// Bytes in the binary unit that reads well (KiB, MiB, GiB, TiB).
+export function bytes(v) {
+        if (!isNum(v)) return '—';
+        const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+        let i = 0, x = v;
+        while (Math.abs(x) >= 1024 && i < units.length - 1) {
+                x /= 1024;
+                i++;
+        }
+        return i === 0 ? `${integer(x)} bytes` : `${nf2.format(x)} ${units[i]}`;
+}
+
+// A number named by the API, in the unit its name says (…_bytes,
+// …_bytes_per_s, …_seconds, …_per_second, …flops, …usd, fractions).
+export function byName(key, v) {
+        if (!isNum(v)) return v === null || v === undefined ? '—' : String(v);
+        const k = String(key);
+        if (/bytes_per_s$/.test(k)) return `${gbps(v)} GB/s`;
+        if (/bytes/.test(k)) return bytes(v);
+        if (/per_second/.test(k)) return `${decimal(v, 1)} /s`;
+        if (/seconds/.test(k)) return duration(v);
+        if (/flops/.test(k)) return `${tflops(v)} TFLOP/s`;
+        if (/usd/.test(k)) return usd(v);
+        if (/(utilization|utilisation|fraction|mfu)$/.test(k)) return percent(v);
+        return Number.isInteger(v) ? integer(v) : decimal(v, 3);
+}

@@ -56,6 +56,8 @@ export function bindForm(form, onChange, ms = 300) {
         const handler = (e) => {
                 const c = e.target;
                 if (!c.name) return;
+                // Selects and checkboxes fire "input" and "change" together: act once, on change.
+                if (e.type === 'input' && (c.tagName === 'SELECT' || c.type === 'checkbox')) return;
                 update({ [c.name]: readControl(c) });
                 if (e.type === 'change' && c.tagName !== 'INPUT') onChange();
                 else later();

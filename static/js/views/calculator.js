@@ -19,7 +19,7 @@ let fitSort = null;
 
 // The order components are listed in (the API's contract order).
 const COMPONENT_ORDER = ['weights', 'gradients', 'optimizer_states', 'master_weights', 'activations',
-        'logits', 'kv_cache', 'communication_buffers', 'framework_overhead'];
+        'logits', 'kv_cache', 'communication_buffers', 'workspace', 'framework_overhead'];
 
 function componentRows(components) {
         const keys = Object.keys(components || {});
@@ -77,6 +77,11 @@ function headline(res, gpu) {
                                 ? el('span', { class: 'muted' }, ` (${fmt.count(res.model.trainable_parameters)} trainable)`) : null));
         const peak = res.per_gpu && (res.per_gpu.peak_phase || res.per_gpu.phase);
         if (peak) items.push(el('div', { class: 'big' }, el('span', { class: 'label' }, 'Peak phase'), el('strong', {}, fmt.words(peak))));
+        const alloc = res.per_gpu && res.per_gpu.allocated_bytes;
+        if (fmt.isNum(alloc))
+                items.push(el('div', { class: 'big' },
+                        el('span', { class: 'label' }, 'Allocated by tensors (max_memory_allocated)'),
+                        el('strong', { id: 'calc-allocated' }, `${fmt.gib(alloc)} GiB`)));
         box.replaceChildren(...items);
 }
 
@@ -107,15 +112,16 @@ function computeBlock(res) {
         if (deciding && typeof deciding === 'object') {
                 const pairs = Object.entries(deciding).filter(([, v]) => typeof v !== 'object');
                 if (pairs.length)
-                        extra.push(el('p', { class: 'muted' }, 'Deciding numbers: ' +
-                                pairs.map(([k, v]) => `${fmt.words(k)} ${typeof v === 'number' ? fmt.decimal(v, 4) : v}`).join(', ')));
+                        extra.push(el('p', { class: 'muted', id: 'calc-bottleneck-detail' }, 'Deciding numbers: ' +
+                                pairs.map(([k, v]) => `${fmt.words(k)} ${fmt.byName(k, v)}`).join(', ')));
         }
-        const serving = res.serving;
-        if (serving && typeof serving === 'object') {
-                const sp = Object.entries(serving).filter(([, v]) => typeof v !== 'object');
-                extra.push(el('h4', {}, 'Serving'), el('dl', { class: 'facts' },
+        for (const [key, title] of [['inference', 'Inference: prefill and decode'], ['serving', 'Serving (engine reserving a share of GPU memory for KV cache)']]) {
+                const block = res[key];
+                if (!block || typeof block !== 'object') continue;
+                const sp = Object.entries(block).filter(([, v]) => v === null || typeof v !== 'object');
+                extra.push(el('h4', {}, title), el('dl', { class: 'facts', id: `calc-${key}` },
                         sp.map(([k, v]) => el('div', {}, el('dt', {}, fmt.words(k)),
-                                el('dd', {}, k.endsWith('_bytes') ? `${fmt.gib(v)} GiB` : (typeof v === 'number' ? fmt.decimal(v, 2) : String(v)))))));
+                                el('dd', {}, fmt.byName(k, v))))));
         }
         $('#calc-compute').replaceChildren(el('h3', {}, 'Compute and time'), dl, ...extra);
 }
@@ -148,6 +154,7 @@ function fitTable(res) {
                         { key: 'memory', label: 'Memory (GiB)', numeric: true, value: (r) => r.memory_bytes, render: (r) => fmt.gib(r.memory_bytes, 0),
                           csv: (r) => r.memory_bytes },
                         { key: 'fits', label: 'Fits', value: (r) => r.fits, render: (r) => (r.fits ? 'yes' : 'no') },
+                        { key: 'reason', label: 'Why', value: (r) => r.reason, render: (r) => fmt.words(r.reason) },
                         { key: 'gpus_needed', label: 'GPUs needed', numeric: true, value: (r) => r.gpus_needed, render: (r) => fmt.integer(r.gpus_needed) },
                         { key: 'utilization', label: 'Utilisation', numeric: true, value: (r) => r.utilization, render: (r) => fmt.percent(r.utilization) },
                         { key: 'max_batch', label: 'Largest batch', numeric: true, value: (r) => r.max_batch_size, render: (r) => fmt.integer(r.max_batch_size) },
@@ -171,6 +178,14 @@ function render(res, req) {
                 box.append(el('h3', {}, 'CPU memory'), cpuBox);
                 componentTable(cpuBox, 'cpu-table', 'Host (CPU) memory', res.cpu.total_bytes, res.cpu.components || {},
                         'gpuplan-cpu-memory.csv');
+        }
+        const phases = res.per_gpu && res.per_gpu.phases;
+        if (phases && typeof phases === 'object' && Object.keys(phases).length) {
+                const dl = el('dl', { class: 'facts', id: 'calc-phases' });
+                for (const [k, v] of Object.entries(phases))
+                        dl.append(el('div', { class: k === (res.per_gpu.peak_phase || '') ? 'bottleneck' : null },
+                                el('dt', {}, fmt.words(k)), el('dd', {}, `${fmt.gib(v)} GiB`)));
+                box.append(el('h3', {}, 'Memory in each phase (the peak sets the total)'), dl);
         }
         computeBlock(res);
         notes(res);

@@ -10,7 +10,7 @@
 import { apiFetch } from '../api.js';
 import { $, el, list, noteText } from '../dom.js';
 import * as fmt from '../format.js';
-import { renderTable } from '../table.js';
+import { renderTable, toCsv, downloadText } from '../table.js';
 import { COMMON_GPU_GB } from '../charts.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
 import { params, href, update } from '../state.js';
@@ -34,6 +34,12 @@ const pick = (o, ...keys) => {
 // The size bracket a per-GPU figure falls in: (next smaller common size, size].
 function bracketOf(gib) {
         return COMMON_GPU_GB.find((g) => gib <= g) || null;
+}
+
+// Which of the article's two tables a scenario belongs to.
+function groupOf(s) {
+        const t = String(pick(s, 'table_name', 'table', 'kind') || (s.request && s.request.workload && s.request.workload.mode) || '');
+        return /pre/i.test(t) ? 'pre_train' : (/fine/i.test(t) ? 'fine_tune' : t);
 }
 
 function reportedOf(s) {
@@ -160,7 +166,7 @@ async function seedTables() {
         const parts = [];
         for (const [table, caption] of groups) {
                 const rows = scenarios.map((s, i) => ({ s, est: results[i] }))
-                        .filter(({ s }) => (pick(s, 'table', 'kind', 'mode') || '').replace('-', '_').startsWith(table));
+                        .filter(({ s }) => groupOf(s) === table);
                 const holder = el('div', { id: `seed-${table}` });
                 parts.push(holder);
                 renderSeed(holder, table, caption, rows);
@@ -214,8 +220,7 @@ function renderSeed(holder, group, caption, rows) {
         if (csvButton) {
                 const fresh = csvButton.cloneNode(true);
                 csvButton.replaceWith(fresh);
-                fresh.addEventListener('click', async () => {
-                        const { toCsv, downloadText } = await import('../table.js');
+                fresh.addEventListener('click', () => {
                         downloadText(`gpuplan-xlmr-${group}.csv`, toCsv(columns.filter((c) => c.key !== 'setup'), rows));
                 });
         }

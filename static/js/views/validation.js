@@ -51,6 +51,8 @@ function numberOf(v) {
 }
 
 function sourceCell(c) {
+        if (typeof c.url === 'string' && /^https?:\/\//.test(c.url))
+                return el('a', { href: c.url, rel: 'noopener noreferrer', target: '_blank' }, c.source || new URL(c.url).hostname);
         const src = pick(c, 'source', 'citation', 'url');
         if (typeof src === 'string' && /^https?:\/\//.test(src))
                 return el('a', { href: src, rel: 'noopener noreferrer', target: '_blank' }, new URL(src).hostname);
@@ -59,10 +61,30 @@ function sourceCell(c) {
         return src == null ? '—' : String(src);
 }
 
+// The measured setup in a few words, from the case's own estimate request.
 function configText(c) {
-        const cfg = pick(c, 'configuration', 'config', 'setup', 'description');
-        if (cfg == null) return '—';
-        return typeof cfg === 'string' ? cfg : JSON.stringify(cfg);
+        const r = c.request;
+        if (!r || typeof r !== 'object') return pick(c, 'configuration', 'notes') || '—';
+        const m = r.model || {};
+        const model = m.id || (m.parameters ? `${fmt.count(m.parameters)} params` : (m.hf_config ? (m.hf_config._name_or_path || m.hf_config.model_type || 'config.json') : 'architecture'));
+        const w = r.workload || {};
+        const par = r.parallelism || {};
+        const bits = [model, fmt.words(w.mode), w.batch_size !== undefined ? `batch ${w.batch_size}` : null,
+                w.sequence_length ? `seq ${w.sequence_length}` : null,
+                w.prompt_tokens ? `${w.prompt_tokens}+${w.generated_tokens || 0} tokens` : null,
+                r.precision, r.quantization && r.quantization !== 'none' ? r.quantization : null, r.optimizer,
+                r.memory_savers && r.memory_savers.activation_checkpointing && r.memory_savers.activation_checkpointing !== 'none'
+                        ? `${r.memory_savers.activation_checkpointing} checkpointing` : null,
+                par.strategy && par.strategy !== 'single' ? `${par.strategy} × ${par.gpus || 1}` : null];
+        return bits.filter(Boolean).join(', ');
+}
+
+function requestDetails(c) {
+        const parts = [el('summary', {}, configText(c))];
+        if (c.notes) parts.push(el('p', {}, c.notes));
+        if (c.problem) parts.push(el('p', { class: 'bad' }, `the engine refused this case: ${c.problem.pointer || ''} ${c.problem.detail || ''}`));
+        if (c.request) parts.push(el('pre', { class: 'json' }, JSON.stringify(c.request, null, 2)));
+        return el('details', { class: 'setup' }, ...parts);
 }
 
 function summary(d) {
@@ -77,7 +99,8 @@ function summary(d) {
                 el('div', { class: 'big' }, el('span', { class: 'label' }, '90th-percentile absolute error'),
                         el('strong', { id: 'val-p90' }, fmt.percent(p90))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Measured cases'),
-                        el('strong', {}, fmt.integer(typeof n === 'number' ? n : casesOf(d).length))));
+                        el('strong', {}, fmt.integer(typeof n === 'number' ? n : casesOf(d).length))),
+                s.comparison ? el('p', { class: 'muted' }, `Compared: ${s.comparison}.`) : null);
 }
 
 async function run() {
@@ -100,14 +123,17 @@ async function run() {
                 rowClass: (c) => (Math.abs(errorOf(c) || 0) > 0.25 ? 'off' : null),
                 columns: [
                         { key: 'case', label: 'Case', value: (c) => pick(c, 'name', 'id', 'title') },
-                        { key: 'config', label: 'Configuration', value: configText },
-                        { key: 'kind', label: 'Measured as', value: (c) => pick(c, 'measurement', 'measurement_kind', 'kind', 'metric') },
-                        { key: 'measured', label: 'Measured', numeric: true, value: (c) => numberOf(measured(c)), render: (c) => bytesOrNumber(measured(c)) },
+                        { key: 'config', label: 'Configuration', value: configText, render: requestDetails },
+                        { key: 'kind', label: 'Measured as', value: (c) => pick(c, 'measurement_kind', 'measurement', 'kind'),
+                          render: (c) => fmt.words(pick(c, 'measurement_kind', 'measurement', 'kind')) },
+                        { key: 'measured', label: 'Measured', numeric: true, value: (c) => numberOf(measured(c)),
+                          render: (c) => el('span', { title: c.measured !== undefined ? `as published: ${c.measured} ${c.unit || ''}` : null },
+                                bytesOrNumber(measured(c))) },
                         { key: 'estimated', label: 'Estimated', numeric: true, value: (c) => numberOf(estimated(c)), render: (c) => bytesOrNumber(estimated(c)) },
                         { key: 'error', label: 'Error', numeric: true, value: errorOf, render: (c) => fmt.percent(errorOf(c)),
                           cellClass: (c) => (Math.abs(errorOf(c) || 0) > 0.25 ? 'diff' : null) },
-                        { key: 'source', label: 'Source', value: (c) => JSON.stringify(pick(c, 'source', 'citation', 'url')), render: sourceCell,
-                          csv: (c) => { const s = pick(c, 'source', 'citation', 'url'); return typeof s === 'string' ? s : JSON.stringify(s); } },
+                        { key: 'source', label: 'Source', value: (c) => pick(c, 'source', 'url'), render: sourceCell,
+                          csv: (c) => [c.source, c.url].filter(Boolean).join(' ') },
                 ],
         });
 }
