@@ -64,6 +64,8 @@ struct search {
         const struct estimate_input *base;
         const struct compare_constraints *c;
         bool training;
+        bool level_ok[COMPARE_SAVER_COUNT]; /* the saver level adds only allowed savers */
+        unsigned n_levels_ok;
         /* mem[count][strategy][saver]: per-GPU bytes, 0 = not a valid layout */
         uint64_t mem[COMPARE_GPUS_MAX + 1][EST_STRATEGY_COUNT][COMPARE_SAVER_COUNT];
         struct shape shapes[SHAPES_MAX];
@@ -79,6 +81,7 @@ void compare_constraints_defaults(struct compare_constraints *c)
         c->pricing = CATALOG_ON_DEMAND;
         c->max_gpus = COMPARE_GPUS_MAX;
         c->rank_by = COMPARE_RANK_COST;
+        c->savers_allowed = COMPARE_ALLOW_ALL;
 }
 
 void compare_result_free(struct compare_result *r)
@@ -316,10 +319,37 @@ static bool provider_listed(const struct compare_constraints *c, const char *pro
         return false;
 }
 
+/* Which saver levels add only savers the constraints allow. */
+static void levels_allowed(struct search *sr)
+{
+        unsigned allow = sr->c->savers_allowed;
+        const struct estimate_input *b = sr->base;
+
+        sr->n_levels_ok = 0;
+        for (int sv = 0; sv < (int)savers_used(sr); sv++) {
+                struct estimate_input x = *b;
+                bool ok = true;
+
+                apply_saver(&x, (enum compare_saver)sv);
+                if (x.flash_attention != b->flash_attention)
+                        ok &= (allow & COMPARE_ALLOW_FLASH) != 0;
+                if (x.checkpointing != b->checkpointing)
+                        ok &= (allow &
+                               (x.checkpointing == EST_CKPT_FULL ? COMPARE_ALLOW_FULL
+                                                                 : COMPARE_ALLOW_SELECTIVE)) != 0;
+                if (x.offload != b->offload)
+                        ok &= (allow & COMPARE_ALLOW_OFFLOAD) != 0;
+                sr->level_ok[sv] = ok;
+                sr->n_levels_ok += ok;
+        }
+}
+
 /* Fill the memory table; -1 with err when the request itself is refused. */
 static int memory_table(struct search *sr, struct estimate_error *err)
 {
         struct estimate_input x;
+
+        levels_allowed(sr);
 
         /* The request on one GPU must be valid, or nothing else can be. */
         layout(sr, &x, 1, 1, EST_SINGLE, COMPARE_SAVER_NONE);
@@ -332,6 +362,9 @@ static int memory_table(struct search *sr, struct estimate_error *err)
                                 continue;
                         for (int sv = 0; sv < (int)savers_used(sr); sv++) {
                                 struct estimate_error e;
+
+                                if (!sr->level_ok[sv])
+                                        continue; /* mem stays 0: never fits */
 
                                 layout(sr, &x, count, 1, (enum est_strategy)st,
                                        (enum compare_saver)sv);
@@ -426,7 +459,7 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
                         for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                                 if (!strategy_used(sr, count, (enum est_strategy)st))
                                         continue;
-                                out->evaluated += (uint64_t)savers_used(sr);
+                                out->evaluated += sr->n_levels_ok;
                                 if (lightest_fit(sr, count, (enum est_strategy)st, usable) >= 0)
                                         fits_somewhere = true;
                         }
@@ -435,9 +468,11 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
                         uint64_t floor_bytes = memory_floor(sr, &at);
 
                         add_excluded(sr, gi, SIZE_MAX,
-                                     "does not fit: at best %.1f GB per GPU (%u GPUs, sharded, all"
-                                     " memory savers) against %.1f GB usable",
-                                     (double)floor_bytes / 1e9, at, (double)usable / 1e9);
+                                     "does not fit: needs at least %.1f GB per GPU (best layout: "
+                                     "%u GPU%s, with"
+                                     " the savers allowed) against %.1f GB usable",
+                                     (double)floor_bytes / 1e9, at, at == 1 ? "" : "s",
+                                     (double)usable / 1e9);
                         continue;
                 }
                 sr->n_shapes = 0;
@@ -470,13 +505,13 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
                                              o->gpus_per_instance, c->max_gpus);
                         } else if (c->deadline_hours > 0 && oc.fastest_hours > c->deadline_hours) {
                                 add_excluded(sr, gi, oi,
-                                             "misses the deadline: the fastest plan takes %.1f h"
-                                             " (deadline %.1f h)",
+                                             "misses the deadline: the fastest plan takes %.3g h"
+                                             " (deadline %.3g h)",
                                              oc.fastest_hours, c->deadline_hours);
                         } else {
                                 add_excluded(sr, gi, oi,
-                                             "over budget: the cheapest plan costs %.2f USD"
-                                             " (budget %.2f USD)",
+                                             "over budget: the cheapest plan costs %.4g USD"
+                                             " (budget %.4g USD)",
                                              oc.cheapest_usd, c->budget_usd);
                         }
                 }
@@ -495,6 +530,16 @@ out:
 }
 
 /* ---- encoding ------------------------------------------------------------ */
+
+static const struct {
+        const char *name;
+        unsigned bit;
+} saver_names[] = {
+        {"flash_attention", COMPARE_ALLOW_FLASH},
+        {"selective_checkpointing", COMPARE_ALLOW_SELECTIVE},
+        {"full_checkpointing", COMPARE_ALLOW_FULL},
+        {"optimizer_offload", COMPARE_ALLOW_OFFLOAD},
+};
 
 json_t *compare_savers_json(const struct estimate_input *base, const struct estimate_input *run)
 {
@@ -583,8 +628,13 @@ json_t *compare_result_json(const struct catalog_snapshot *s, const struct estim
                                   api_json_str(o ? o->provider_id : NULL), "offering",
                                   api_json_str(o ? o->id : NULL), "reason", e->reason));
         }
+        json_t *savers = json_array();
+
         for (size_t i = 0; providers && i < c->n_providers; i++)
                 json_array_append_new(providers, json_string(c->providers[i]));
+        for (size_t i = 0; savers && i < sizeof(saver_names) / sizeof(saver_names[0]); i++)
+                if (c->savers_allowed & saver_names[i].bit)
+                        json_array_append_new(savers, json_string(saver_names[i].name));
         doc = json_pack("{s:o, s:o, s:I, s:I, s:s, s:{s:o, s:s, s:I, s:o, s:o, s:s}}", "plans",
                         plans ? plans : json_array(), "excluded",
                         excluded ? excluded : json_array(), "evaluated", (json_int_t)r->evaluated,
@@ -598,6 +648,11 @@ json_t *compare_result_json(const struct catalog_snapshot *s, const struct estim
                         c->deadline_hours > 0 ? json_real(c->deadline_hours) : json_null(),
                         "budget_usd", c->budget_usd > 0 ? json_real(c->budget_usd) : json_null(),
                         "rank_by", c->rank_by == COMPARE_RANK_TIME ? "time" : "cost");
+        if (doc)
+                json_object_set_new(json_object_get(doc, "constraints"), "memory_savers",
+                                    savers ? savers : json_array());
+        else
+                json_decref(savers);
         if (doc)
                 json_object_set_new(
                         doc, "assumptions",
@@ -618,8 +673,8 @@ json_t *compare_result_json(const struct catalog_snapshot *s, const struct estim
 
 /* ---- the handler --------------------------------------------------------- */
 
-static const char *const constraint_keys[] = {"providers",  "pricing", "max_gpus", "deadline_hours",
-                                              "budget_usd", "rank_by", NULL};
+static const char *const constraint_keys[] = {"memory_savers",  "providers",  "pricing", "max_gpus",
+                                              "deadline_hours", "budget_usd", "rank_by", NULL};
 
 /* Decode "constraints"; 0, or -1 with rs filled. */
 static int constraints_decode(struct api_response *rs, json_t *body,
@@ -639,9 +694,9 @@ static int constraints_decode(struct api_response *rs, json_t *body,
         if (api_fields_known(rs, cj, "/constraints", constraint_keys) ||
             api_field_string(rs, cj, "/constraints", "pricing", 0, 16, &pricing) ||
             api_field_int(rs, cj, "/constraints", "max_gpus", 0, 1, COMPARE_GPUS_MAX, &max_gpus) ||
-            api_field_number(rs, cj, "/constraints", "deadline_hours", FIELD_NULLABLE, 1e-6, 1e7,
+            api_field_number(rs, cj, "/constraints", "deadline_hours", FIELD_NULLABLE, 1e-9, 1e7,
                              &c->deadline_hours) ||
-            api_field_number(rs, cj, "/constraints", "budget_usd", FIELD_NULLABLE, 1e-6, 1e12,
+            api_field_number(rs, cj, "/constraints", "budget_usd", FIELD_NULLABLE, 1e-9, 1e12,
                              &c->budget_usd) ||
             api_field_string(rs, cj, "/constraints", "rank_by", 0, 8, &rank))
                 return -1;
@@ -657,6 +712,34 @@ static int constraints_decode(struct api_response *rs, json_t *body,
                 return -1;
         }
         c->rank_by = rank && strcmp(rank, "time") == 0 ? COMPARE_RANK_TIME : COMPARE_RANK_COST;
+        prov = json_object_get(cj, "memory_savers");
+        if (prov && !json_is_null(prov)) {
+                if (!json_is_array(prov)) {
+                        api_problem_field(rs, 400, "/constraints/memory_savers", "type",
+                                          "memory_savers must be an array of saver names");
+                        return -1;
+                }
+                c->savers_allowed = 0;
+                for (size_t i = 0; i < json_array_size(prov); i++) {
+                        const char *name = json_string_value(json_array_get(prov, i));
+                        size_t k;
+                        char pointer[64];
+
+                        for (k = 0; name && k < sizeof(saver_names) / sizeof(saver_names[0]); k++)
+                                if (strcmp(name, saver_names[k].name) == 0)
+                                        break;
+                        if (!name || k == sizeof(saver_names) / sizeof(saver_names[0])) {
+                                snprintf(pointer, sizeof(pointer), "/constraints/memory_savers/%zu",
+                                         i);
+                                api_problem_field(rs, 400, pointer, "enum",
+                                                  "a saver is flash_attention,"
+                                                  " selective_checkpointing, full_checkpointing or"
+                                                  " optimizer_offload");
+                                return -1;
+                        }
+                        c->savers_allowed |= saver_names[k].bit;
+                }
+        }
         prov = json_object_get(cj, "providers");
         if (prov && !json_is_null(prov)) {
                 if (!json_is_array(prov) || json_array_size(prov) > COMPARE_PROVIDERS_MAX) {

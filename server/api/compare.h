@@ -42,6 +42,13 @@ enum compare_rank {
         COMPARE_RANK_TIME,              /* fastest first (under the budget, if one is given) */
 };
 
+/* Memory savers the search may add (compare_constraints.savers_allowed). */
+#define COMPARE_ALLOW_FLASH 0x1u
+#define COMPARE_ALLOW_SELECTIVE 0x2u
+#define COMPARE_ALLOW_FULL 0x4u
+#define COMPARE_ALLOW_OFFLOAD 0x8u
+#define COMPARE_ALLOW_ALL 0xfu
+
 struct compare_constraints {
         const char *providers[COMPARE_PROVIDERS_MAX]; /* empty = every provider */
         size_t n_providers;
@@ -50,6 +57,7 @@ struct compare_constraints {
         double deadline_hours;          /* 0 = none */
         double budget_usd;              /* 0 = none */
         enum compare_rank rank_by;
+        unsigned savers_allowed;        /* COMPARE_ALLOW_*; default all; 0 = the request as given */
 };
 
 /* The best plan found for one offering. */

@@ -227,6 +227,14 @@ static void test_evaluated_counts_the_plan_space(void **state)
                 assert_int_not_equal(r.plans[i].gpu_index, 0);
         assert_non_null(strstr(find_excluded(&r, 0)->reason, "more than max_gpus"));
         compare_result_free(&r);
+
+        /* No savers allowed: one level per layout, 3 GPUs x 16 layouts, and plans add nothing. */
+        c.savers_allowed = 0;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(r.evaluated, 3 * 16);
+        for (size_t i = 0; i < r.n_plans; i++)
+                assert_int_equal(r.plans[i].saver, COMPARE_SAVER_NONE);
+        compare_result_free(&r);
         catalog_release(s);
 }
 
