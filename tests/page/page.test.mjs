@@ -120,8 +120,12 @@ function expectedComponentBytes(res) {
         return out;
 }
 
-async function ready(page) {
+// The calculator has answered; unless allowed, its answer was not a problem.
+async function ready(page, { problemOk = false } = {}) {
         await page.waitForSelector('#calc-results[data-ready="true"][aria-busy="false"]', { timeout: 15000 });
+        if (!problemOk)
+                assert.equal(await page.isVisible('#calc-problem'), false,
+                        `the calculator shows a problem: ${await page.textContent('#calc-problem')}`);
 }
 
 // ---- calculator -----------------------------------------------------------
