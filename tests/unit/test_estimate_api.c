@@ -1,0 +1,328 @@
+/*
+ * test_estimate_api.c - the request decoder's validation (api/estimate.c),
+ * the seed scenarios of seeds/002 and a loose accuracy guard over the
+ * published measurements (api/validation.c).
+ *
+ * Catalog model ids are resolved from tests/data/catalog_models.json (no
+ * database here): {"id": x} becomes {"hf_config": <x's config.json>}.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api/estimate.h"
+#include "api/validation.h"
+
+static json_t *models;
+static struct estimate_result res;
+
+static int setup(void **state)
+{
+        json_error_t e;
+        (void)state;
+        models = json_load_file(GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json", 0, &e);
+        return models ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+        (void)state;
+        json_decref(models);
+        return 0;
+}
+
+static void resolve(json_t *req)
+{
+        json_t *m = json_object_get(req, "model"), *id = json_object_get(m, "id"), *row;
+        size_t i;
+        if (!json_is_string(id) || json_object_size(m) != 1)
+                return;
+        json_array_foreach(models, i, row) {
+                if (json_equal(json_object_get(row, "id"), id)) {
+                        json_t *cfg = json_deep_copy(json_object_get(row, "config"));
+                        json_object_clear(m);
+                        json_object_set_new(m, "hf_config", cfg);
+                        return;
+                }
+        }
+        fail_msg("unknown model %s", json_string_value(id));
+}
+
+/* Decode text (with catalog ids resolved); returns 0 or -1 with e. */
+static int decode(const char *text, struct estimate_input *in, struct api_estimate_error *e)
+{
+        json_error_t je;
+        json_t *req = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+        if (!req)
+                fail_msg("bad test JSON: %s: %s", text, je.text);
+        resolve(req);
+        int rc = api_estimate_decode(req, NULL, NULL, in, e);
+        json_decref(req);
+        return rc;
+}
+
+#define LLAMA "{\"id\":\"llama-2-7b\"}"
+
+static void test_refusals_name_the_field(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *body, *pointer, *rule;
+        } rows[] = {
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"colour\":1}", "/colour",
+                 "unknown_field"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch\":2}}", "/workload/batch",
+                 "unknown_field"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"train\"}}", "/workload/mode", "enum"},
+                {"{\"model\":" LLAMA ",\"workload\":{}}", "/workload/mode", "required"},
+                {"{\"model\":" LLAMA "}", "/workload", "required"},
+                {"{\"workload\":{\"mode\":\"inference\"}}", "/model", "required"},
+                {"{\"model\":{\"id\":\"x\",\"parameters\":7000000000},\"workload\":{\"mode\":\"inference\"}}",
+                 "/model", "one_of"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":\"8\"}}",
+                 "/workload/batch_size", "type"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":5000000000}}",
+                 "/workload/batch_size", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":1.5}}",
+                 "/workload/batch_size", "type"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"sequence_length\":0}}",
+                 "/workload/sequence_length", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"precision\":\"fp64\"}", "/precision",
+                 "enum"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"mfu\":1.5}", "/mfu", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"memory_savers\":"
+                 "{\"flash_attention\":\"yes\"}}",
+                 "/memory_savers/flash_attention", "type"},
+                {"{\"model\":{\"hf_config\":{\"model_type\":\"falcon\"}},\"workload\":{\"mode\":\"inference\"}}",
+                 "/model/hf_config/model_type", "enum"},
+                {"{\"model\":{\"architecture\":{\"kind\":\"decoder\",\"layers\":2,\"hidden_size\":64,"
+                 "\"heads\":4,\"kv_heads\":3,\"ffn_size\":128,\"vocab_size\":100}},\"workload\":{\"mode\":"
+                 "\"inference\"}}",
+                 "/model/architecture/kv_heads", "architecture"},
+                {"{\"model\":{\"parameters\":12},\"workload\":{\"mode\":\"inference\"}}", "/model/parameters",
+                 "range"},
+                /* contradictions, each on purpose */
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"qlora\"},\"quantization\":\"none\"}",
+                 "/quantization", "contradiction"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"},\"quantization\":\"int4\"}",
+                 "/quantization", "contradiction"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"strategy\":"
+                 "\"ddp\",\"gpus\":6,\"tensor_parallel\":3}}",
+                 "/parallelism/tensor_parallel", "divides"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":6},\"parallelism\":"
+                 "{\"strategy\":\"ddp\",\"gpus\":4,\"pipeline_parallel\":4,\"micro_batches\":4}}",
+                 "/parallelism/micro_batches", "divides"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"gpus\":7,"
+                 "\"nodes\":2,\"strategy\":\"ddp\"}}",
+                 "/parallelism/nodes", "divides"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"inference\",\"prompt_tokens\":10,"
+                 "\"generated_tokens\":10,\"sequence_length\":30}}",
+                 "/workload/sequence_length", "contradiction"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"inference\"},\"parallelism\":{\"strategy\":"
+                 "\"zero3\",\"gpus\":2}}",
+                 "/parallelism/strategy", "contradiction"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"gradient_accumulation\":4},"
+                 "\"memory_savers\":{\"optimizer_in_backward\":true}}",
+                 "/memory_savers/optimizer_in_backward", "contradiction"},
+                {"{\"model\":{\"id\":\"bert-base-uncased\"},\"workload\":{\"mode\":\"fine_tune\","
+                 "\"sequence_length\":1024}}",
+                 "/workload/sequence_length", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":1048576,"
+                 "\"sequence_length\":4096}}",
+                 "/workload/batch_size", "overflow"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct estimate_input in;
+                struct api_estimate_error e;
+                if (decode(rows[i].body, &in, &e) == 0)
+                        fail_msg("accepted: %s", rows[i].body);
+                if (strcmp(e.pointer, rows[i].pointer) || strcmp(e.rule, rows[i].rule))
+                        fail_msg("%s\n  got %s %s (%s), expected %s %s", rows[i].body, e.pointer, e.rule, e.detail,
+                                 rows[i].pointer, rows[i].rule);
+                assert_int_equal(e.status, 400);
+        }
+}
+
+/* Contradictions the engine accepts with a warning. */
+static void test_warned_contradictions(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *body;
+                uint16_t warning;
+        } rows[] = {
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"strategy\":"
+                 "\"zero3\",\"gpus\":1}}",
+                 EST_W_ZERO3_ONE_GPU},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"qlora\"},\"precision\":\"fp32\"}",
+                 EST_W_QLORA_FP32_COMPUTE},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\"},\"quantization\":\"nf4\"}",
+                 EST_W_LORA_QUANT_IS_QLORA},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"inference\"},\"optimizer\":\"adamw\"}",
+                 EST_W_INFERENCE_OPTIMIZER},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct estimate_input in;
+                struct api_estimate_error e;
+                struct estimate_error ee;
+                bool found = false;
+                if (decode(rows[i].body, &in, &e))
+                        fail_msg("refused %s: %s %s", rows[i].body, e.pointer, e.detail);
+                assert_int_equal(estimate_run(&in, NULL, 0, &res, &ee), 0);
+                for (size_t k = 0; k < res.n_warnings; k++)
+                        found |= res.warnings[k].code == rows[i].warning;
+                if (!found)
+                        fail_msg("no warning %s for %s", estimate_note_name(rows[i].warning), rows[i].body);
+        }
+}
+
+/* Defaults become assumptions, and the encoder keeps the contract's names. */
+static void test_encode_contract(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct api_estimate_error e;
+        struct estimate_error ee;
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"}}", &in, &e), 0);
+        assert_int_equal(estimate_run(&in, NULL, 0, &res, &ee), 0);
+        json_t *doc = api_estimate_encode(&in, &res, NULL, 0);
+        assert_non_null(doc);
+        static const char *const comps[] = {"weights", "gradients", "optimizer_states", "master_weights",
+                                            "activations", "logits", "kv_cache", "communication_buffers",
+                                            "framework_overhead", NULL};
+        json_t *c = json_object_get(json_object_get(doc, "per_gpu"), "components");
+        for (int i = 0; comps[i]; i++)
+                if (!json_is_integer(json_object_get(c, comps[i])))
+                        fail_msg("component %s missing", comps[i]);
+        assert_true(json_is_integer(json_object_get(json_object_get(doc, "per_gpu"), "total_bytes")));
+        assert_true(json_is_string(json_object_get(json_object_get(doc, "compute"), "bottleneck")));
+        assert_true(json_is_array(json_object_get(doc, "fits")));
+        json_t *as = json_object_get(doc, "assumptions");
+        bool batch = false, seq = false;
+        size_t i;
+        json_t *a;
+        json_array_foreach(as, i, a) {
+                batch |= !strcmp(json_string_value(json_object_get(a, "code")), "default_batch_size");
+                seq |= !strcmp(json_string_value(json_object_get(a, "code")), "default_sequence_length");
+        }
+        assert_true(batch && seq);
+        json_decref(doc);
+}
+
+/* Parse "8", "16", ... of the seed table. */
+static double num(json_t *o, const char *k)
+{
+        return atof(json_string_value(json_object_get(o, k)));
+}
+
+/* seeds/002, all 13 rows: the per-GPU estimate is at most the size the
+ * seed reports (in GiB, as GPUs label memory); the 8 single-GPU rows are
+ * above the next smaller common size (8, 16, 24, 32, 40, 80); rows that
+ * offload have a CPU estimate within a factor of 1.5 of the reported one. */
+static void test_seed_scenarios(void **state)
+{
+        (void)state;
+        json_error_t je;
+        json_t *rows = json_load_file(GPUPLAN_SOURCE_DIR "/tests/data/seed_scenarios.json", 0, &je);
+        static const double sizes[] = {0, 8, 16, 24, 32, 40, 80};
+        size_t i, singles = 0;
+        json_t *row;
+        assert_non_null(rows);
+        assert_int_equal(json_array_size(rows), 13);
+        json_array_foreach(rows, i, row) {
+                json_t *req = json_deep_copy(json_object_get(row, "request"));
+                json_t *rep = json_object_get(row, "reported");
+                const char *id = json_string_value(json_object_get(row, "id"));
+                struct estimate_input in;
+                struct api_estimate_error e;
+                struct estimate_error ee;
+                json_object_del(req, "gpu"); /* no catalog here */
+                resolve(req);
+                if (api_estimate_decode(req, NULL, NULL, &in, &e))
+                        fail_msg("%s: %s %s", id, e.pointer, e.detail);
+                json_decref(req);
+                assert_int_equal(estimate_run(&in, NULL, 0, &res, &ee), 0);
+                double gib = (double)res.per_gpu_total_bytes / 1073741824.0;
+                double reported = num(rep, "max_per_gpu_size_usage");
+                if (gib > reported)
+                        fail_msg("%s: %.2f GiB above the reported %.0f", id, gib, reported);
+                if (num(rep, "num_gpus") == 1) {
+                        double below = 0;
+                        for (int k = 0; k < 7 && sizes[k] < reported; k++)
+                                below = sizes[k];
+                        if (gib <= below)
+                                fail_msg("%s: %.2f GiB not above %.0f", id, gib, below);
+                        singles++;
+                }
+                if (in.offload != EST_OFFLOAD_NONE) {
+                        double cpu = (double)res.cpu_total_bytes / 1e9, rcpu = num(rep, "additional_cpu_memory_gb");
+                        if (cpu > 1.5 * rcpu || cpu < rcpu / 1.5)
+                                fail_msg("%s: CPU %.1f GB vs reported %.0f", id, cpu, rcpu);
+                }
+        }
+        assert_int_equal(singles, 8);
+        json_decref(rows);
+}
+
+/* A loose guard over the published measurements: it fails only on a gross
+ * regression (the accuracy tool prints the real figures). */
+static void test_accuracy_guard(void **state)
+{
+        (void)state;
+        json_error_t je;
+        json_t *doc = json_load_file(GPUPLAN_SOURCE_DIR "/tests/data/measurements.json", 0, &je);
+        json_t *cases = json_object_get(doc, "cases"), *c;
+        double errs[128], buf[128], median, p90;
+        size_t i, n = 0;
+        assert_true(json_array_size(cases) >= 25);
+        json_array_foreach(cases, i, c) {
+                const char *unit = json_string_value(json_object_get(c, "unit"));
+                double scale = !strcmp(unit, "GB") ? 1e9 : !strcmp(unit, "GiB") ? 1073741824.0 : 1048576.0;
+                json_t *req = json_deep_copy(json_object_get(c, "request"));
+                struct api_validation_result v;
+                struct api_estimate_error e;
+                assert_non_null(json_object_get(c, "source"));
+                resolve(req);
+                if (api_validation_case(req, json_string_value(json_object_get(c, "kind")),
+                                        json_number_value(json_object_get(c, "measured")) * scale, NULL, &v, &e))
+                        fail_msg("%s: %s", json_string_value(json_object_get(c, "id")), e.detail);
+                json_decref(req);
+                errs[n++] = v.error;
+        }
+        api_validation_summary(errs, n, buf, &median, &p90);
+        if (median > 0.15 || p90 > 0.40)
+                fail_msg("accuracy regressed: median %.1f%%, p90 %.1f%%", median * 100, p90 * 100);
+        json_decref(doc);
+}
+
+/* Nearest-rank percentiles by hand: |errors| 1..10 -> median 5.5, p90 9. */
+static void test_summary(void **state)
+{
+        (void)state;
+        double e[10] = {-1, 2, -3, 4, 5, -6, 7, 8, -9, 10}, buf[10], m, p;
+        api_validation_summary(e, 10, buf, &m, &p);
+        assert_true(fabs(m - 5.5) < 1e-12);
+        assert_true(fabs(p - 9) < 1e-12);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_refusals_name_the_field),
+                cmocka_unit_test(test_warned_contradictions),
+                cmocka_unit_test(test_encode_contract),
+                cmocka_unit_test(test_seed_scenarios),
+                cmocka_unit_test(test_accuracy_guard),
+                cmocka_unit_test(test_summary),
+        };
+        return cmocka_run_group_tests_name("estimate_api", tests, setup, teardown);
+}
