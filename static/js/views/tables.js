@@ -46,10 +46,33 @@ function reportedOf(s) {
         return s.reported || s.reported_values || s.seed || {};
 }
 
+// The names a scenario's "reported" object may use for each column: the
+// article's own heading, or a snake_case form of it.
+const REPORTED_ALIASES = {
+        model: ['model', 'model_dimension', 'dimension', 'size'],
+        training_type: ['training_type', 'type', 'strategy'],
+        parameters: ['parameters', 'num_parameters', 'params'],
+        gpus: ['gpus', 'num_gpus', 'gpu_count'],
+        per_gpu_gb: ['per_gpu_gb', 'max_per_gpu_size_usage', 'max_per_gpu_gb', 'max_per_gpu_size_gb', 'gpu_size_gb',
+                'per_gpu_size_gb', 'gpu_memory_gb'],
+        batch_size: ['batch_size', 'batch_size_per_gpu'],
+        gradient_accumulation: ['gradient_accumulation', 'grad_accumulation', 'accumulation'],
+        global_batch_size: ['global_batch_size', 'global_batch'],
+        gpu_type: ['gpu_type', 'gpu'],
+        hours_per_epoch: ['hours_per_epoch', 'time_for_one_epoch_hours', 'epoch_hours', 'time_hours', 'hours'],
+        cpu_gb: ['cpu_gb', 'additional_cpu_memory_gb', 'additional_cpu_gb', 'cpu_memory_gb'],
+};
+
+const squash = (k) => String(k).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+
 function reportedText(s, key) {
         const r = reportedOf(s);
-        const v = r[key];
-        return v === undefined || v === null ? '' : String(v);
+        const byName = new Map(Object.entries(r).map(([k, v]) => [squash(k), v]));
+        for (const name of [key, ...(REPORTED_ALIASES[key] || [])]) {
+                const v = byName.get(name);
+                if (v !== undefined && v !== null) return String(v);
+        }
+        return '';
 }
 
 function reportedNumber(s, key) {
@@ -112,11 +135,20 @@ function verdicts(s, f) {
         return v;
 }
 
+const VERDICT_TEXT = {
+        lands: 'agrees with the article',
+        above: 'above the size the article reports',
+        below: 'below the article\'s bracket (under the next smaller common size)',
+        off: 'differs from the article by more than a factor of 1.5',
+};
+
 function pair(reported, estimate, verdict, title) {
+        const said = verdict ? `${title}: ${VERDICT_TEXT[verdict] || verdict}` : title;
         return el('span', { class: 'pair' },
                 el('span', { class: 'reported', title: 'reported in the article' }, reported === '' ? '—' : reported),
-                el('span', { class: 'estimate ' + (verdict && verdict !== 'lands' ? 'diff' : (verdict ? 'same' : '')), title },
-                        estimate));
+                el('span', { class: 'estimate ' + (verdict && verdict !== 'lands' ? 'diff' : (verdict ? 'same' : '')),
+                        title: said, 'data-verdict': verdict || null }, estimate),
+                verdict && verdict !== 'lands' ? el('span', { class: 'visually-hidden' }, ` (${VERDICT_TEXT[verdict]})`) : null);
 }
 
 function setupDetails(s) {
@@ -171,7 +203,12 @@ async function seedTables() {
                 parts.push(holder);
                 renderSeed(holder, table, caption, rows);
         }
-        box.replaceChildren(...parts);
+        box.replaceChildren(el('p', { class: 'legend' },
+                'In each pair the bold figure is the article\'s, verbatim; beside it the engine\'s estimate for the row\'s setup ',
+                el('span', { class: 'estimate same' }, 'green'), ' where it agrees and ',
+                el('span', { class: 'estimate diff' }, 'amber'), ' where it does not (memory: in the article\'s size ' +
+                'bracket, i.e. above the next smaller common GPU size and at most the reported one; time and CPU memory: ' +
+                'within a factor of 1.5). Multi-GPU rows only need to stay at or under the reported size.'), ...parts);
 }
 
 function renderSeed(holder, group, caption, rows) {
