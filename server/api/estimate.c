@@ -22,7 +22,8 @@
 /* ---- error helpers ----------------------------------------------------------- */
 
 __attribute__((format(printf, 5, 6))) static int dfail(struct api_estimate_error *e, int status,
-                                                        const char *ptr, const char *rule, const char *fmt, ...)
+                                                       const char *ptr, const char *rule,
+                                                       const char *fmt, ...)
 {
         va_list ap;
         e->status = status;
@@ -45,7 +46,8 @@ static int known_keys(json_t *obj, const char *base, const char *const *allowed,
 {
         const char *key;
         json_t *v;
-        json_object_foreach(obj, key, v) {
+        json_object_foreach(obj, key, v)
+        {
                 bool ok = false;
                 for (int i = 0; allowed[i] && !ok; i++)
                         ok = strcmp(allowed[i], key) == 0;
@@ -60,7 +62,8 @@ static int known_keys(json_t *obj, const char *base, const char *const *allowed,
         return 0;
 }
 
-static int get_object(json_t *obj, const char *base, const char *key, json_t **out, struct api_estimate_error *e)
+static int get_object(json_t *obj, const char *base, const char *key, json_t **out,
+                      struct api_estimate_error *e)
 {
         json_t *v = json_object_get(obj, key);
         char p[128];
@@ -75,8 +78,8 @@ static int get_object(json_t *obj, const char *base, const char *key, json_t **o
 }
 
 /* An integer in [min, max]; absent/null leaves *out; *present set when given. */
-static int get_uint(json_t *obj, const char *base, const char *key, uint64_t min, uint64_t max, uint64_t *out,
-                    bool *present, struct api_estimate_error *e)
+static int get_uint(json_t *obj, const char *base, const char *key, uint64_t min, uint64_t max,
+                    uint64_t *out, bool *present, struct api_estimate_error *e)
 {
         json_t *v = json_object_get(obj, key);
         char p[128];
@@ -100,8 +103,8 @@ static int get_uint(json_t *obj, const char *base, const char *key, uint64_t min
         return 0;
 }
 
-static int get_u32(json_t *obj, const char *base, const char *key, uint32_t min, uint32_t max, uint32_t *out,
-                   bool *present, struct api_estimate_error *e)
+static int get_u32(json_t *obj, const char *base, const char *key, uint32_t min, uint32_t max,
+                   uint32_t *out, bool *present, struct api_estimate_error *e)
 {
         uint64_t x = *out;
         if (get_uint(obj, base, key, min, max, &x, present, e))
@@ -110,8 +113,8 @@ static int get_u32(json_t *obj, const char *base, const char *key, uint32_t min,
         return 0;
 }
 
-static int get_number(json_t *obj, const char *base, const char *key, double min, double max, double *out,
-                      bool *present, struct api_estimate_error *e)
+static int get_number(json_t *obj, const char *base, const char *key, double min, double max,
+                      double *out, bool *present, struct api_estimate_error *e)
 {
         json_t *v = json_object_get(obj, key);
         char p[128];
@@ -134,7 +137,8 @@ static int get_number(json_t *obj, const char *base, const char *key, double min
         return 0;
 }
 
-static int get_bool(json_t *obj, const char *base, const char *key, bool *out, struct api_estimate_error *e)
+static int get_bool(json_t *obj, const char *base, const char *key, bool *out,
+                    struct api_estimate_error *e)
 {
         json_t *v = json_object_get(obj, key);
         char p[128];
@@ -147,8 +151,8 @@ static int get_bool(json_t *obj, const char *base, const char *key, bool *out, s
         return 0;
 }
 
-static int get_enum(json_t *obj, const char *base, const char *key, const char *const *names, int *out,
-                    bool *present, struct api_estimate_error *e)
+static int get_enum(json_t *obj, const char *base, const char *key, const char *const *names,
+                    int *out, bool *present, struct api_estimate_error *e)
 {
         json_t *v = json_object_get(obj, key);
         char p[128], list[400];
@@ -179,11 +183,11 @@ static int get_enum(json_t *obj, const char *base, const char *key, const char *
 /* ---- model ------------------------------------------------------------------- */
 
 static const char *const arch_keys[] = {
-        "name",    "kind",          "layers",           "decoder_layers",   "hidden_size",   "heads",
-        "kv_heads", "head_dim",     "ffn_size",         "gated_mlp",        "activation",    "vocab_size",
-        "max_positions", "type_vocab_size", "tied_embeddings", "norm",      "pre_norm",      "attention_bias",
-        "mlp_bias", "position_embedding", "experts",    "active_experts",   "dropout",       "pooler",
-        NULL};
+        "name",       "kind",           "layers",         "decoder_layers",  "hidden_size",
+        "heads",      "kv_heads",       "head_dim",       "ffn_size",        "gated_mlp",
+        "activation", "vocab_size",     "max_positions",  "type_vocab_size", "tied_embeddings",
+        "norm",       "pre_norm",       "attention_bias", "mlp_bias",        "position_embedding",
+        "experts",    "active_experts", "dropout",        "pooler",          NULL};
 
 static int decode_architecture(json_t *o, struct model_arch *a, struct api_estimate_error *e)
 {
@@ -195,7 +199,8 @@ static int decode_architecture(json_t *o, struct model_arch *a, struct api_estim
         if (known_keys(o, base, arch_keys, NULL, e))
                 return -1;
         memset(a, 0, sizeof(*a));
-        if (get_enum(o, base, "kind", (const char *const[]){"encoder", "decoder", "encoder_decoder", NULL}, &kind,
+        if (get_enum(o, base, "kind",
+                     (const char *const[]){"encoder", "decoder", "encoder_decoder", NULL}, &kind,
                      &present, e))
                 return -1;
         if (!present)
@@ -223,7 +228,8 @@ static int decode_architecture(json_t *o, struct model_arch *a, struct api_estim
         a->max_positions = enc ? 512 : 2048;
         a->dropout = enc ? 0.1f : 0.0f;
 
-        static const char *const required[] = {"layers", "hidden_size", "heads", "ffn_size", "vocab_size", NULL};
+        static const char *const required[] = {"layers",   "hidden_size", "heads",
+                                               "ffn_size", "vocab_size",  NULL};
         for (int i = 0; required[i]; i++)
                 if (!json_object_get(o, required[i])) {
                         char p[128];
@@ -244,17 +250,21 @@ static int decode_architecture(json_t *o, struct model_arch *a, struct api_estim
             get_u32(o, base, "active_experts", 0, 1024, &a->active_experts, NULL, e) ||
             get_bool(o, base, "gated_mlp", &a->gated_mlp, e) ||
             get_bool(o, base, "tied_embeddings", &a->tied_embeddings, e) ||
-            get_bool(o, base, "pre_norm", &a->pre_norm, e) || get_bool(o, base, "attention_bias", &a->attn_bias, e) ||
-            get_bool(o, base, "mlp_bias", &a->mlp_bias, e) || get_bool(o, base, "pooler", &a->pooler, e))
+            get_bool(o, base, "pre_norm", &a->pre_norm, e) ||
+            get_bool(o, base, "attention_bias", &a->attn_bias, e) ||
+            get_bool(o, base, "mlp_bias", &a->mlp_bias, e) ||
+            get_bool(o, base, "pooler", &a->pooler, e))
                 return -1;
         act = a->activation;
         norm = a->norm;
         pos = a->position;
-        if (get_enum(o, base, "activation", (const char *const[]){"gelu", "gelu_tanh", "relu", "silu", NULL}, &act,
+        if (get_enum(o, base, "activation",
+                     (const char *const[]){"gelu", "gelu_tanh", "relu", "silu", NULL}, &act, NULL,
+                     e) ||
+            get_enum(o, base, "norm", (const char *const[]){"layernorm", "rmsnorm", NULL}, &norm,
                      NULL, e) ||
-            get_enum(o, base, "norm", (const char *const[]){"layernorm", "rmsnorm", NULL}, &norm, NULL, e) ||
-            get_enum(o, base, "position_embedding", (const char *const[]){"learned", "rotary", "relative", NULL},
-                     &pos, NULL, e))
+            get_enum(o, base, "position_embedding",
+                     (const char *const[]){"learned", "rotary", "relative", NULL}, &pos, NULL, e))
                 return -1;
         a->activation = (enum model_activation)act;
         a->norm = (enum model_norm)norm;
@@ -298,7 +308,8 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
 
         if (!m)
                 return dfail(e, 400, "/model", "required",
-                             "model is required: {\"id\"}, {\"hf_config\"}, {\"architecture\"} or {\"parameters\"}");
+                             "model is required: {\"id\"}, {\"hf_config\"}, {\"architecture\"} or "
+                             "{\"parameters\"}");
         if (!json_is_object(m))
                 return dfail(e, 400, "/model", "type", "model must be an object");
         if (known_keys(m, "/model", keys, NULL, e))
@@ -306,24 +317,28 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
         for (int i = 0; keys[i]; i++)
                 given += json_object_get(m, keys[i]) != NULL;
         if (given != 1)
-                return dfail(e, 400, "/model", "one_of",
-                             "model must hold exactly one of id, hf_config, architecture, parameters");
+                return dfail(
+                        e, 400, "/model", "one_of",
+                        "model must hold exactly one of id, hf_config, architecture, parameters");
 
         json_t *v;
         if ((v = json_object_get(m, "id"))) {
                 if (!json_is_string(v))
                         return dfail(e, 400, "/model/id", "type", "id must be a string");
                 if (!snap)
-                        return dfail(e, 503, "/model/id", "unavailable",
-                                     "the model catalog is not loaded yet; retry, or send hf_config");
+                        return dfail(
+                                e, 503, "/model/id", "unavailable",
+                                "the model catalog is not loaded yet; retry, or send hf_config");
                 const struct catalog_model *cm = catalog_model(snap, json_string_value(v));
                 if (!cm)
-                        return dfail(e, 404, "/model/id", "unknown", "no catalog model \"%.80s\" (GET /api/v1/models)",
+                        return dfail(e, 404, "/model/id", "unknown",
+                                     "no catalog model \"%.80s\" (GET /api/v1/models)",
                                      json_string_value(v));
                 if (!cm->arch_ok)
-                        return dfail(e, 422, "/model/id", "architecture",
-                                     "the catalog model \"%.80s\" has a config the importer refused",
-                                     json_string_value(v));
+                        return dfail(
+                                e, 422, "/model/id", "architecture",
+                                "the catalog model \"%.80s\" has a config the importer refused",
+                                json_string_value(v));
                 in->arch = cm->arch;
                 snprintf(in->arch.name, sizeof(in->arch.name), "%s", cm->name);
                 return 0;
@@ -338,13 +353,16 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
                                 join(p, sizeof(p), "/model/hf_config", key);
                         else
                                 snprintf(p, sizeof(p), "/model/hf_config");
-                        return dfail(e, 400, p, strcmp(key, "model_type") == 0 ? "enum" : "hf_config", "%s", msg);
+                        return dfail(e, 400, p,
+                                     strcmp(key, "model_type") == 0 ? "enum" : "hf_config", "%s",
+                                     msg);
                 }
                 return 0;
         }
         if ((v = json_object_get(m, "architecture"))) {
                 if (!json_is_object(v))
-                        return dfail(e, 400, "/model/architecture", "type", "architecture must be an object");
+                        return dfail(e, 400, "/model/architecture", "type",
+                                     "architecture must be an object");
                 return decode_architecture(v, &in->arch, e);
         }
         v = json_object_get(m, "parameters");
@@ -376,23 +394,29 @@ static int decode_lora(json_t *o, struct estimate_input *in, struct api_estimate
                 json_t *x;
                 if (!json_is_array(t) && !json_is_string(t))
                         return dfail(e, 400, "/workload/lora/targets", "type",
-                                     "targets must be an array of q, k, v, o, gate, up, down (or \"all\")");
+                                     "targets must be an array of q, k, v, o, gate, up, down (or "
+                                     "\"all\")");
                 in->lora_targets = 0;
                 if (json_is_string(t)) {
-                        if (strcmp(json_string_value(t), "all") && strcmp(json_string_value(t), "all-linear"))
+                        if (strcmp(json_string_value(t), "all") &&
+                            strcmp(json_string_value(t), "all-linear"))
                                 return dfail(e, 400, "/workload/lora/targets", "enum",
                                              "targets must be an array or \"all\"");
                         in->lora_targets = EST_LORA_ALL;
                         return 0;
                 }
                 if (json_array_size(t) == 0)
-                        return dfail(e, 400, "/workload/lora/targets", "range", "targets must not be empty");
-                json_array_foreach(t, i, x) {
+                        return dfail(e, 400, "/workload/lora/targets", "range",
+                                     "targets must not be empty");
+                json_array_foreach(t, i, x)
+                {
                         char p[128];
                         snprintf(p, sizeof(p), "/workload/lora/targets/%zu", i);
-                        int k = json_is_string(x) ? estimate_enum_parse(names, json_string_value(x)) : -1;
+                        int k = json_is_string(x) ? estimate_enum_parse(names, json_string_value(x))
+                                                  : -1;
                         if (k < 0)
-                                return dfail(e, 400, p, "enum", "each target is one of q, k, v, o, gate, up, down");
+                                return dfail(e, 400, p, "enum",
+                                             "each target is one of q, k, v, o, gate, up, down");
                         in->lora_targets |= 1u << k;
                 }
         }
@@ -401,16 +425,24 @@ static int decode_lora(json_t *o, struct estimate_input *in, struct api_estimate
 
 static int decode_workload(json_t *w, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"mode",        "batch_size",      "sequence_length", "gradient_accumulation",
-                                           "num_labels",  "prompt_tokens",   "generated_tokens", "lora",
-                                           "dataset",     NULL};
+        static const char *const keys[] = {"mode",
+                                           "batch_size",
+                                           "sequence_length",
+                                           "gradient_accumulation",
+                                           "num_labels",
+                                           "prompt_tokens",
+                                           "generated_tokens",
+                                           "lora",
+                                           "dataset",
+                                           NULL};
         const char *base = "/workload";
         bool present;
         int mode = in->mode;
         json_t *o;
 
         if (!w)
-                return dfail(e, 400, "/workload", "required", "workload is required (at least its mode)");
+                return dfail(e, 400, "/workload", "required",
+                             "workload is required (at least its mode)");
         if (known_keys(w, base, keys, NULL, e))
                 return -1;
         if (get_enum(w, base, "mode", estimate_mode_names, &mode, &present, e))
@@ -437,7 +469,8 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
         if (get_u32(w, base, "sequence_length", 1, 16777216, &in->sequence_length, &present, e))
                 return -1;
         in->set |= present ? EST_SET_SEQUENCE : 0;
-        if (get_u32(w, base, "gradient_accumulation", 1, 1048576, &in->gradient_accumulation, NULL, e))
+        if (get_u32(w, base, "gradient_accumulation", 1, 1048576, &in->gradient_accumulation, NULL,
+                    e))
                 return -1;
         if (get_u32(w, base, "num_labels", 1, 1000000, &in->num_labels, &present, e))
                 return -1;
@@ -452,20 +485,26 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
             (in->set & (EST_SET_PROMPT | EST_SET_GENERATED))) {
                 uint64_t ctx = (uint64_t)in->prompt_tokens + in->generated_tokens;
                 if (!(in->set & EST_SET_PROMPT))
-                        ctx = (uint64_t)in->sequence_length; /* generated within the default context */
+                        ctx = (uint64_t)in
+                                      ->sequence_length; /* generated within the default context */
                 if (ctx > 16777216)
                         return dfail(e, 400, "/workload/generated_tokens", "range",
                                      "prompt_tokens + generated_tokens must be at most 16777216");
                 in->sequence_length = (uint32_t)ctx;
                 in->set |= EST_SET_SEQUENCE;
         }
-        if (in->mode == EST_INFERENCE && (in->set & EST_SET_SEQUENCE) && !(in->set & EST_SET_PROMPT))
+        if (in->mode == EST_INFERENCE && (in->set & EST_SET_SEQUENCE) &&
+            !(in->set & EST_SET_PROMPT))
                 in->prompt_tokens = in->sequence_length > in->generated_tokens
                                             ? in->sequence_length - in->generated_tokens
                                             : in->sequence_length;
         if (in->mode != EST_INFERENCE && (in->set & (EST_SET_PROMPT | EST_SET_GENERATED)))
-                return dfail(e, 400, (in->set & EST_SET_PROMPT) ? "/workload/prompt_tokens" : "/workload/generated_tokens",
-                             "contradiction", "prompt and generated tokens apply to inference; training uses sequence_length");
+                return dfail(e, 400,
+                             (in->set & EST_SET_PROMPT) ? "/workload/prompt_tokens"
+                                                        : "/workload/generated_tokens",
+                             "contradiction",
+                             "prompt and generated tokens apply to inference; training uses "
+                             "sequence_length");
         if (get_object(w, base, "lora", &o, e))
                 return -1;
         if (o) {
@@ -481,10 +520,10 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
         if (o) {
                 static const char *const dk[] = {"samples", "tokens", "epochs", NULL};
                 if (known_keys(o, "/workload/dataset", dk, NULL, e) ||
-                    get_uint(o, "/workload/dataset", "samples", 1, 1000000000000000ull, &in->dataset_samples, NULL,
-                             e) ||
-                    get_uint(o, "/workload/dataset", "tokens", 1, 1000000000000000000ull, &in->dataset_tokens, NULL,
-                             e) ||
+                    get_uint(o, "/workload/dataset", "samples", 1, 1000000000000000ull,
+                             &in->dataset_samples, NULL, e) ||
+                    get_uint(o, "/workload/dataset", "tokens", 1, 1000000000000000000ull,
+                             &in->dataset_tokens, NULL, e) ||
                     get_number(o, "/workload/dataset", "epochs", 0.001, 1e6, &in->epochs, NULL, e))
                         return -1;
                 in->set |= EST_SET_DATASET;
@@ -494,13 +533,15 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
 
 static int decode_savers(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"activation_checkpointing", "flash_attention", "chunked_loss",
-                                           "optimizer_in_backward", "activation_offload", NULL};
+        static const char *const keys[] = {
+                "activation_checkpointing", "flash_attention",    "chunked_loss",
+                "optimizer_in_backward",    "activation_offload", NULL};
         const char *base = "/memory_savers";
         int ck = in->checkpointing;
         bool present;
         if (known_keys(o, base, keys, NULL, e) ||
-            get_enum(o, base, "activation_checkpointing", estimate_checkpointing_names, &ck, &present, e))
+            get_enum(o, base, "activation_checkpointing", estimate_checkpointing_names, &ck,
+                     &present, e))
                 return -1;
         in->checkpointing = (enum est_checkpointing)ck;
         in->set |= present ? EST_SET_CHECKPOINTING : 0;
@@ -508,7 +549,8 @@ static int decode_savers(json_t *o, struct estimate_input *in, struct api_estima
                 in->set |= EST_SET_FLASH;
         return get_bool(o, base, "flash_attention", &in->flash_attention, e) ||
                                get_bool(o, base, "chunked_loss", &in->chunked_loss, e) ||
-                               get_bool(o, base, "optimizer_in_backward", &in->optimizer_in_backward, e) ||
+                               get_bool(o, base, "optimizer_in_backward",
+                                        &in->optimizer_in_backward, e) ||
                                get_bool(o, base, "activation_offload", &in->activation_offload, e)
                        ? -1
                        : 0;
@@ -516,10 +558,11 @@ static int decode_savers(json_t *o, struct estimate_input *in, struct api_estima
 
 static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"strategy", "fsdp_sharding", "gpus",      "nodes",
-                                           "tensor_parallel", "pipeline_parallel", "micro_batches",
-                                           "sequence_parallel", "offload", "model_load", "inter_node_bytes_per_s",
-                                           NULL};
+        static const char *const keys[] = {
+                "strategy",      "fsdp_sharding",          "gpus",
+                "nodes",         "tensor_parallel",        "pipeline_parallel",
+                "micro_batches", "sequence_parallel",      "offload",
+                "model_load",    "inter_node_bytes_per_s", NULL};
         const char *base = "/parallelism";
         int v;
         bool present, fsdp_given;
@@ -551,25 +594,39 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
             get_u32(o, base, "pipeline_parallel", 1, 1024, &in->pipeline_parallel, NULL, e) ||
             get_u32(o, base, "micro_batches", 1, 1048576, &in->micro_batches, NULL, e) ||
             get_bool(o, base, "sequence_parallel", &in->sequence_parallel, e) ||
-            get_number(o, base, "inter_node_bytes_per_s", 1e6, 1e13, &in->inter_node_bytes_per_s, NULL, e))
+            get_number(o, base, "inter_node_bytes_per_s", 1e6, 1e13, &in->inter_node_bytes_per_s,
+                       NULL, e))
                 return -1;
         /* Unstated GPU count: what the layout needs. */
         if (!present)
                 in->gpus = in->tensor_parallel * in->pipeline_parallel * in->nodes;
         if (in->pipeline_parallel > 1 && in->micro_batches == 0)
-                in->micro_batches = in->batch_size < in->pipeline_parallel ? 1 : in->pipeline_parallel;
-        if (in->pipeline_parallel > 1 && in->micro_batches > 1 && in->batch_size % in->micro_batches &&
-            !json_object_get(o, "micro_batches"))
+                in->micro_batches =
+                        in->batch_size < in->pipeline_parallel ? 1 : in->pipeline_parallel;
+        if (in->pipeline_parallel > 1 && in->micro_batches > 1 &&
+            in->batch_size % in->micro_batches && !json_object_get(o, "micro_batches"))
                 in->micro_batches = 1;
         return 0;
 }
 
-int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap, const char *const *extra_keys,
-                        struct estimate_input *in, struct api_estimate_error *e)
+int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
+                        const char *const *extra_keys, struct estimate_input *in,
+                        struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"model",  "workload", "precision", "quantization", "quantization_group_size",
-                                           "double_quantization", "kv_cache_precision", "optimizer",
-                                           "memory_savers", "parallelism", "gpu", "mfu", "serving", NULL};
+        static const char *const keys[] = {"model",
+                                           "workload",
+                                           "precision",
+                                           "quantization",
+                                           "quantization_group_size",
+                                           "double_quantization",
+                                           "kv_cache_precision",
+                                           "optimizer",
+                                           "memory_savers",
+                                           "parallelism",
+                                           "gpu",
+                                           "mfu",
+                                           "serving",
+                                           NULL};
         json_t *o;
         int v;
         bool present;
@@ -594,7 +651,8 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap, const
         if (get_enum(body, "", "quantization", estimate_quant_names, &v, NULL, e))
                 return -1;
         in->quantization = (enum est_quant)v;
-        if (get_u32(body, "", "quantization_group_size", 16, 65536, &in->quant_group_size, &present, e) ||
+        if (get_u32(body, "", "quantization_group_size", 16, 65536, &in->quant_group_size, &present,
+                    e) ||
             get_bool(body, "", "double_quantization", &in->double_quant, e))
                 return -1;
         if (present && in->quantization != EST_QUANT_INT4)
@@ -622,24 +680,28 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap, const
         if (o) {
                 static const char *const sk[] = {"gpu_memory_utilization", NULL};
                 if (known_keys(o, "/serving", sk, NULL, e) ||
-                    get_number(o, "/serving", "gpu_memory_utilization", 0.05, 1.0, &in->gpu_memory_utilization, NULL,
-                               e))
+                    get_number(o, "/serving", "gpu_memory_utilization", 0.05, 1.0,
+                               &in->gpu_memory_utilization, NULL, e))
                         return -1;
                 if (in->mode != EST_INFERENCE)
-                        return dfail(e, 400, "/serving", "contradiction", "serving settings apply to inference");
+                        return dfail(e, 400, "/serving", "contradiction",
+                                     "serving settings apply to inference");
         }
         json_t *g = json_object_get(body, "gpu");
         if (g && !json_is_null(g)) {
                 if (!json_is_string(g))
                         return dfail(e, 400, "/gpu", "type", "gpu must be a catalog GPU id");
                 if (!snap)
-                        return dfail(e, 503, "/gpu", "unavailable", "the GPU catalog is not loaded yet; retry");
+                        return dfail(e, 503, "/gpu", "unavailable",
+                                     "the GPU catalog is not loaded yet; retry");
                 size_t idx = catalog_gpu_index(snap, json_string_value(g));
                 if (idx == SIZE_MAX)
-                        return dfail(e, 404, "/gpu", "unknown", "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
+                        return dfail(e, 404, "/gpu", "unknown",
+                                     "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
                                      json_string_value(g));
                 if (idx >= EST_FITS_MAX)
-                        return dfail(e, 400, "/gpu", "range", "the catalog is larger than the engine's table");
+                        return dfail(e, 400, "/gpu", "range",
+                                     "the catalog is larger than the engine's table");
                 in->gpu_index = (int)idx;
         }
 
@@ -703,8 +765,8 @@ static json_t *notes_json(const struct est_note *notes, size_t n, bool with_byte
         json_t *arr = json_array();
         char buf[400];
         for (size_t i = 0; arr && i < n; i++) {
-                json_t *o = json_pack("{s:s, s:s}", "code", estimate_note_name(notes[i].code), "text",
-                                      estimate_note_text(&notes[i], buf, sizeof(buf)));
+                json_t *o = json_pack("{s:s, s:s}", "code", estimate_note_name(notes[i].code),
+                                      "text", estimate_note_text(&notes[i], buf, sizeof(buf)));
                 if (o && with_bytes && notes[i].a > 0)
                         json_object_set_new(o, "per_gpu_bytes", u64((uint64_t)notes[i].a));
                 if (o && with_bytes && notes[i].b > 0 &&
@@ -727,10 +789,12 @@ static json_t *input_json(const struct estimate_input *in)
         json_object_set_new(o, "sequence_length", json_integer(in->sequence_length));
         json_object_set_new(o, "gradient_accumulation", json_integer(in->gradient_accumulation));
         if (in->mode == EST_INFERENCE) {
-                json_object_set_new(o, "prompt_tokens", json_integer(in->prompt_tokens ? in->prompt_tokens
-                                                                                       : in->sequence_length));
+                json_object_set_new(
+                        o, "prompt_tokens",
+                        json_integer(in->prompt_tokens ? in->prompt_tokens : in->sequence_length));
                 json_object_set_new(o, "generated_tokens", json_integer(in->generated_tokens));
-                json_object_set_new(o, "kv_cache_precision", json_string(estimate_kv_dtype_name(in->kv_dtype)));
+                json_object_set_new(o, "kv_cache_precision",
+                                    json_string(estimate_kv_dtype_name(in->kv_dtype)));
         }
         if (in->mode == EST_LORA || in->mode == EST_QLORA)
                 json_object_set_new(o, "lora_rank", json_integer(in->lora_rank));
@@ -752,7 +816,8 @@ static json_t *input_json(const struct estimate_input *in)
 json_t *api_estimate_encode(const struct estimate_input *in, const struct estimate_result *r,
                             const struct gpu_spec *gpus, size_t n_gpus)
 {
-        json_t *doc = json_object(), *comp = json_object(), *phases = json_object(), *cpu = json_object();
+        json_t *doc = json_object(), *comp = json_object(), *phases = json_object(),
+               *cpu = json_object();
         json_t *fits = json_array();
         if (!doc || !comp || !phases || !cpu || !fits) {
                 json_decref(doc);
@@ -764,67 +829,79 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
         }
 
         json_object_set_new(doc, "model",
-                            json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", in->arch.name, "parameters",
-                                      u64(r->parameters), "trainable_parameters", u64(r->trainable_parameters),
-                                      "checkpoint_parameters", u64(r->checkpoint_parameters), "architecture",
+                            json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", in->arch.name,
+                                      "parameters", u64(r->parameters), "trainable_parameters",
+                                      u64(r->trainable_parameters), "checkpoint_parameters",
+                                      u64(r->checkpoint_parameters), "architecture",
                                       api_model_arch_encode(&in->arch)));
         json_object_set_new(doc, "input", input_json(in));
 
         for (int c = 0; c < EST_COMPONENT_COUNT; c++)
-                json_object_set_new(comp, estimate_component_name((enum est_component)c), u64(r->per_gpu[c]));
+                json_object_set_new(comp, estimate_component_name((enum est_component)c),
+                                    u64(r->per_gpu[c]));
         for (int p = 0; p < EST_PHASE_COUNT; p++)
                 if (r->phase_total_bytes[p])
                         json_object_set_new(phases, estimate_phase_name((enum est_phase)p),
                                             u64(r->phase_total_bytes[p]));
         json_object_set_new(doc, "per_gpu",
-                            json_pack("{s:o, s:o, s:s, s:o, s:o}", "total_bytes", u64(r->per_gpu_total_bytes),
-                                      "allocated_bytes", u64(r->per_gpu_allocated_bytes), "peak_phase",
-                                      estimate_phase_name(r->peak_phase), "components", comp, "phases", phases));
+                            json_pack("{s:o, s:o, s:s, s:o, s:o}", "total_bytes",
+                                      u64(r->per_gpu_total_bytes), "allocated_bytes",
+                                      u64(r->per_gpu_allocated_bytes), "peak_phase",
+                                      estimate_phase_name(r->peak_phase), "components", comp,
+                                      "phases", phases));
 
         for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
-                json_object_set_new(cpu, estimate_cpu_component_name((enum est_cpu_component)c), u64(r->cpu[c]));
-        json_object_set_new(doc, "cpu", json_pack("{s:o, s:o}", "total_bytes", u64(r->cpu_total_bytes),
-                                                  "components", cpu));
+                json_object_set_new(cpu, estimate_cpu_component_name((enum est_cpu_component)c),
+                                    u64(r->cpu[c]));
+        json_object_set_new(
+                doc, "cpu",
+                json_pack("{s:o, s:o}", "total_bytes", u64(r->cpu_total_bytes), "components", cpu));
 
-        const struct gpu_spec *g = in->gpu_index >= 0 && (size_t)in->gpu_index < n_gpus ? &gpus[in->gpu_index]
-                                                                                        : NULL;
+        const struct gpu_spec *g =
+                in->gpu_index >= 0 && (size_t)in->gpu_index < n_gpus ? &gpus[in->gpu_index] : NULL;
         json_t *compute = json_pack(
-                "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "flops_per_step", real_or_null(r->flops_per_step),
-                "flops_total", real_or_null(r->flops_total), "steps", real_or_null(r->steps), "tokens_per_step",
-                real_or_null(r->tokens_per_step), "seconds_per_step", real_or_null(r->seconds_per_step),
-                "total_seconds", real_or_null(r->total_seconds), "tokens_per_second",
-                real_or_null(r->tokens_per_second), "mfu", real_or_null(r->mfu), "bottleneck",
-                estimate_bottleneck_name(r->bottleneck), "gpu", g ? json_string(g->id) : json_null(),
-                "bottleneck_detail",
+                "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "flops_per_step",
+                real_or_null(r->flops_per_step), "flops_total", real_or_null(r->flops_total),
+                "steps", real_or_null(r->steps), "tokens_per_step",
+                real_or_null(r->tokens_per_step), "seconds_per_step",
+                real_or_null(r->seconds_per_step), "total_seconds", real_or_null(r->total_seconds),
+                "tokens_per_second", real_or_null(r->tokens_per_second), "mfu",
+                real_or_null(r->mfu), "bottleneck", estimate_bottleneck_name(r->bottleneck), "gpu",
+                g ? json_string(g->id) : json_null(), "bottleneck_detail",
                 json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "compute_seconds_per_step",
-                          real_or_null(r->compute_seconds_per_step), "communication_seconds_per_step",
-                          real_or_null(r->comm_seconds_per_step), "memory_seconds_per_step",
-                          real_or_null(r->memory_seconds_per_step), "communication_bytes_per_step",
-                          real_or_null(r->comm_bytes_per_step), "link_bytes_per_s",
-                          real_or_null(r->link_bytes_per_s), "peak_flops_per_gpu",
-                          real_or_null(r->peak_flops_per_gpu)));
+                          real_or_null(r->compute_seconds_per_step),
+                          "communication_seconds_per_step", real_or_null(r->comm_seconds_per_step),
+                          "memory_seconds_per_step", real_or_null(r->memory_seconds_per_step),
+                          "communication_bytes_per_step", real_or_null(r->comm_bytes_per_step),
+                          "link_bytes_per_s", real_or_null(r->link_bytes_per_s),
+                          "peak_flops_per_gpu", real_or_null(r->peak_flops_per_gpu)));
         json_object_set_new(doc, "compute", compute);
 
         if (in->mode == EST_INFERENCE) {
                 json_object_set_new(
                         doc, "inference",
-                        json_pack("{s:o, s:o, s:o, s:o, s:o}", "prefill_seconds", real_or_null(r->prefill_seconds),
-                                  "decode_tokens_per_second", real_or_null(r->decode_tokens_per_second),
+                        json_pack("{s:o, s:o, s:o, s:o, s:o}", "prefill_seconds",
+                                  real_or_null(r->prefill_seconds), "decode_tokens_per_second",
+                                  real_or_null(r->decode_tokens_per_second),
                                   "decode_tokens_per_second_roofline",
-                                  real_or_null(r->decode_tokens_per_second_roofline), "decode_bytes_per_token",
-                                  u64(r->decode_bytes_per_token), "kv_cache_bytes_per_token",
-                                  u64(r->kv_bytes_per_token)));
+                                  real_or_null(r->decode_tokens_per_second_roofline),
+                                  "decode_bytes_per_token", u64(r->decode_bytes_per_token),
+                                  "kv_cache_bytes_per_token", u64(r->kv_bytes_per_token)));
                 if (g && in->arch.kind != MODEL_ENCODER)
                         json_object_set_new(
                                 doc, "serving",
-                                json_pack("{s:s, s:f, s:o, s:o, s:o, s:i, s:o, s:o}", "gpu", g->id,
-                                          "gpu_memory_utilization",
-                                          in->gpu_memory_utilization > 0 ? in->gpu_memory_utilization : 0.9,
-                                          "budget_bytes", u64(r->serving_budget_bytes), "kv_cache_bytes",
-                                          u64(r->serving_kv_bytes), "kv_cache_bytes_per_token",
-                                          u64(r->kv_bytes_per_token), "context_tokens", (json_int_t)in->sequence_length,
-                                          "concurrent_sequences", u64(r->serving_concurrent_sequences),
-                                          "max_context_tokens", u64(r->serving_max_context_tokens)));
+                                json_pack(
+                                        "{s:s, s:f, s:o, s:o, s:o, s:i, s:o, s:o}", "gpu", g->id,
+                                        "gpu_memory_utilization",
+                                        in->gpu_memory_utilization > 0 ? in->gpu_memory_utilization
+                                                                       : 0.9,
+                                        "budget_bytes", u64(r->serving_budget_bytes),
+                                        "kv_cache_bytes", u64(r->serving_kv_bytes),
+                                        "kv_cache_bytes_per_token", u64(r->kv_bytes_per_token),
+                                        "context_tokens", (json_int_t)in->sequence_length,
+                                        "concurrent_sequences",
+                                        u64(r->serving_concurrent_sequences), "max_context_tokens",
+                                        u64(r->serving_max_context_tokens)));
         }
 
         for (size_t i = 0; i < r->n_fits; i++) {
@@ -832,17 +909,19 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
                 if (f->gpu >= n_gpus)
                         continue;
                 json_array_append_new(
-                        fits, json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:o, s:i}", "gpu", gpus[f->gpu].id, "name",
-                                        gpus[f->gpu].name, "memory_bytes", u64(f->memory_bytes), "fits", f->fits,
-                                        "reason", estimate_fit_reason_name((enum est_fit_reason)f->reason),
+                        fits, json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:o, s:i}", "gpu",
+                                        gpus[f->gpu].id, "name", gpus[f->gpu].name, "memory_bytes",
+                                        u64(f->memory_bytes), "fits", f->fits, "reason",
+                                        estimate_fit_reason_name((enum est_fit_reason)f->reason),
                                         "gpus_needed",
-                                        f->gpus_needed ? json_integer(f->gpus_needed) : json_null(), "utilization",
-                                        real_or_null(f->utilization), "max_batch_size",
-                                        (json_int_t)f->max_batch_size));
+                                        f->gpus_needed ? json_integer(f->gpus_needed) : json_null(),
+                                        "utilization", real_or_null(f->utilization),
+                                        "max_batch_size", (json_int_t)f->max_batch_size));
         }
         json_object_set_new(doc, "fits", fits);
         json_object_set_new(doc, "suggestions", notes_json(r->suggestions, r->n_suggestions, true));
-        json_object_set_new(doc, "assumptions", notes_json(r->assumptions, r->n_assumptions, false));
+        json_object_set_new(doc, "assumptions",
+                            notes_json(r->assumptions, r->n_assumptions, false));
         json_object_set_new(doc, "warnings", notes_json(r->warnings, r->n_warnings, false));
         return doc;
 }
@@ -868,7 +947,8 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         body = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
         if (!body) {
                 char d[300];
-                snprintf(d, sizeof(d), "invalid JSON at line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+                snprintf(d, sizeof(d), "invalid JSON at line %d column %d: %s", jerr.line,
+                         jerr.column, jerr.text);
                 api_problem_field(rs, 400, "", "json", d);
                 return;
         }

@@ -26,10 +26,10 @@ struct catalog_snapshot;
 
 /* Where a request went wrong: the same three strings the problem document carries. */
 struct api_estimate_error {
-        char pointer[128];              /* RFC 6901 pointer, "/workload/batch_size" */
-        char rule[48];                  /* "type", "range", "enum", "unknown_field", "required", ... */
+        char pointer[128]; /* RFC 6901 pointer, "/workload/batch_size" */
+        char rule[48];     /* "type", "range", "enum", "unknown_field", "required", ... */
         char detail[256];
-        int status;                     /* 400, or 404 for an unknown catalog model/GPU id */
+        int status; /* 400, or 404 for an unknown catalog model/GPU id */
 };
 
 /*
@@ -39,8 +39,9 @@ struct api_estimate_error {
  * the caller handles itself (NULL for none); any other unknown key is a
  * 400.  Returns 0, or -1 with err filled.
  */
-int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap, const char *const *extra_keys,
-                        struct estimate_input *in, struct api_estimate_error *err);
+int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
+                        const char *const *extra_keys, struct estimate_input *in,
+                        struct api_estimate_error *err);
 
 /*
  * The response document for one run (see openapi.yaml EstimateResponse).

@@ -81,7 +81,8 @@ static int get_prob(struct imp *im, const char *key, double def, float *out)
         return 0;
 }
 
-static int activation(struct imp *im, const char *key, enum model_activation def, enum model_activation *out)
+static int activation(struct imp *im, const char *key, enum model_activation def,
+                      enum model_activation *out)
 {
         json_t *v = json_object_get(im->cfg, key);
         const char *s;
@@ -94,7 +95,8 @@ static int activation(struct imp *im, const char *key, enum model_activation def
         s = json_string_value(v);
         if (!strcmp(s, "gelu") || !strcmp(s, "gelu_python"))
                 *out = MODEL_ACT_GELU;
-        else if (!strcmp(s, "gelu_new") || !strcmp(s, "gelu_pytorch_tanh") || !strcmp(s, "gelu_fast"))
+        else if (!strcmp(s, "gelu_new") || !strcmp(s, "gelu_pytorch_tanh") ||
+                 !strcmp(s, "gelu_fast"))
                 *out = MODEL_ACT_GELU_TANH;
         else if (!strcmp(s, "relu"))
                 *out = MODEL_ACT_RELU;
@@ -137,7 +139,8 @@ static int import_encoder(struct imp *im, struct model_arch *a, const char *type
         bool tied;
 
         a->kind = MODEL_ENCODER;
-        if (get_u32(im, "vocab_size", xl ? 250880 : (roberta ? 50265 : 30522), 16777216, &a->vocab) ||
+        if (get_u32(im, "vocab_size", xl ? 250880 : (roberta ? 50265 : 30522), 16777216,
+                    &a->vocab) ||
             get_u32(im, "hidden_size", xl ? 2560 : 768, 131072, &a->hidden) ||
             get_u32(im, "num_hidden_layers", xl ? 36 : 12, 1024, &a->layers) ||
             get_u32(im, "num_attention_heads", xl ? 32 : 12, 4096, &a->heads) ||
@@ -176,9 +179,12 @@ static int import_gpt2(struct imp *im, struct model_arch *a)
         a->kind = MODEL_DECODER;
         if (get_u32(im, "vocab_size", 50257, 16777216, &a->vocab) ||
             get_u32(im, "n_positions", 1024, 16777216, &a->max_positions) ||
-            get_u32(im, "n_embd", 768, 131072, &a->hidden) || get_u32(im, "n_layer", 12, 1024, &a->layers) ||
-            get_u32(im, "n_head", 12, 4096, &a->heads) || get_u32(im, "n_inner", 0, 1048576, &inner) ||
-            get_bool(im, "tie_word_embeddings", true, &tied) || get_prob(im, "resid_pdrop", 0.1, &a->dropout) ||
+            get_u32(im, "n_embd", 768, 131072, &a->hidden) ||
+            get_u32(im, "n_layer", 12, 1024, &a->layers) ||
+            get_u32(im, "n_head", 12, 4096, &a->heads) ||
+            get_u32(im, "n_inner", 0, 1048576, &inner) ||
+            get_bool(im, "tie_word_embeddings", true, &tied) ||
+            get_prob(im, "resid_pdrop", 0.1, &a->dropout) ||
             activation(im, "activation_function", MODEL_ACT_GELU_TANH, &a->activation))
                 return -1;
         a->kv_heads = a->heads;
@@ -207,15 +213,17 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
         a->kind = MODEL_DECODER;
         if (get_u32(im, "vocab_size", qwen ? 151936 : 32000, 16777216, &a->vocab) ||
             get_u32(im, "hidden_size", 4096, 131072, &a->hidden) ||
-            get_u32(im, "intermediate_size", mistral ? 14336 : (qwen ? 22016 : 11008), 1048576, &a->ffn) ||
+            get_u32(im, "intermediate_size", mistral ? 14336 : (qwen ? 22016 : 11008), 1048576,
+                    &a->ffn) ||
             get_u32(im, "num_hidden_layers", 32, 1024, &a->layers) ||
             get_u32(im, "num_attention_heads", 32, 4096, &a->heads) ||
             get_u32(im, "num_key_value_heads", mistral ? 8 : 0, 4096, &kv) ||
             get_u32(im, "head_dim", 0, 4096, &a->head_dim) ||
-            get_u32(im, "max_position_embeddings", mistral ? 131072 : (qwen ? 32768 : 2048), 16777216,
-                    &a->max_positions) ||
+            get_u32(im, "max_position_embeddings", mistral ? 131072 : (qwen ? 32768 : 2048),
+                    16777216, &a->max_positions) ||
             get_bool(im, "tie_word_embeddings", false, &tied) ||
-            get_bool(im, "attention_bias", false, &attn_bias) || get_bool(im, "mlp_bias", false, &mlp_bias) ||
+            get_bool(im, "attention_bias", false, &attn_bias) ||
+            get_bool(im, "mlp_bias", false, &mlp_bias) ||
             activation(im, "hidden_act", MODEL_ACT_SILU, &a->activation))
                 return -1;
         if (!strcmp(type, "mixtral")) {
@@ -246,13 +254,16 @@ static int import_t5(struct imp *im, struct model_arch *a)
         json_t *ff = json_object_get(im->cfg, "feed_forward_proj");
         a->kind = MODEL_ENCODER_DECODER;
         if (get_u32(im, "vocab_size", 32128, 16777216, &a->vocab) ||
-            get_u32(im, "d_model", 512, 131072, &a->hidden) || get_u32(im, "d_kv", 64, 4096, &a->head_dim) ||
-            get_u32(im, "d_ff", 2048, 1048576, &a->ffn) || get_u32(im, "num_layers", 6, 1024, &a->layers) ||
+            get_u32(im, "d_model", 512, 131072, &a->hidden) ||
+            get_u32(im, "d_kv", 64, 4096, &a->head_dim) ||
+            get_u32(im, "d_ff", 2048, 1048576, &a->ffn) ||
+            get_u32(im, "num_layers", 6, 1024, &a->layers) ||
             get_u32(im, "num_decoder_layers", 0, 1024, &a->decoder_layers) ||
             get_u32(im, "num_heads", 8, 4096, &a->heads) ||
             get_u32(im, "relative_attention_num_buckets", 32, 4096, &a->relative_buckets) ||
             get_u32(im, "n_positions", 512, 16777216, &a->max_positions) ||
-            get_bool(im, "tie_word_embeddings", true, &tied) || get_prob(im, "dropout_rate", 0.1, &a->dropout))
+            get_bool(im, "tie_word_embeddings", true, &tied) ||
+            get_prob(im, "dropout_rate", 0.1, &a->dropout))
                 return -1;
         if (a->decoder_layers == 0)
                 a->decoder_layers = a->layers;
@@ -274,7 +285,8 @@ static int import_t5(struct imp *im, struct model_arch *a)
                 else if (!strcmp(s, "silu"))
                         a->activation = MODEL_ACT_SILU;
                 else
-                        return imp_fail(im, "feed_forward_proj", "unsupported (relu, gated-gelu, gated-silu)");
+                        return imp_fail(im, "feed_forward_proj",
+                                        "unsupported (relu, gated-gelu, gated-silu)");
         }
         a->tied_embeddings = tied;
         a->norm = MODEL_NORM_RMSNORM;
@@ -295,12 +307,14 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                 key[0] = '\0';
         memset(out, 0, sizeof(*out));
         if (!json_is_object(config))
-                return imp_fail(&im, "", "config must be a JSON object (the contents of config.json)");
+                return imp_fail(&im, "",
+                                "config must be a JSON object (the contents of config.json)");
         json_t *mt = json_object_get(config, "model_type");
         if (!json_is_string(mt))
-                return imp_fail(&im, "model_type", "missing or not a string; supported: bert, roberta, "
-                                                   "xlm-roberta, xlm-roberta-xl, gpt2, llama, mistral, mixtral, "
-                                                   "qwen2, t5");
+                return imp_fail(&im, "model_type",
+                                "missing or not a string; supported: bert, roberta, "
+                                "xlm-roberta, xlm-roberta-xl, gpt2, llama, mistral, mixtral, "
+                                "qwen2, t5");
         type = json_string_value(mt);
         if (!strcmp(type, "bert") || !strcmp(type, "roberta") || !strcmp(type, "xlm-roberta") ||
             !strcmp(type, "xlm-roberta-xl"))
@@ -314,7 +328,8 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                 rc = import_t5(&im, out);
         else {
                 char why_buf[200];
-                snprintf(why_buf, sizeof(why_buf), "model_type \"%.40s\" is not supported; supported: %s", type,
+                snprintf(why_buf, sizeof(why_buf),
+                         "model_type \"%.40s\" is not supported; supported: %s", type,
                          hf_config_supported);
                 return imp_fail(&im, "model_type", why_buf);
         }

@@ -14,14 +14,16 @@ static json_t *model_json(const struct catalog_model *m, bool detail)
 {
         uint64_t counted = m->arch_ok ? model_parameters(&m->arch) : 0;
         double err = counted && m->published_parameters
-                             ? ((double)counted - (double)m->published_parameters) / (double)m->published_parameters
+                             ? ((double)counted - (double)m->published_parameters) /
+                                       (double)m->published_parameters
                              : 0;
-        json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:o, s:o, s:o}", "id", m->id, "name", m->name, "family",
-                              m->family, "published_parameters", (json_int_t)m->published_parameters,
-                              "parameters_source", m->parameters_source ? m->parameters_source : "",
-                              "parameters", counted ? json_integer((json_int_t)counted) : json_null(),
-                              "parameters_error", counted ? json_real(err) : json_null(), "architecture",
-                              m->arch_ok ? api_model_arch_encode(&m->arch) : json_null());
+        json_t *o = json_pack(
+                "{s:s, s:s, s:s, s:I, s:s, s:o, s:o, s:o}", "id", m->id, "name", m->name, "family",
+                m->family, "published_parameters", (json_int_t)m->published_parameters,
+                "parameters_source", m->parameters_source ? m->parameters_source : "", "parameters",
+                counted ? json_integer((json_int_t)counted) : json_null(), "parameters_error",
+                counted ? json_real(err) : json_null(), "architecture",
+                m->arch_ok ? api_model_arch_encode(&m->arch) : json_null());
         if (o && detail) {
                 json_error_t jerr;
                 json_t *cfg = m->hf_config_json ? json_loads(m->hf_config_json, 0, &jerr) : NULL;
@@ -33,12 +35,15 @@ static json_t *model_json(const struct catalog_model *m, bool detail)
                                 json_object_set_new(
                                         o, "parameter_breakdown",
                                         json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "embeddings",
-                                                  (json_int_t)b.embeddings, "linear", (json_int_t)b.linear,
-                                                  "linear_active", (json_int_t)b.linear_active, "norms_and_biases",
-                                                  (json_int_t)b.small, "lm_head", (json_int_t)b.lm_head,
-                                                  "head_extra", (json_int_t)b.head_extra));
-                        json_object_set_new(o, "kv_cache_elements_per_token",
-                                            json_integer((json_int_t)model_kv_elements_per_token(&m->arch)));
+                                                  (json_int_t)b.embeddings, "linear",
+                                                  (json_int_t)b.linear, "linear_active",
+                                                  (json_int_t)b.linear_active, "norms_and_biases",
+                                                  (json_int_t)b.small, "lm_head",
+                                                  (json_int_t)b.lm_head, "head_extra",
+                                                  (json_int_t)b.head_extra));
+                        json_object_set_new(
+                                o, "kv_cache_elements_per_token",
+                                json_integer((json_int_t)model_kv_elements_per_token(&m->arch)));
                 }
         }
         return o;
@@ -64,7 +69,8 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
         if (!arr)
                 api_problem(rs, 500, "out of memory");
         else
-                api_reply_json(rs, 200, json_pack("{s:o, s:i}", "models", arr, "count", (json_int_t)n));
+                api_reply_json(rs, 200,
+                               json_pack("{s:o, s:i}", "models", arr, "count", (json_int_t)n));
         catalog_release(s);
 }
 

@@ -18,7 +18,8 @@ static int cmp_double(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
-void api_validation_summary(const double *errors, size_t n, double *buf, double *median, double *p90)
+void api_validation_summary(const double *errors, size_t n, double *buf, double *median,
+                            double *p90)
 {
         *median = *p90 = 0;
         if (n == 0)
@@ -60,9 +61,11 @@ int api_validation_case(json_t *request, const char *kind, double measured_bytes
         out->total_bytes = r->per_gpu_total_bytes;
         out->allocated_bytes = r->per_gpu_allocated_bytes;
         out->measured_bytes = measured_bytes;
-        out->estimated_bytes = strcmp(kind, "max_allocated") == 0 ? (double)r->per_gpu_allocated_bytes
-                                                                  : (double)r->per_gpu_total_bytes;
-        out->error = measured_bytes > 0 ? (out->estimated_bytes - measured_bytes) / measured_bytes : 0;
+        out->estimated_bytes = strcmp(kind, "max_allocated") == 0
+                                       ? (double)r->per_gpu_allocated_bytes
+                                       : (double)r->per_gpu_total_bytes;
+        out->error =
+                measured_bytes > 0 ? (out->estimated_bytes - measured_bytes) / measured_bytes : 0;
         free(r);
         return 0;
 }
@@ -117,39 +120,46 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                 api_problem(rs, 500, "out of memory");
                 goto out;
         }
-        json_array_foreach(rows, i, row) {
+        json_array_foreach(rows, i, row)
+        {
                 struct api_validation_result v;
                 struct api_estimate_error e;
                 const char *kind = json_string_value(json_object_get(row, "kind"));
                 double measured = json_number_value(json_object_get(row, "measured_bytes"));
-                json_t *c = json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
-                                      json_object_get(row, "id"), "source", json_object_get(row, "source"),
-                                      "url", json_object_get(row, "url"), "notes", json_object_get(row, "notes"),
-                                      "measurement_kind", json_object_get(row, "kind"), "measured",
-                                      json_object_get(row, "measured"), "unit", json_object_get(row, "unit"),
-                                      "measured_bytes", json_object_get(row, "measured_bytes"), "request",
-                                      json_object_get(row, "request"));
+                json_t *c = json_pack(
+                        "{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
+                        json_object_get(row, "id"), "source", json_object_get(row, "source"), "url",
+                        json_object_get(row, "url"), "notes", json_object_get(row, "notes"),
+                        "measurement_kind", json_object_get(row, "kind"), "measured",
+                        json_object_get(row, "measured"), "unit", json_object_get(row, "unit"),
+                        "measured_bytes", json_object_get(row, "measured_bytes"), "request",
+                        json_object_get(row, "request"));
                 if (!c)
                         continue;
-                if (api_validation_case(json_object_get(row, "request"), kind ? kind : "", measured, snap, &v,
-                                        &e) == 0) {
-                        json_object_set_new(c, "estimated_bytes", json_integer((json_int_t)v.estimated_bytes));
-                        json_object_set_new(c, "estimated_total_bytes", json_integer((json_int_t)v.total_bytes));
+                if (api_validation_case(json_object_get(row, "request"), kind ? kind : "", measured,
+                                        snap, &v, &e) == 0) {
+                        json_object_set_new(c, "estimated_bytes",
+                                            json_integer((json_int_t)v.estimated_bytes));
+                        json_object_set_new(c, "estimated_total_bytes",
+                                            json_integer((json_int_t)v.total_bytes));
                         json_object_set_new(c, "estimated_allocated_bytes",
                                             json_integer((json_int_t)v.allocated_bytes));
                         json_object_set_new(c, "error", json_real(v.error));
                         errs[n_ok++] = v.error;
                 } else {
                         json_object_set_new(c, "error", json_null());
-                        json_object_set_new(c, "problem", json_pack("{s:s, s:s, s:s}", "pointer", e.pointer,
-                                                                    "rule", e.rule, "detail", e.detail));
+                        json_object_set_new(c, "problem",
+                                            json_pack("{s:s, s:s, s:s}", "pointer", e.pointer,
+                                                      "rule", e.rule, "detail", e.detail));
                 }
                 json_array_append_new(cases, c);
         }
         api_validation_summary(errs, n_ok, buf, &median, &p90);
-        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s}}", "cases", cases, "summary", "count", (json_int_t)n_ok,
-                        "median_abs_error", median, "p90_abs_error", p90, "comparison",
-                        "max_allocated cases compare allocated_bytes; nvidia_smi cases compare total_bytes");
+        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s}}", "cases", cases, "summary", "count",
+                        (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
+                        "comparison",
+                        "max_allocated cases compare allocated_bytes; nvidia_smi cases compare "
+                        "total_bytes");
         cases = NULL;
         if (!doc)
                 api_problem(rs, 500, "out of memory");
@@ -186,20 +196,24 @@ void api_scenarios_handle(const struct api_request *rq, struct api_response *rs)
                 json_decref(out);
                 goto done;
         }
-        json_array_foreach(rows, i, row) {
+        json_array_foreach(rows, i, row)
+        {
                 struct estimate_input in;
                 struct api_estimate_error e;
                 struct estimate_error ee;
                 json_t *s = json_deep_copy(row);
                 if (!s)
                         continue;
-                if (api_estimate_decode(json_object_get(row, "request"), snap, NULL, &in, &e) == 0 &&
+                if (api_estimate_decode(json_object_get(row, "request"), snap, NULL, &in, &e) ==
+                            0 &&
                     estimate_run(&in, gpus, n_gpus, r, &ee) == 0) {
-                        json_object_set_new(s, "estimate", api_estimate_encode(&in, r, gpus, n_gpus));
+                        json_object_set_new(s, "estimate",
+                                            api_estimate_encode(&in, r, gpus, n_gpus));
                 } else {
                         json_object_set_new(s, "estimate", json_null());
-                        json_object_set_new(s, "problem", json_pack("{s:s, s:s}", "pointer", e.pointer,
-                                                                    "detail", e.detail));
+                        json_object_set_new(
+                                s, "problem",
+                                json_pack("{s:s, s:s}", "pointer", e.pointer, "detail", e.detail));
                 }
                 json_array_append_new(out, s);
         }

@@ -29,8 +29,8 @@ struct catalog_snapshot;
 
 struct api_validation_result {
         double measured_bytes;
-        double estimated_bytes;         /* allocated bytes for max_allocated cases, total otherwise */
-        double error;                   /* (estimated - measured) / measured */
+        double estimated_bytes; /* allocated bytes for max_allocated cases, total otherwise */
+        double error;           /* (estimated - measured) / measured */
         unsigned long long total_bytes;
         unsigned long long allocated_bytes;
 };
@@ -46,7 +46,8 @@ int api_validation_case(json_t *request, const char *kind, double measured_bytes
                         struct api_estimate_error *err);
 
 /* Median and 90th percentile (nearest rank) of |errors|; sorts a copy in buf (n entries). */
-void api_validation_summary(const double *errors, size_t n, double *buf, double *median, double *p90);
+void api_validation_summary(const double *errors, size_t n, double *buf, double *median,
+                            double *p90);
 
 void api_validation_handle(const struct api_request *rq, struct api_response *rs);
 void api_scenarios_handle(const struct api_request *rq, struct api_response *rs);

@@ -32,7 +32,7 @@
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define MIB (1024.0 * 1024.0)
 /* No real configuration needs an exbibyte per GPU; above this we refuse. */
-#define EST_BYTES_LIMIT (1024.0 * 1024.0 * GIB * 64.0)
+#define EST_BYTES_LIMIT        (1024.0 * 1024.0 * GIB * 64.0)
 #define EST_MAX_BATCH_REPORTED 1048576u
 
 /* ---- constants, each with its source ------------------------------------ */
@@ -80,30 +80,33 @@ static const double default_pcie_bytes_per_s = 32e9;
 
 /* ---- names --------------------------------------------------------------- */
 
-const char *const estimate_mode_names[] = {"inference", "fine_tune", "pre_train", "lora", "qlora", NULL};
+const char *const estimate_mode_names[] = {"inference", "fine_tune", "pre_train",
+                                           "lora",      "qlora",     NULL};
 const char *const estimate_precision_names[] = {"fp32", "tf32", "fp16_mixed", "bf16_mixed",
-                                                "fp16", "bf16", "fp8_mixed", NULL};
+                                                "fp16", "bf16", "fp8_mixed",  NULL};
 const char *const estimate_quant_names[] = {"none", "int8", "int4", "nf4", NULL};
-const char *const estimate_kv_dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", "int8", "int4", NULL};
-const char *const estimate_optimizer_names[] = {"sgd",       "sgd_momentum", "adam",
-                                                "adamw",     "adafactor",    "adamw_8bit",
-                                                "lion",      "paged_adamw",  "paged_adamw_8bit",
-                                                "paged_lion", NULL};
+const char *const estimate_kv_dtype_names[] = {"auto", "fp32", "fp16", "bf16",
+                                               "fp8",  "int8", "int4", NULL};
+const char *const estimate_optimizer_names[] = {
+        "sgd",         "sgd_momentum",     "adam",       "adamw", "adafactor", "adamw_8bit", "lion",
+        "paged_adamw", "paged_adamw_8bit", "paged_lion", NULL};
 const char *const estimate_checkpointing_names[] = {"none", "selective", "full", NULL};
-const char *const estimate_strategy_names[] = {"single", "ddp", "zero1", "zero2", "zero3", "fsdp", NULL};
+const char *const estimate_strategy_names[] = {"single", "ddp",  "zero1", "zero2",
+                                               "zero3",  "fsdp", NULL};
 const char *const estimate_fsdp_names[] = {"full_shard", "shard_grad_op", "hybrid_shard", NULL};
 const char *const estimate_offload_names[] = {"none", "optimizer", "optimizer_and_params", NULL};
 const char *const estimate_model_load_names[] = {"every_process", "rank_zero", NULL};
 static const char *const component_names[] = {
-        "weights", "gradients", "optimizer_states", "master_weights", "activations",
-        "logits",  "kv_cache",  "communication_buffers", "workspace", "framework_overhead"};
-static const char *const phase_names[] = {"forward", "backward", "backward_end",
-                                          "optimizer_step", "prefill", "decode"};
+        "weights", "gradients", "optimizer_states",      "master_weights", "activations",
+        "logits",  "kv_cache",  "communication_buffers", "workspace",      "framework_overhead"};
+static const char *const phase_names[] = {"forward",        "backward", "backward_end",
+                                          "optimizer_step", "prefill",  "decode"};
 static const char *const cpu_names[] = {"offloaded_states", "model_load", "runtime", "data_loading",
                                         "offloaded_activations"};
 static const char *const bottleneck_names[] = {"compute", "memory_bandwidth", "interconnect",
                                                "data_loading"};
-static const char *const fit_reason_names[] = {"fits", "too_small", "cannot_train", "unknown_memory"};
+static const char *const fit_reason_names[] = {"fits", "too_small", "cannot_train",
+                                               "unknown_memory"};
 
 int estimate_enum_parse(const char *const *names, const char *s)
 {
@@ -125,7 +128,8 @@ NAME_FN(estimate_precision_name, enum est_precision, estimate_precision_names, E
 NAME_FN(estimate_quant_name, enum est_quant, estimate_quant_names, EST_QUANT_COUNT)
 NAME_FN(estimate_kv_dtype_name, enum est_kv_dtype, estimate_kv_dtype_names, EST_KV_COUNT)
 NAME_FN(estimate_optimizer_name, enum est_optimizer, estimate_optimizer_names, EST_OPTIMIZER_COUNT)
-NAME_FN(estimate_checkpointing_name, enum est_checkpointing, estimate_checkpointing_names, EST_CKPT_COUNT)
+NAME_FN(estimate_checkpointing_name, enum est_checkpointing, estimate_checkpointing_names,
+        EST_CKPT_COUNT)
 NAME_FN(estimate_strategy_name, enum est_strategy, estimate_strategy_names, EST_STRATEGY_COUNT)
 NAME_FN(estimate_fsdp_name, enum est_fsdp_sharding, estimate_fsdp_names, EST_FSDP_COUNT)
 NAME_FN(estimate_offload_name, enum est_offload, estimate_offload_names, EST_OFFLOAD_COUNT)
@@ -170,7 +174,8 @@ void estimate_input_defaults(struct estimate_input *in)
 
 /* ---- errors and notes ---------------------------------------------------- */
 
-static int fail(struct estimate_error *err, const char *pointer, const char *rule, const char *detail)
+static int fail(struct estimate_error *err, const char *pointer, const char *rule,
+                const char *detail)
 {
         if (err) {
                 snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
@@ -209,30 +214,30 @@ static void note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t code,
 struct derived {
         struct model_param_breakdown pb;
         bool training, lora, encoder_head, lm_logits, mixed, pure_half;
-        bool amp;                       /* PyTorch autocast: fp32 weights/gradients + half copies */
-        double P;                       /* parameters as run */
-        double P_linear;                /* quantizable block matrices */
+        bool amp;        /* PyTorch autocast: fp32 weights/gradients + half copies */
+        double P;        /* parameters as run */
+        double P_linear; /* quantizable block matrices */
         double P_trainable;
-        double P_head_grad;             /* head weights whose gradient appears first in backward */
-        double layer_params;            /* largest block */
-        double root_params;             /* what an FSDP root unit keeps gathered: embeddings + head */
-        double e_w;                     /* bytes per non-quantized weight */
-        double e_q;                     /* bytes per quantized linear weight (== e_w when none) */
-        double e_a;                     /* activation bytes per element */
-        double e_g;                     /* gradient bytes per trainable parameter */
-        double e_master;                /* master-weight bytes per trainable parameter */
-        double e_opt;                   /* optimizer-state bytes per trainable parameter */
-        double e_opt_temp;              /* optimizer-step temporaries per trainable parameter */
+        double P_head_grad;  /* head weights whose gradient appears first in backward */
+        double layer_params; /* largest block */
+        double root_params;  /* what an FSDP root unit keeps gathered: embeddings + head */
+        double e_w;          /* bytes per non-quantized weight */
+        double e_q;          /* bytes per quantized linear weight (== e_w when none) */
+        double e_a;          /* activation bytes per element */
+        double e_g;          /* gradient bytes per trainable parameter */
+        double e_master;     /* master-weight bytes per trainable parameter */
+        double e_opt;        /* optimizer-state bytes per trainable parameter */
+        double e_opt_temp;   /* optimizer-step temporaries per trainable parameter */
         double e_kv;
-        double e_adapter;               /* LoRA adapter weight bytes */
-        uint32_t s;                     /* tokens per sample in the forward pass */
+        double e_adapter; /* LoRA adapter weight bytes */
+        uint32_t s;       /* tokens per sample in the forward pass */
         uint32_t prompt, generated;
-        uint32_t dp;                    /* data-parallel degree */
-        uint32_t shard;                 /* ZeRO/FSDP shard degree */
-        int stage;                      /* 0 none, 1 optimizer, 2 +gradients, 3 +weights */
+        uint32_t dp;    /* data-parallel degree */
+        uint32_t shard; /* ZeRO/FSDP shard degree */
+        int stage;      /* 0 none, 1 optimizer, 2 +gradients, 3 +weights */
         uint32_t procs_per_node;
-        double mb_fraction;             /* pipeline: micro-batch / batch */
-        double inflight;                /* pipeline: layers' worth of activations held, / L */
+        double mb_fraction; /* pipeline: micro-batch / batch */
+        double inflight;    /* pipeline: layers' worth of activations held, / L */
 };
 
 static double quant_bytes(const struct estimate_input *in, struct estimate_result *res)
@@ -285,7 +290,8 @@ static double kv_bytes(enum est_kv_dtype k, double e_a)
 /* LoRA adapter parameters: r x (in + out) per targeted matrix (Hu et al. 2021). */
 static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
 {
-        double h = a->hidden, q = (double)a->heads * a->head_dim, kv = (double)a->kv_heads * a->head_dim;
+        double h = a->hidden, q = (double)a->heads * a->head_dim,
+               kv = (double)a->kv_heads * a->head_dim;
         double f = a->ffn, ex = a->experts > 1 ? a->experts : 1;
         double attn = 0, mlp = 0;
         if (t & EST_LORA_Q)
@@ -356,8 +362,9 @@ static int derive(const struct estimate_input *in, struct derived *d, struct est
         }
         d->P = P;
         d->P_linear = (double)d->pb.linear;
-        d->layer_params = (double)(d->pb.per_layer > d->pb.per_decoder_layer ? d->pb.per_layer
-                                                                             : d->pb.per_decoder_layer);
+        d->layer_params =
+                (double)(d->pb.per_layer > d->pb.per_decoder_layer ? d->pb.per_layer
+                                                                   : d->pb.per_decoder_layer);
         d->root_params = P - (double)d->pb.linear - (double)d->pb.small; /* embeddings + heads */
 
         /* Bytes per weight.  Mixed precision follows the ZeRO paper's
@@ -384,7 +391,8 @@ static int derive(const struct estimate_input *in, struct derived *d, struct est
          * mixed-precision weights).  DeepSpeed ZeRO keeps the ZeRO paper's
          * fp16 weights + fp16 gradients + fp32 master. */
         d->amp = d->mixed && d->training && !d->lora &&
-                 (in->strategy == EST_SINGLE || in->strategy == EST_DDP || in->strategy == EST_FSDP) &&
+                 (in->strategy == EST_SINGLE || in->strategy == EST_DDP ||
+                  in->strategy == EST_FSDP) &&
                  !(in->offload == EST_OFFLOAD_OPTIMIZER && in->strategy != EST_FSDP);
         if (d->amp)
                 d->e_w = 4;
@@ -407,7 +415,8 @@ static int derive(const struct estimate_input *in, struct derived *d, struct est
         if (d->training) {
                 d->e_g = d->lora ? d->e_adapter : (d->e_w);
                 d->e_master = (d->mixed && !d->lora && !d->amp) ? 4 : 0;
-                double half = d->pure_half ? 0.5 : 1.0; /* states kept in bf16 by pure-bf16 recipes */
+                double half =
+                        d->pure_half ? 0.5 : 1.0; /* states kept in bf16 by pure-bf16 recipes */
                 switch (in->optimizer) {
                 case EST_OPT_SGD:
                         d->e_opt = 0;
@@ -496,7 +505,8 @@ static int derive(const struct estimate_input *in, struct derived *d, struct est
 
 /* ---- validation of the input as a whole ----------------------------------- */
 
-static int check_input(const struct estimate_input *in, struct estimate_result *res, struct estimate_error *err)
+static int check_input(const struct estimate_input *in, struct estimate_result *res,
+                       struct estimate_error *err)
 {
         const struct model_arch *a = &in->arch;
         bool training = in->mode != EST_INFERENCE;
@@ -521,7 +531,8 @@ static int check_input(const struct estimate_input *in, struct estimate_result *
                 return fail(err, "/parallelism/nodes", "divides",
                             "gpus must be a multiple of nodes (the same number of GPUs per node)");
         if (in->tensor_parallel < 1 || in->tensor_parallel > 1024)
-                return fail(err, "/parallelism/tensor_parallel", "range", "tensor_parallel must be 1..1024");
+                return fail(err, "/parallelism/tensor_parallel", "range",
+                            "tensor_parallel must be 1..1024");
         if (in->pipeline_parallel < 1 || in->pipeline_parallel > 1024)
                 return fail(err, "/parallelism/pipeline_parallel", "range",
                             "pipeline_parallel must be 1..1024");
@@ -534,12 +545,14 @@ static int check_input(const struct estimate_input *in, struct estimate_result *
                             "tensor_parallel must divide the number of attention heads");
         if (in->tensor_parallel > 1 && a->kv_heads >= in->tensor_parallel &&
             a->kv_heads % in->tensor_parallel)
-                return fail(err, "/parallelism/tensor_parallel", "divides",
-                            "tensor_parallel must divide the number of key/value heads (or exceed it)");
+                return fail(
+                        err, "/parallelism/tensor_parallel", "divides",
+                        "tensor_parallel must divide the number of key/value heads (or exceed it)");
         if (in->tensor_parallel > 1 && a->kv_heads < in->tensor_parallel &&
             in->tensor_parallel % a->kv_heads)
                 return fail(err, "/parallelism/tensor_parallel", "divides",
-                            "with fewer key/value heads than GPUs, tensor_parallel must be a multiple of them");
+                            "with fewer key/value heads than GPUs, tensor_parallel must be a "
+                            "multiple of them");
         if (in->pipeline_parallel > a->layers + a->decoder_layers)
                 return fail(err, "/parallelism/pipeline_parallel", "range",
                             "pipeline_parallel cannot exceed the number of layers");
@@ -550,52 +563,64 @@ static int check_input(const struct estimate_input *in, struct estimate_result *
                                     "batch_size must be divisible by micro_batches");
         } else if (in->micro_batches > 1) {
                 return fail(err, "/parallelism/micro_batches", "contradiction",
-                            "micro_batches splits a batch across pipeline stages; it needs pipeline_parallel > 1");
+                            "micro_batches splits a batch across pipeline stages; it needs "
+                            "pipeline_parallel > 1");
         }
         if (in->sequence_parallel && in->tensor_parallel < 2)
                 return fail(err, "/parallelism/sequence_parallel", "contradiction",
-                            "sequence parallelism shards along tensor-parallel ranks; it needs tensor_parallel > 1");
+                            "sequence parallelism shards along tensor-parallel ranks; it needs "
+                            "tensor_parallel > 1");
         if ((in->strategy == EST_SINGLE) && in->gpus > 1 &&
             in->tensor_parallel * in->pipeline_parallel != in->gpus)
                 return fail(err, "/parallelism/strategy", "contradiction",
-                            "strategy single with several GPUs: choose ddp, zero1-3 or fsdp for data parallelism");
+                            "strategy single with several GPUs: choose ddp, zero1-3 or fsdp for "
+                            "data parallelism");
         if (in->strategy == EST_FSDP && in->fsdp_sharding == EST_FSDP_HYBRID_SHARD && in->nodes < 2)
                 WARN(res, EST_W_SHARDING_ONE_GPU, 0, 0);
         if (in->offload != EST_OFFLOAD_NONE && !training)
                 return fail(err, "/parallelism/offload", "contradiction",
-                            "optimizer/parameter offload applies to training; inference has no optimizer");
+                            "optimizer/parameter offload applies to training; inference has no "
+                            "optimizer");
         if (in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS && in->strategy != EST_ZERO3 &&
             !(in->strategy == EST_FSDP && in->fsdp_sharding != EST_FSDP_SHARD_GRAD_OP))
                 return fail(err, "/parallelism/offload", "contradiction",
                             "parameter offload needs zero3 or fsdp full/hybrid sharding");
-        if (in->offload == EST_OFFLOAD_OPTIMIZER && (in->strategy == EST_SINGLE || in->strategy == EST_DDP))
+        if (in->offload == EST_OFFLOAD_OPTIMIZER &&
+            (in->strategy == EST_SINGLE || in->strategy == EST_DDP))
                 ASSUME(res, EST_A_DDP_OFFLOAD_AS_ZERO, 0, 0);
         if (!training && in->strategy != EST_SINGLE && in->strategy != EST_DDP)
-                return fail(err, "/parallelism/strategy", "contradiction",
-                            "zero and fsdp shard training state; for inference use tensor_parallel");
+                return fail(
+                        err, "/parallelism/strategy", "contradiction",
+                        "zero and fsdp shard training state; for inference use tensor_parallel");
 
         /* Quantization and LoRA. */
-        if (in->mode == EST_QLORA && in->quantization != EST_QUANT_NF4 && in->quantization != EST_QUANT_INT4)
+        if (in->mode == EST_QLORA && in->quantization != EST_QUANT_NF4 &&
+            in->quantization != EST_QUANT_INT4)
                 return fail(err, "/quantization", "contradiction",
-                            "qlora trains adapters over 4-bit base weights: quantization must be nf4 or int4");
+                            "qlora trains adapters over 4-bit base weights: quantization must be "
+                            "nf4 or int4");
         if (in->mode == EST_QLORA && (in->precision == EST_FP32 || in->precision == EST_TF32))
                 WARN(res, EST_W_QLORA_FP32_COMPUTE, 0, 0);
-        if ((in->mode == EST_FINE_TUNE || in->mode == EST_PRE_TRAIN) && in->quantization != EST_QUANT_NONE)
+        if ((in->mode == EST_FINE_TUNE || in->mode == EST_PRE_TRAIN) &&
+            in->quantization != EST_QUANT_NONE)
                 return fail(err, "/quantization", "contradiction",
-                            "full training updates every weight and cannot keep them quantized; use lora/qlora");
+                            "full training updates every weight and cannot keep them quantized; "
+                            "use lora/qlora");
         if (in->mode == EST_LORA && in->quantization != EST_QUANT_NONE)
                 WARN(res, EST_W_LORA_QUANT_IS_QLORA, 0, 0);
-        if (in->quantization != EST_QUANT_NONE && (in->precision == EST_FP32 || in->precision == EST_TF32) &&
-            in->mode == EST_INFERENCE)
+        if (in->quantization != EST_QUANT_NONE &&
+            (in->precision == EST_FP32 || in->precision == EST_TF32) && in->mode == EST_INFERENCE)
                 WARN(res, EST_W_QLORA_FP32_COMPUTE, 0, 0);
         if (in->quantization == EST_QUANT_INT4 &&
             (in->quant_group_size < 16 || in->quant_group_size > 65536))
-                return fail(err, "/quantization_group_size", "range", "group size must be 16..65536");
+                return fail(err, "/quantization_group_size", "range",
+                            "group size must be 16..65536");
         if (training && (in->mode == EST_LORA || in->mode == EST_QLORA)) {
                 if (in->lora_rank < 1 || in->lora_rank > 65536)
                         return fail(err, "/workload/lora/rank", "range", "rank must be 1..65536");
                 if (in->lora_targets == 0 || (in->lora_targets & ~EST_LORA_ALL))
-                        return fail(err, "/workload/lora/targets", "enum", "no valid target matrices");
+                        return fail(err, "/workload/lora/targets", "enum",
+                                    "no valid target matrices");
         }
         if (in->strategy >= EST_ZERO1 && in->strategy <= EST_FSDP && in->gpus == 1) {
                 if (in->strategy == EST_ZERO3 || in->strategy == EST_FSDP)
@@ -608,8 +633,9 @@ static int check_input(const struct estimate_input *in, struct estimate_result *
                             "optimizer_in_backward frees each gradient as soon as it is applied, "
                             "so it cannot accumulate gradients over micro-batches");
         if (in->optimizer_in_backward && in->strategy != EST_SINGLE)
-                return fail(err, "/memory_savers/optimizer_in_backward", "contradiction",
-                            "optimizer_in_backward is a single-device technique (torchtune, litgpt)");
+                return fail(
+                        err, "/memory_savers/optimizer_in_backward", "contradiction",
+                        "optimizer_in_backward is a single-device technique (torchtune, litgpt)");
         if (in->activation_offload && !training)
                 WARN(res, EST_W_ACT_OFFLOAD_INFERENCE, 0, 0);
         if (!training && (in->set & EST_SET_OPTIMIZER))
@@ -657,10 +683,10 @@ struct phase_mem {
 
 struct mem_model {
         struct phase_mem ph[EST_PHASE_COUNT];
-        double overhead_fixed;          /* CUDA context (+ NCCL is in comm) */
+        double overhead_fixed; /* CUDA context (+ NCCL is in comm) */
         double reserve_fraction;
         double cpu[EST_CPU_COMPONENT_COUNT];
-        double act_per_sample_total;    /* for CPU activation offload */
+        double act_per_sample_total; /* for CPU activation offload */
 };
 
 /* Activation bytes one block keeps for backward, per sample (b = 1),
@@ -708,7 +734,8 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
 
         double mlp_rep = B * s * h + drop * s * h;
         double mlp_shard = (a->gated_mlp ? 4.0 : 2.0) * B * s * f;
-        if (a->experts > 1) /* routed tokens: each goes through active experts; router logits fp32 */
+        if (a->experts >
+            1) /* routed tokens: each goes through active experts; router logits fp32 */
                 mlp_shard = mlp_shard * a->active_experts + 4.0 * s * a->experts;
         double norms = 2.0 * norm_b * s * h;
 
@@ -730,7 +757,8 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
  * backward their gradients join them (4 x 4n).  Chunked loss (torchtune
  * CEWithChunkedOutputLoss) keeps the logits in the compute dtype and
  * upcasts one of 8 chunks at a time. */
-static void logits_bytes(const struct estimate_input *in, const struct derived *d, double *fwd, double *bwd)
+static void logits_bytes(const struct estimate_input *in, const struct derived *d, double *fwd,
+                         double *bwd)
 {
         double n;
         const struct model_arch *a = &in->arch;
@@ -760,7 +788,8 @@ static void phase_set(struct phase_mem *p, enum est_component c, double fixed, d
         p->per_sample[c] += per;
 }
 
-static void cpu_model(const struct estimate_input *in, const struct derived *d, struct mem_model *mm)
+static void cpu_model(const struct estimate_input *in, const struct derived *d,
+                      struct mem_model *mm)
 {
         double procs = d->procs_per_node;
         /* The CPU optimizer (DeepSpeed CPUAdam, FSDP CPUOffload) keeps fp32
@@ -768,7 +797,8 @@ static void cpu_model(const struct estimate_input *in, const struct derived *d, 
          * 4 + 4 + 8 = 16 B per parameter (ZeRO-Offload, Ren et al. 2021),
          * sharded over the data-parallel ranks, summed over this node. */
         if (in->offload != EST_OFFLOAD_NONE && d->training) {
-                bool eight_bit = in->optimizer == EST_OPT_ADAMW_8BIT || in->optimizer == EST_OPT_PAGED_ADAMW_8BIT;
+                bool eight_bit = in->optimizer == EST_OPT_ADAMW_8BIT ||
+                                 in->optimizer == EST_OPT_PAGED_ADAMW_8BIT;
                 double per_param = 4 + 4 + (d->pure_half && !eight_bit ? d->e_opt * 2 : d->e_opt);
                 mm->cpu[EST_CPU_OFFLOADED] = d->P_trainable * per_param / d->shard * procs;
         }
@@ -776,14 +806,16 @@ static void cpu_model(const struct estimate_input *in, const struct derived *d, 
          * CPU memory; counted as resident for the run (an upper bound: the
          * allocator seldom gives it back). */
         double load_bytes = d->P * (d->e_w > 2 ? d->e_w : 2);
-        mm->cpu[EST_CPU_MODEL_LOAD] = load_bytes * (in->model_load == EST_LOAD_RANK_ZERO ? 1.0 : procs);
+        mm->cpu[EST_CPU_MODEL_LOAD] =
+                load_bytes * (in->model_load == EST_LOAD_RANK_ZERO ? 1.0 : procs);
         mm->cpu[EST_CPU_RUNTIME] = cpu_runtime_bytes * procs;
         mm->cpu[EST_CPU_DATA] = cpu_data_bytes * procs;
 }
 
 /* Build the phases of one configuration.  Returns 0 or -1 (err filled). */
-static int memory_model(const struct estimate_input *in, const struct derived *d, struct mem_model *mm,
-                        struct estimate_result *res, struct estimate_error *err)
+static int memory_model(const struct estimate_input *in, const struct derived *d,
+                        struct mem_model *mm, struct estimate_result *res,
+                        struct estimate_error *err)
 {
         const struct model_arch *a = &in->arch;
         double t = in->tensor_parallel, p = in->pipeline_parallel;
@@ -867,7 +899,9 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
                 if (a->kv_heads < t && a->kind != MODEL_ENCODER)
                         WARN(res, EST_W_TP_REPLICATES_KV, a->kv_heads, t);
                 double kv_layers = a->kind == MODEL_ENCODER_DECODER ? a->decoder_layers : a->layers;
-                double kv_tok = a->kind == MODEL_ENCODER ? 0 : 2 * kv_layers * kvh * a->head_dim * d->e_kv / p;
+                double kv_tok = a->kind == MODEL_ENCODER
+                                        ? 0
+                                        : 2 * kv_layers * kvh * a->head_dim * d->e_kv / p;
                 double ctx = (double)d->prompt + d->generated;
                 double kv_cross = a->kind == MODEL_ENCODER_DECODER ? kv_tok * d->prompt : 0;
                 double s = d->prompt, B = d->e_a;
@@ -894,9 +928,10 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
                 phase_set(pf, EST_C_COMM, comm, 0);
                 if (a->kind != MODEL_ENCODER && d->generated > 0) {
                         struct phase_mem *dc = &mm->ph[EST_PHASE_DECODE];
-                        double ws1 = 2 * h * B + fmax(f * B * (a->gated_mlp ? 3 : 2) * ex / t,
-                                                      (q + 2.0 * a->kv_heads * a->head_dim) * B / t +
-                                                              2 * B * (double)a->heads / t * ctx);
+                        double ws1 =
+                                2 * h * B + fmax(f * B * (a->gated_mlp ? 3 : 2) * ex / t,
+                                                 (q + 2.0 * a->kv_heads * a->head_dim) * B / t +
+                                                         2 * B * (double)a->heads / t * ctx);
                         phase_set(dc, EST_C_WEIGHTS, W, 0);
                         phase_set(dc, EST_C_KV_CACHE, 0, kv_tok * ctx + kv_cross);
                         phase_set(dc, EST_C_ACTIVATIONS, 0, ws1);
@@ -914,7 +949,8 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
         double s = d->s, act = 0;
         double mbf = d->mb_fraction;
         double layer_act = block_activation_bytes(a, in, d, s, false);
-        double dec_act = a->kind == MODEL_ENCODER_DECODER ? block_activation_bytes(a, in, d, s, true) : 0;
+        double dec_act =
+                a->kind == MODEL_ENCODER_DECODER ? block_activation_bytes(a, in, d, s, true) : 0;
         double L = a->layers, Ld = a->decoder_layers;
         double full_act = layer_act * L + dec_act * Ld;
         double B = d->e_a, h = a->hidden;
@@ -948,8 +984,10 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
         }
         if (d->lora && in->mode == EST_QLORA) {
                 /* Dequantized weight of the layer being computed (bf16). */
-                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, d->layer_params * 2 / (t * p), 0);
-                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, d->layer_params * 2 / (t * p), 0);
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE,
+                          d->layer_params * 2 / (t * p), 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE,
+                          d->layer_params * 2 / (t * p), 0);
         }
         mm->act_per_sample_total = act;
         if (in->activation_offload) {
@@ -1006,7 +1044,8 @@ static int memory_model(const struct estimate_input *in, const struct derived *d
                 phase_set(op, EST_C_WORKSPACE, T, 0);
                 /* ZeRO-3/FSDP gathers are released before the step; DDP
                  * buckets and NCCL buffers stay. */
-                phase_set(op, EST_C_COMM, d->stage >= 3 ? (in->gpus > 1 ? nccl_buffer_bytes : 0) : comm, 0);
+                phase_set(op, EST_C_COMM,
+                          d->stage >= 3 ? (in->gpus > 1 ? nccl_buffer_bytes : 0) : comm, 0);
         }
         /* The first block's activations are the last to be freed. */
         phase_set(be, EST_C_ACTIVATIONS, 0, layer_act * mbf);
@@ -1148,8 +1187,8 @@ static double default_mfu(const struct gpu_spec *g, enum gpu_precision p, bool t
  * block matrix a token touches, the vocabulary projection where logits are
  * computed, and attention scores + weighted values: 2 x 2 x s x q per
  * layer (Kaplan et al. 2020 Table 1; Narayanan et al. 2021 eq. 3). */
-static double forward_flops_per_token(const struct estimate_input *in, const struct derived *d, double ctx,
-                                      bool with_head)
+static double forward_flops_per_token(const struct estimate_input *in, const struct derived *d,
+                                      double ctx, bool with_head)
 {
         const struct model_arch *a = &in->arch;
         double q = (double)a->heads * a->head_dim;
@@ -1164,8 +1203,8 @@ static double forward_flops_per_token(const struct estimate_input *in, const str
         return f;
 }
 
-static void compute_model(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
-                          struct estimate_result *r)
+static void compute_model(const struct estimate_input *in, const struct derived *d,
+                          const struct gpu_spec *g, struct estimate_result *r)
 {
         double gpus = in->gpus;
         enum gpu_precision prec = compute_precision(in);
@@ -1213,9 +1252,10 @@ static void compute_model(const struct estimate_input *in, const struct derived 
                 /* Communication per optimizer step, per GPU, ring algorithms:
                  * all-reduce moves 2 (n-1)/n of the buffer, all-gather and
                  * reduce-scatter (n-1)/n each (Patarasuk & Yuan 2009). */
-                double link = g->link_bytes_per_s > 0 ? g->link_bytes_per_s
-                                                      : (g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
-                                                                                      : default_pcie_bytes_per_s);
+                double link = g->link_bytes_per_s > 0
+                                      ? g->link_bytes_per_s
+                                      : (g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
+                                                                      : default_pcie_bytes_per_s);
                 if (in->nodes > 1) {
                         double ib = in->inter_node_bytes_per_s > 0 ? in->inter_node_bytes_per_s
                                                                    : default_inter_node_bytes_per_s;
@@ -1227,7 +1267,8 @@ static void compute_model(const struct estimate_input *in, const struct derived 
                 double Ptr = d->P_trainable / (in->tensor_parallel * in->pipeline_parallel);
                 if (n > 1) {
                         if (d->stage >= 3)
-                                bytes = 3.0 * (n - 1) / n * (d->P / (in->tensor_parallel * in->pipeline_parallel)) *
+                                bytes = 3.0 * (n - 1) / n *
+                                        (d->P / (in->tensor_parallel * in->pipeline_parallel)) *
                                         d->e_w * in->gradient_accumulation;
                         else
                                 bytes = 2.0 * (n - 1) / n * Ptr * d->e_g;
@@ -1235,25 +1276,30 @@ static void compute_model(const struct estimate_input *in, const struct derived 
                 double tp_bytes = 0;
                 if (in->tensor_parallel > 1) {
                         double tt = in->tensor_parallel;
-                        tp_bytes = 4.0 * ((double)in->arch.layers + in->arch.decoder_layers) * 2.0 * (tt - 1) / tt *
-                                   in->batch_size * s * in->arch.hidden * d->e_a * in->gradient_accumulation;
+                        tp_bytes = 4.0 * ((double)in->arch.layers + in->arch.decoder_layers) * 2.0 *
+                                   (tt - 1) / tt * in->batch_size * s * in->arch.hidden * d->e_a *
+                                   in->gradient_accumulation;
                 }
                 double host = 0;
                 if (in->offload != EST_OFFLOAD_NONE) {
-                        double hl = g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s : default_pcie_bytes_per_s;
+                        double hl = g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
+                                                                 : default_pcie_bytes_per_s;
                         host = (d->e_g + d->e_w) * Ptr / d->shard / hl;
                         if (in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS)
-                                host += 2.0 * d->e_w * d->P / d->shard / hl * in->gradient_accumulation;
+                                host += 2.0 * d->e_w * d->P / d->shard / hl *
+                                        in->gradient_accumulation;
                 }
                 r->comm_bytes_per_step = bytes + tp_bytes;
                 r->link_bytes_per_s = link;
                 double comm = bytes / link + host;
-                double tp_time = tp_bytes / (g->link_bytes_per_s > 0 ? g->link_bytes_per_s : default_pcie_bytes_per_s);
+                double tp_time = tp_bytes / (g->link_bytes_per_s > 0 ? g->link_bytes_per_s
+                                                                     : default_pcie_bytes_per_s);
                 r->comm_seconds_per_step = comm + tp_time;
                 /* Data-parallel traffic overlaps the backward pass; tensor
                  * parallel all-reduces sit on the critical path. */
                 r->seconds_per_step = fmax(r->compute_seconds_per_step, comm) + tp_time;
-                r->bottleneck = comm > r->compute_seconds_per_step ? EST_BOUND_INTERCONNECT : EST_BOUND_COMPUTE;
+                r->bottleneck = comm > r->compute_seconds_per_step ? EST_BOUND_INTERCONNECT
+                                                                   : EST_BOUND_COMPUTE;
                 r->total_seconds = r->seconds_per_step * r->steps;
                 r->tokens_per_second = r->seconds_per_step > 0 ? tokens / r->seconds_per_step : 0;
                 return;
@@ -1262,8 +1308,9 @@ static void compute_model(const struct estimate_input *in, const struct derived 
         /* Inference: prefill is compute-bound, decode reads every weight
          * (and the KV cache) once per generated token. */
         double b = in->batch_size;
-        double prefill_flops = forward_flops_per_token(in, d, d->prompt, in->arch.kind != MODEL_ENCODER) *
-                               d->prompt * b;
+        double prefill_flops =
+                forward_flops_per_token(in, d, d->prompt, in->arch.kind != MODEL_ENCODER) *
+                d->prompt * b;
         double gen = d->generated;
         double decode_flops = 0;
         if (gen > 0)
@@ -1292,11 +1339,14 @@ static void compute_model(const struct estimate_input *in, const struct derived 
                 r->compute_seconds_per_step = r->prefill_seconds + step_flops * gen;
                 r->total_seconds = r->prefill_seconds + (gen > 0 ? gen * step : 0);
                 r->seconds_per_step = r->total_seconds;
-                r->tokens_per_second = r->total_seconds > 0 ? r->tokens_per_step / r->total_seconds : 0;
-                r->bottleneck = (gen > 0 && step_mem / decode_bandwidth_efficiency * gen > r->prefill_seconds &&
-                                 step_mem / decode_bandwidth_efficiency > step_flops)
-                                        ? EST_BOUND_MEMORY_BANDWIDTH
-                                        : EST_BOUND_COMPUTE;
+                r->tokens_per_second =
+                        r->total_seconds > 0 ? r->tokens_per_step / r->total_seconds : 0;
+                r->bottleneck =
+                        (gen > 0 &&
+                         step_mem / decode_bandwidth_efficiency * gen > r->prefill_seconds &&
+                         step_mem / decode_bandwidth_efficiency > step_flops)
+                                ? EST_BOUND_MEMORY_BANDWIDTH
+                                : EST_BOUND_COMPUTE;
         } else {
                 r->total_seconds = r->prefill_seconds;
                 r->seconds_per_step = r->total_seconds;
@@ -1315,11 +1365,12 @@ static double usable_bytes(const struct gpu_spec *g)
  * parallelism for inference): two evaluations give both terms. */
 struct scaling {
         bool ok;
-        double U, Sh;                   /* allocated bytes, before reserve and context */
-        double Ub, Shb;                 /* per-sample parts */
+        double U, Sh;   /* allocated bytes, before reserve and context */
+        double Ub, Shb; /* per-sample parts */
 };
 
-static void scaling_fill(const struct estimate_input *in, const struct derived *d, struct scaling *sc)
+static void scaling_fill(const struct estimate_input *in, const struct derived *d,
+                         struct scaling *sc)
 {
         struct estimate_input x = *in;
         struct derived d2, d4;
@@ -1362,7 +1413,8 @@ static void scaling_fill(const struct estimate_input *in, const struct derived *
         sc->ok = sc->Sh > 0 && sc->U > 0;
 }
 
-static uint32_t gpus_needed(const struct mem_model *mm, const struct scaling *sc, double cap, double requested)
+static uint32_t gpus_needed(const struct mem_model *mm, const struct scaling *sc, double cap,
+                            double requested)
 {
         double budget = (cap - mm->overhead_fixed) / (1 + mm->reserve_fraction);
         if (!sc->ok || sc->U >= budget)
@@ -1383,8 +1435,8 @@ static void add_suggestion(struct estimate_result *r, uint16_t code, double byte
 }
 
 /* Try one change; keep it if it lowers the per-GPU total. */
-static void try_change(const struct estimate_input *x, struct estimate_result *r, uint16_t code, double current,
-                       double extra)
+static void try_change(const struct estimate_input *x, struct estimate_result *r, uint16_t code,
+                       double current, double extra)
 {
         struct estimate_error e;
         uint64_t bytes = estimate_memory_bytes(x, &e);
@@ -1392,9 +1444,9 @@ static void try_change(const struct estimate_input *x, struct estimate_result *r
                 add_suggestion(r, code, (double)bytes, extra);
 }
 
-static void suggestions(const struct estimate_input *in, const struct derived *d, struct estimate_result *r,
-                        double cap, const struct scaling *sc, const struct mem_model *mm,
-                        const struct gpu_spec *gpus, size_t n_gpus)
+static void suggestions(const struct estimate_input *in, const struct derived *d,
+                        struct estimate_result *r, double cap, const struct scaling *sc,
+                        const struct mem_model *mm, const struct gpu_spec *gpus, size_t n_gpus)
 {
         double cur = (double)r->per_gpu_total_bytes;
         struct estimate_input x;
@@ -1420,7 +1472,8 @@ static void suggestions(const struct estimate_input *in, const struct derived *d
                         x.precision = EST_BF16_MIXED;
                         try_change(&x, r, EST_S_BF16_MIXED, cur, 0);
                 }
-                if (in->optimizer != EST_OPT_ADAMW_8BIT && in->optimizer != EST_OPT_SGD && !d->lora) {
+                if (in->optimizer != EST_OPT_ADAMW_8BIT && in->optimizer != EST_OPT_SGD &&
+                    !d->lora) {
                         x = *in;
                         x.optimizer = EST_OPT_ADAMW_8BIT;
                         try_change(&x, r, EST_S_ADAMW_8BIT, cur, 0);
@@ -1493,7 +1546,8 @@ static void suggestions(const struct estimate_input *in, const struct derived *d
 
 /* ---- the run ------------------------------------------------------------------------- */
 
-static void record_assumptions(const struct estimate_input *in, const struct derived *d, struct estimate_result *r)
+static void record_assumptions(const struct estimate_input *in, const struct derived *d,
+                               struct estimate_result *r)
 {
         if (!(in->set & EST_SET_BATCH))
                 ASSUME(r, EST_A_DEFAULT_BATCH, in->batch_size, 0);
@@ -1510,7 +1564,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
         if (!d->training && in->arch.kind != MODEL_ENCODER && !(in->set & EST_SET_KV_DTYPE))
                 ASSUME(r, EST_A_DEFAULT_KV_DTYPE, d->e_kv, 0);
         if (in->parameters_hint)
-                ASSUME(r, EST_A_SHAPE_FROM_PARAMETERS, (double)in->parameters_hint, (double)r->parameters);
+                ASSUME(r, EST_A_SHAPE_FROM_PARAMETERS, (double)in->parameters_hint,
+                       (double)r->parameters);
         if (d->training)
                 ASSUME(r, EST_A_BYTES_PER_PARAM, d->lora ? d->e_q : d->e_w,
                        d->e_g + d->e_master + d->e_opt);
@@ -1556,12 +1611,15 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         r->peak_phase = peak_phase(&mm, b, &alloc);
         double total = total_from_allocated(&mm, alloc);
         if (!(total < EST_BYTES_LIMIT))
-                return fail(err, in->batch_size > 1 ? "/workload/batch_size" : "/workload/sequence_length",
-                            "overflow", "the configuration needs more than 64 EiB per GPU; refused as absurd");
+                return fail(err,
+                            in->batch_size > 1 ? "/workload/batch_size"
+                                               : "/workload/sequence_length",
+                            "overflow",
+                            "the configuration needs more than 64 EiB per GPU; refused as absurd");
         for (int i = 0; i < EST_PHASE_COUNT; i++)
                 if (mm.ph[i].present)
-                        r->phase_total_bytes[i] =
-                                (uint64_t)llround(total_from_allocated(&mm, phase_allocated(&mm.ph[i], b)));
+                        r->phase_total_bytes[i] = (uint64_t)llround(
+                                total_from_allocated(&mm, phase_allocated(&mm.ph[i], b)));
         const struct phase_mem *pk = &mm.ph[r->peak_phase];
         double sum = 0;
         for (int c = 0; c < EST_COMPONENT_COUNT; c++) {
@@ -1571,9 +1629,8 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                 sum += (double)r->per_gpu[c];
         }
         r->per_gpu_total_bytes = (uint64_t)llround(total);
-        r->per_gpu[EST_C_OVERHEAD] = r->per_gpu_total_bytes > (uint64_t)sum
-                                             ? r->per_gpu_total_bytes - (uint64_t)sum
-                                             : 0;
+        r->per_gpu[EST_C_OVERHEAD] =
+                r->per_gpu_total_bytes > (uint64_t)sum ? r->per_gpu_total_bytes - (uint64_t)sum : 0;
         r->per_gpu_allocated_bytes = (uint64_t)sum;
         ASSUME(r, EST_A_TOTAL_IS_PEAK, r->peak_phase, 0);
 
@@ -1585,7 +1642,8 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                 cpu_total += mm.cpu[c];
         }
         if (!(cpu_total < EST_BYTES_LIMIT))
-                return fail(err, "/workload/batch_size", "overflow", "CPU memory beyond 64 EiB; refused as absurd");
+                return fail(err, "/workload/batch_size", "overflow",
+                            "CPU memory beyond 64 EiB; refused as absurd");
         r->cpu_total_bytes = (uint64_t)llround(cpu_total);
 
         record_assumptions(in, &d, r);
@@ -1593,8 +1651,9 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         /* Inference: bytes per decode step and the serving answer. */
         const struct gpu_spec *g = in->gpu_index >= 0 ? &gpus[in->gpu_index] : NULL;
         if (!d.training) {
-                const struct phase_mem *ph = mm.ph[EST_PHASE_DECODE].present ? &mm.ph[EST_PHASE_DECODE]
-                                                                              : &mm.ph[EST_PHASE_PREFILL];
+                const struct phase_mem *ph = mm.ph[EST_PHASE_DECODE].present
+                                                     ? &mm.ph[EST_PHASE_DECODE]
+                                                     : &mm.ph[EST_PHASE_PREFILL];
                 double kv_total = ph->per_sample[EST_C_KV_CACHE] * b;
                 double ctx = (double)d.prompt + d.generated;
                 double kv_tok = ctx > 0 ? ph->per_sample[EST_C_KV_CACHE] / ctx : 0;
@@ -1610,8 +1669,9 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         if (!d.training && g && in->arch.kind != MODEL_ENCODER) {
                 double util = in->gpu_memory_utilization > 0 ? in->gpu_memory_utilization : 0.9;
                 double act = in->arch.experts > 1 ? serving_act_moe_bytes
-                                                  : (strstr(in->arch.model_type, "llama") ? serving_act_llama_bytes
-                                                                                          : serving_act_dense_bytes);
+                                                  : (strstr(in->arch.model_type, "llama")
+                                                             ? serving_act_llama_bytes
+                                                             : serving_act_dense_bytes);
                 double budget = util * usable_bytes(g);
                 double weights = mm.ph[EST_PHASE_PREFILL].fixed[EST_C_WEIGHTS];
                 double nontorch = cuda_context_bytes + (in->gpus > 1 ? nccl_buffer_bytes : 0);
@@ -1624,7 +1684,8 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                         double ctx = in->sequence_length;
                         r->serving_concurrent_sequences =
                                 (uint64_t)floor(kv / ((double)r->kv_bytes_per_token * ctx));
-                        r->serving_max_context_tokens = (uint64_t)floor(kv / (double)r->kv_bytes_per_token);
+                        r->serving_max_context_tokens =
+                                (uint64_t)floor(kv / (double)r->kv_bytes_per_token);
                         if (r->serving_max_context_tokens > in->arch.max_positions)
                                 WARN(r, EST_W_MAX_POSITIONS, (double)r->serving_max_context_tokens,
                                      in->arch.max_positions);
@@ -1639,6 +1700,7 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         for (size_t i = 0; i < n; i++) {
                 const struct gpu_spec *gi = &gpus[i];
                 struct est_fit *f = &r->fits[r->n_fits++];
+                memset(f, 0, sizeof(*f));
                 double cap = usable_bytes(gi);
                 f->gpu = (uint16_t)i;
                 f->memory_bytes = (uint64_t)cap;

@@ -31,8 +31,8 @@
 
 enum est_mode {
         EST_INFERENCE = 0,
-        EST_FINE_TUNE,                  /* full fine-tuning with a task head (num_labels) */
-        EST_PRE_TRAIN,                  /* LM head over the whole vocabulary */
+        EST_FINE_TUNE, /* full fine-tuning with a task head (num_labels) */
+        EST_PRE_TRAIN, /* LM head over the whole vocabulary */
         EST_LORA,
         EST_QLORA,
         EST_MODE_COUNT
@@ -40,25 +40,25 @@ enum est_mode {
 
 enum est_precision {
         EST_FP32 = 0,
-        EST_TF32,                       /* fp32 storage, tf32 tensor-core matmuls */
-        EST_FP16_MIXED,                 /* fp16 compute, fp32 master weights and optimizer states */
+        EST_TF32,       /* fp32 storage, tf32 tensor-core matmuls */
+        EST_FP16_MIXED, /* fp16 compute, fp32 master weights and optimizer states */
         EST_BF16_MIXED,
-        EST_FP16,                       /* pure: weights, gradients, optimizer states in fp16 */
-        EST_BF16,                       /* pure bf16 (torchtune / litgpt default) */
-        EST_FP8_MIXED,                  /* fp8 matmuls, bf16 weights, fp32 master + states */
+        EST_FP16,      /* pure: weights, gradients, optimizer states in fp16 */
+        EST_BF16,      /* pure bf16 (torchtune / litgpt default) */
+        EST_FP8_MIXED, /* fp8 matmuls, bf16 weights, fp32 master + states */
         EST_PRECISION_COUNT
 };
 
 enum est_quant {
         EST_QUANT_NONE = 0,
-        EST_QUANT_INT8,                 /* LLM.int8 / weight-only int8 */
-        EST_QUANT_INT4,                 /* GPTQ / AWQ style, with group size */
-        EST_QUANT_NF4,                  /* bitsandbytes NF4, optional double quantization */
+        EST_QUANT_INT8, /* LLM.int8 / weight-only int8 */
+        EST_QUANT_INT4, /* GPTQ / AWQ style, with group size */
+        EST_QUANT_NF4,  /* bitsandbytes NF4, optional double quantization */
         EST_QUANT_COUNT
 };
 
 enum est_kv_dtype {
-        EST_KV_AUTO = 0,                /* the compute dtype */
+        EST_KV_AUTO = 0, /* the compute dtype */
         EST_KV_FP32,
         EST_KV_FP16,
         EST_KV_BF16,
@@ -76,7 +76,7 @@ enum est_optimizer {
         EST_OPT_ADAFACTOR,
         EST_OPT_ADAMW_8BIT,
         EST_OPT_LION,
-        EST_OPT_PAGED_ADAMW,            /* bitsandbytes paged 32-bit AdamW */
+        EST_OPT_PAGED_ADAMW, /* bitsandbytes paged 32-bit AdamW */
         EST_OPT_PAGED_ADAMW_8BIT,
         EST_OPT_PAGED_LION,
         EST_OPTIMIZER_COUNT
@@ -84,8 +84,8 @@ enum est_optimizer {
 
 enum est_checkpointing {
         EST_CKPT_NONE = 0,
-        EST_CKPT_SELECTIVE,             /* recompute the attention core (Korthikanti et al. 2022) */
-        EST_CKPT_FULL,                  /* keep each block's input only */
+        EST_CKPT_SELECTIVE, /* recompute the attention core (Korthikanti et al. 2022) */
+        EST_CKPT_FULL,      /* keep each block's input only */
         EST_CKPT_COUNT
 };
 
@@ -100,104 +100,104 @@ enum est_strategy {
 };
 
 enum est_fsdp_sharding {
-        EST_FSDP_FULL_SHARD = 0,        /* = ZeRO-3 */
-        EST_FSDP_SHARD_GRAD_OP,         /* = ZeRO-2 */
-        EST_FSDP_HYBRID_SHARD,          /* ZeRO-3 inside a node, replicated across nodes */
+        EST_FSDP_FULL_SHARD = 0, /* = ZeRO-3 */
+        EST_FSDP_SHARD_GRAD_OP,  /* = ZeRO-2 */
+        EST_FSDP_HYBRID_SHARD,   /* ZeRO-3 inside a node, replicated across nodes */
         EST_FSDP_COUNT
 };
 
 enum est_offload {
         EST_OFFLOAD_NONE = 0,
-        EST_OFFLOAD_OPTIMIZER,          /* optimizer states + master weights on the CPU */
+        EST_OFFLOAD_OPTIMIZER, /* optimizer states + master weights on the CPU */
         EST_OFFLOAD_OPTIMIZER_AND_PARAMS,
         EST_OFFLOAD_COUNT
 };
 
 enum est_model_load {
-        EST_LOAD_EVERY_PROCESS = 0,     /* each rank reads the whole checkpoint into CPU memory */
-        EST_LOAD_RANK_ZERO,             /* rank 0 loads, the others start empty (meta device) */
+        EST_LOAD_EVERY_PROCESS = 0, /* each rank reads the whole checkpoint into CPU memory */
+        EST_LOAD_RANK_ZERO,         /* rank 0 loads, the others start empty (meta device) */
         EST_LOAD_COUNT
 };
 
 /* LoRA target matrices, a bit each. */
-#define EST_LORA_Q      0x01u
-#define EST_LORA_K      0x02u
-#define EST_LORA_V      0x04u
-#define EST_LORA_O      0x08u
-#define EST_LORA_GATE   0x10u
-#define EST_LORA_UP     0x20u
-#define EST_LORA_DOWN   0x40u
-#define EST_LORA_ALL    0x7fu
+#define EST_LORA_Q    0x01u
+#define EST_LORA_K    0x02u
+#define EST_LORA_V    0x04u
+#define EST_LORA_O    0x08u
+#define EST_LORA_GATE 0x10u
+#define EST_LORA_UP   0x20u
+#define EST_LORA_DOWN 0x40u
+#define EST_LORA_ALL  0x7fu
 
 /* Which members of estimate_input the caller set; the rest are defaults. */
-#define EST_SET_BATCH           0x0001u
-#define EST_SET_SEQUENCE        0x0002u
-#define EST_SET_PRECISION       0x0004u
-#define EST_SET_OPTIMIZER       0x0008u
-#define EST_SET_MFU             0x0010u
-#define EST_SET_PROMPT          0x0020u
-#define EST_SET_GENERATED       0x0040u
-#define EST_SET_DATASET         0x0080u
-#define EST_SET_KV_DTYPE        0x0100u
-#define EST_SET_LORA            0x0200u
-#define EST_SET_STRATEGY        0x0400u
-#define EST_SET_LABELS          0x0800u
-#define EST_SET_CHECKPOINTING   0x1000u
-#define EST_SET_FLASH           0x2000u
-#define EST_SET_GPU_UTIL        0x4000u
+#define EST_SET_BATCH         0x0001u
+#define EST_SET_SEQUENCE      0x0002u
+#define EST_SET_PRECISION     0x0004u
+#define EST_SET_OPTIMIZER     0x0008u
+#define EST_SET_MFU           0x0010u
+#define EST_SET_PROMPT        0x0020u
+#define EST_SET_GENERATED     0x0040u
+#define EST_SET_DATASET       0x0080u
+#define EST_SET_KV_DTYPE      0x0100u
+#define EST_SET_LORA          0x0200u
+#define EST_SET_STRATEGY      0x0400u
+#define EST_SET_LABELS        0x0800u
+#define EST_SET_CHECKPOINTING 0x1000u
+#define EST_SET_FLASH         0x2000u
+#define EST_SET_GPU_UTIL      0x4000u
 
 struct estimate_input {
         struct model_arch arch;
-        uint64_t parameters_hint;       /* "parameters" request: the count asked for; 0 otherwise */
-        unsigned set;                   /* EST_SET_* bits: what the request stated */
+        uint64_t parameters_hint; /* "parameters" request: the count asked for; 0 otherwise */
+        unsigned set;             /* EST_SET_* bits: what the request stated */
 
         /* workload */
         enum est_mode mode;
-        uint32_t batch_size;            /* per GPU (the micro-batch of one data-parallel rank) */
-        uint32_t sequence_length;       /* tokens per sample (inference: the whole context) */
+        uint32_t batch_size;      /* per GPU (the micro-batch of one data-parallel rank) */
+        uint32_t sequence_length; /* tokens per sample (inference: the whole context) */
         uint32_t gradient_accumulation;
-        uint32_t num_labels;            /* fine_tune task head; default 2 */
-        uint32_t prompt_tokens;         /* inference */
-        uint32_t generated_tokens;      /* inference */
+        uint32_t num_labels;       /* fine_tune task head; default 2 */
+        uint32_t prompt_tokens;    /* inference */
+        uint32_t generated_tokens; /* inference */
         uint32_t lora_rank;
         uint32_t lora_alpha;
-        unsigned lora_targets;          /* EST_LORA_* */
-        uint64_t dataset_samples;       /* 0 = unknown */
-        uint64_t dataset_tokens;        /* 0 = samples x sequence_length */
+        unsigned lora_targets;    /* EST_LORA_* */
+        uint64_t dataset_samples; /* 0 = unknown */
+        uint64_t dataset_tokens;  /* 0 = samples x sequence_length */
         double epochs;
 
         /* numerics */
         enum est_precision precision;
         enum est_quant quantization;
-        uint32_t quant_group_size;      /* int4: weights per scale; default 128 */
-        bool double_quant;              /* nf4: quantize the block scales too (default true) */
+        uint32_t quant_group_size; /* int4: weights per scale; default 128 */
+        bool double_quant;         /* nf4: quantize the block scales too (default true) */
         enum est_kv_dtype kv_dtype;
         enum est_optimizer optimizer;
 
         /* memory savers */
         enum est_checkpointing checkpointing;
-        bool flash_attention;           /* fused attention: no s x s score tensors */
-        bool chunked_loss;              /* LM head + cross-entropy computed in chunks */
-        bool optimizer_in_backward;     /* each gradient applied and freed during backward */
-        bool activation_offload;        /* saved activations moved to CPU memory */
+        bool flash_attention;       /* fused attention: no s x s score tensors */
+        bool chunked_loss;          /* LM head + cross-entropy computed in chunks */
+        bool optimizer_in_backward; /* each gradient applied and freed during backward */
+        bool activation_offload;    /* saved activations moved to CPU memory */
 
         /* parallelism */
         enum est_strategy strategy;
         enum est_fsdp_sharding fsdp_sharding;
-        uint32_t gpus;                  /* total */
+        uint32_t gpus; /* total */
         uint32_t nodes;
         uint32_t tensor_parallel;
         uint32_t pipeline_parallel;
-        uint32_t micro_batches;         /* pipeline: batch_size is split into this many */
+        uint32_t micro_batches; /* pipeline: batch_size is split into this many */
         bool sequence_parallel;
         enum est_offload offload;
         enum est_model_load model_load;
 
         /* hardware and overrides */
-        int gpu_index;                  /* into the gpus array; -1 = none chosen */
-        double mfu;                     /* 0 = default for the GPU class and precision */
-        double gpu_memory_utilization;  /* serving engine reservation; 0 = 0.9 */
-        double inter_node_bytes_per_s;  /* per GPU between nodes; 0 = 25e9 (200 Gb/s InfiniBand) */
+        int gpu_index;                 /* into the gpus array; -1 = none chosen */
+        double mfu;                    /* 0 = default for the GPU class and precision */
+        double gpu_memory_utilization; /* serving engine reservation; 0 = 0.9 */
+        double inter_node_bytes_per_s; /* per GPU between nodes; 0 = 25e9 (200 Gb/s InfiniBand) */
 };
 
 /* Memory components, per GPU. */
@@ -207,30 +207,30 @@ enum est_component {
         EST_C_OPTIMIZER,
         EST_C_MASTER,
         EST_C_ACTIVATIONS,
-        EST_C_LOGITS,                   /* LM / task head output and loss buffers */
+        EST_C_LOGITS, /* LM / task head output and loss buffers */
         EST_C_KV_CACHE,
-        EST_C_COMM,                     /* DDP buckets, ZeRO/FSDP gathers */
-        EST_C_WORKSPACE,                /* transient buffers: optimizer step temporaries, cuBLAS, dequant */
-        EST_C_OVERHEAD,                 /* CUDA context + allocator reserve: not in max_memory_allocated */
+        EST_C_COMM,      /* DDP buckets, ZeRO/FSDP gathers */
+        EST_C_WORKSPACE, /* transient buffers: optimizer step temporaries, cuBLAS, dequant */
+        EST_C_OVERHEAD,  /* CUDA context + allocator reserve: not in max_memory_allocated */
         EST_COMPONENT_COUNT
 };
 
 enum est_phase {
-        EST_PHASE_FORWARD = 0,          /* end of forward: all saved activations + loss buffers */
-        EST_PHASE_BACKWARD,             /* start of backward: + gradients of the head, loss gradients */
-        EST_PHASE_BACKWARD_END,         /* all gradients, activations freed */
-        EST_PHASE_OPTIMIZER,            /* optimizer step: states + temporaries */
-        EST_PHASE_PREFILL,              /* inference: prompt pass */
-        EST_PHASE_DECODE,               /* inference: generating with a full KV cache */
+        EST_PHASE_FORWARD = 0,  /* end of forward: all saved activations + loss buffers */
+        EST_PHASE_BACKWARD,     /* start of backward: + gradients of the head, loss gradients */
+        EST_PHASE_BACKWARD_END, /* all gradients, activations freed */
+        EST_PHASE_OPTIMIZER,    /* optimizer step: states + temporaries */
+        EST_PHASE_PREFILL,      /* inference: prompt pass */
+        EST_PHASE_DECODE,       /* inference: generating with a full KV cache */
         EST_PHASE_COUNT
 };
 
 enum est_cpu_component {
-        EST_CPU_OFFLOADED = 0,          /* optimizer states / parameters moved to CPU (node total) */
-        EST_CPU_MODEL_LOAD,             /* checkpoint copies while loading */
-        EST_CPU_RUNTIME,                /* framework + CUDA host memory per process */
-        EST_CPU_DATA,                   /* data loader buffers */
-        EST_CPU_ACTIVATIONS,            /* offloaded activations */
+        EST_CPU_OFFLOADED = 0, /* optimizer states / parameters moved to CPU (node total) */
+        EST_CPU_MODEL_LOAD,    /* checkpoint copies while loading */
+        EST_CPU_RUNTIME,       /* framework + CUDA host memory per process */
+        EST_CPU_DATA,          /* data loader buffers */
+        EST_CPU_ACTIVATIONS,   /* offloaded activations */
         EST_CPU_COMPONENT_COUNT
 };
 
@@ -244,23 +244,23 @@ enum est_bottleneck {
 
 enum est_fit_reason {
         EST_FIT_OK = 0,
-        EST_FIT_TOO_SMALL,              /* does not fit with the requested GPU count */
-        EST_FIT_CANNOT_TRAIN,           /* inference-only part, training requested */
-        EST_FIT_UNKNOWN_MEMORY,         /* the catalog has no memory figure */
+        EST_FIT_TOO_SMALL,      /* does not fit with the requested GPU count */
+        EST_FIT_CANNOT_TRAIN,   /* inference-only part, training requested */
+        EST_FIT_UNKNOWN_MEMORY, /* the catalog has no memory figure */
         EST_FIT_REASON_COUNT
 };
 
 /* One row of the fit table. */
 struct est_fit {
-        uint16_t gpu;                   /* index into the gpus array */
-        uint8_t reason;                 /* enum est_fit_reason */
-        bool fits;                      /* with the requested GPU count and layout */
-        uint32_t gpus_needed;           /* smallest count that fits (sharding as requested,
-                                           or ZeRO-3 / tensor parallel if the request does not shard);
-                                           0 = no count up to EST_GPUS_MAX does */
-        uint32_t max_batch_size;        /* largest per-GPU batch that fits; 0 = not even 1 */
-        double utilization;             /* per-GPU total / usable memory */
-        uint64_t memory_bytes;          /* the GPU's usable memory */
+        uint16_t gpu;            /* index into the gpus array */
+        uint8_t reason;          /* enum est_fit_reason */
+        bool fits;               /* with the requested GPU count and layout */
+        uint32_t gpus_needed;    /* smallest count that fits (sharding as requested,
+                                    or ZeRO-3 / tensor parallel if the request does not shard);
+                                    0 = no count up to EST_GPUS_MAX does */
+        uint32_t max_batch_size; /* largest per-GPU batch that fits; 0 = not even 1 */
+        double utilization;      /* per-GPU total / usable memory */
+        uint64_t memory_bytes;   /* the GPU's usable memory */
 };
 
 /* Note codes: see estimate_note_text() for the sentence each one becomes. */
@@ -274,30 +274,30 @@ enum est_note_code {
         EST_A_DEFAULT_LORA,
         EST_A_DEFAULT_KV_DTYPE,
         EST_A_SHAPE_FROM_PARAMETERS,
-        EST_A_BYTES_PER_PARAM,          /* a = weights, b = gradients+optimizer+master per trainable param */
-        EST_A_MFU,                      /* a = mfu */
-        EST_A_CUDA_CONTEXT,             /* a = bytes */
-        EST_A_ALLOCATOR_RESERVE,        /* a = fraction */
+        EST_A_BYTES_PER_PARAM, /* a = weights, b = gradients+optimizer+master per trainable param */
+        EST_A_MFU,             /* a = mfu */
+        EST_A_CUDA_CONTEXT,    /* a = bytes */
+        EST_A_ALLOCATOR_RESERVE, /* a = fraction */
         EST_A_DDP_BUCKETS,
-        EST_A_FSDP_GATHER,              /* a = units gathered at once */
-        EST_A_LOGITS_FP32,              /* a = copies of b x s x V in fp32 */
-        EST_A_ACTIVATIONS_FORMULA,      /* a = bytes per element */
-        EST_A_ATTENTION_SCORES,         /* a = bytes per score element kept */
-        EST_A_INTER_NODE,               /* a = bytes/s */
-        EST_A_SERVING_UTIL,             /* a = fraction */
-        EST_A_SERVING_ACTIVATION,       /* a = bytes */
-        EST_A_DECODE_EFFICIENCY,        /* a = fraction of peak bandwidth */
+        EST_A_FSDP_GATHER,         /* a = units gathered at once */
+        EST_A_LOGITS_FP32,         /* a = copies of b x s x V in fp32 */
+        EST_A_ACTIVATIONS_FORMULA, /* a = bytes per element */
+        EST_A_ATTENTION_SCORES,    /* a = bytes per score element kept */
+        EST_A_INTER_NODE,          /* a = bytes/s */
+        EST_A_SERVING_UTIL,        /* a = fraction */
+        EST_A_SERVING_ACTIVATION,  /* a = bytes */
+        EST_A_DECODE_EFFICIENCY,   /* a = fraction of peak bandwidth */
         EST_A_ADAFACTOR,
-        EST_A_NF4,                      /* a = bits per weight */
-        EST_A_INT4_GROUP,               /* a = group size, b = bits per weight */
+        EST_A_NF4,        /* a = bits per weight */
+        EST_A_INT4_GROUP, /* a = group size, b = bits per weight */
         EST_A_PIPELINE_INFLIGHT,
-        EST_A_CPU_RUNTIME,              /* a = bytes per process */
+        EST_A_CPU_RUNTIME, /* a = bytes per process */
         EST_A_DATASET_UNKNOWN,
-        EST_A_FOREACH_TEMP,             /* a = bytes per trainable parameter */
-        EST_A_TOTAL_IS_PEAK,            /* a = phase */
-        EST_A_MODEL_LOAD,               /* a = enum est_model_load */
+        EST_A_FOREACH_TEMP,  /* a = bytes per trainable parameter */
+        EST_A_TOTAL_IS_PEAK, /* a = phase */
+        EST_A_MODEL_LOAD,    /* a = enum est_model_load */
         EST_A_DDP_OFFLOAD_AS_ZERO,
-        EST_A_AUTOCAST_COPIES,          /* a = bytes */
+        EST_A_AUTOCAST_COPIES, /* a = bytes */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -306,16 +306,16 @@ enum est_note_code {
         EST_W_LORA_QUANT_IS_QLORA,
         EST_W_PAGED,
         EST_W_GPU_CANNOT_TRAIN,
-        EST_W_GPU_NO_FLOPS,             /* the chosen GPU has no figure at this precision */
+        EST_W_GPU_NO_FLOPS, /* the chosen GPU has no figure at this precision */
         EST_W_NO_GPU_FITS,
-        EST_W_CHOSEN_GPU_TOO_SMALL,     /* a = needed bytes, b = usable bytes */
+        EST_W_CHOSEN_GPU_TOO_SMALL, /* a = needed bytes, b = usable bytes */
         EST_W_FP16_PURE,
-        EST_W_TP_REPLICATES_KV,         /* a = kv heads, b = tp */
+        EST_W_TP_REPLICATES_KV, /* a = kv heads, b = tp */
         EST_W_INFERENCE_OPTIMIZER,
         EST_W_ACT_OFFLOAD_INFERENCE,
         EST_W_FP8_NO_SUPPORT,
         EST_W_OPT_IN_BACKWARD_GA,
-        EST_W_MAX_POSITIONS,            /* a = context, b = model limit (serving answer capped) */
+        EST_W_MAX_POSITIONS, /* a = context, b = model limit (serving answer capped) */
         /* suggestions: a = per-GPU bytes with the change applied, b = extra figure */
         EST_S_CHECKPOINTING = 128,
         EST_S_FLASH,
@@ -326,26 +326,27 @@ enum est_note_code {
         EST_S_QLORA,
         EST_S_OFFLOAD_OPTIMIZER,
         EST_S_OFFLOAD_ALL,
-        EST_S_ZERO3,                    /* b = GPUs */
-        EST_S_SMALLER_BATCH,            /* b = batch size that fits, with gradient accumulation to keep the global batch */
-        EST_S_BIGGER_GPU,               /* b = index of the smallest GPU that fits */
-        EST_S_QUANTIZE,                 /* inference: 4-bit weights */
-        EST_S_TENSOR_PARALLEL,          /* b = GPUs */
+        EST_S_ZERO3,           /* b = GPUs */
+        EST_S_SMALLER_BATCH,   /* b = batch size that fits, with gradient accumulation to keep the
+                                  global batch */
+        EST_S_BIGGER_GPU,      /* b = index of the smallest GPU that fits */
+        EST_S_QUANTIZE,        /* inference: 4-bit weights */
+        EST_S_TENSOR_PARALLEL, /* b = GPUs */
 };
 
 struct est_note {
-        uint16_t code;                  /* enum est_note_code */
+        uint16_t code; /* enum est_note_code */
         double a, b;
 };
 
-#define EST_NOTES_MAX 40
+#define EST_NOTES_MAX       40
 #define EST_SUGGESTIONS_MAX 16
-#define EST_FITS_MAX 256
-#define EST_GPUS_MAX 4096
+#define EST_FITS_MAX        256
+#define EST_GPUS_MAX        4096
 
 struct estimate_result {
         /* model */
-        uint64_t parameters;            /* of the model as run (task head instead of MLM head, ...) */
+        uint64_t parameters; /* of the model as run (task head instead of MLM head, ...) */
         uint64_t trainable_parameters;
         uint64_t checkpoint_parameters; /* model_parameters(arch): the published-count comparable */
 
@@ -361,7 +362,7 @@ struct estimate_result {
         uint64_t cpu_total_bytes;
 
         /* compute */
-        double flops_per_step;          /* all GPUs, one optimizer step (or one request for inference) */
+        double flops_per_step; /* all GPUs, one optimizer step (or one request for inference) */
         double flops_total;
         double steps;
         double tokens_per_step;
@@ -369,24 +370,24 @@ struct estimate_result {
         double total_seconds;
         double tokens_per_second;
         double mfu;
-        double peak_flops_per_gpu;      /* at the precision used; 0 if no GPU chosen */
+        double peak_flops_per_gpu; /* at the precision used; 0 if no GPU chosen */
         double compute_seconds_per_step;
         double comm_seconds_per_step;
-        double comm_bytes_per_step;     /* per GPU over the link */
+        double comm_bytes_per_step; /* per GPU over the link */
         double link_bytes_per_s;
         double memory_seconds_per_step; /* inference decode: bytes / bandwidth */
         enum est_bottleneck bottleneck;
 
         /* inference */
         double prefill_seconds;
-        double decode_tokens_per_second;         /* at the decode bandwidth efficiency */
+        double decode_tokens_per_second;          /* at the decode bandwidth efficiency */
         double decode_tokens_per_second_roofline; /* bandwidth / bytes read per token */
-        uint64_t decode_bytes_per_token;         /* weights + KV read per generated token, per GPU */
+        uint64_t decode_bytes_per_token; /* weights + KV read per generated token, per GPU */
 
         /* serving (inference; vLLM-style reservation) */
-        uint64_t kv_bytes_per_token;    /* per sequence, per GPU */
-        uint64_t serving_budget_bytes;  /* utilization x usable memory */
-        uint64_t serving_kv_bytes;      /* left for the KV cache */
+        uint64_t kv_bytes_per_token;           /* per sequence, per GPU */
+        uint64_t serving_budget_bytes;         /* utilization x usable memory */
+        uint64_t serving_kv_bytes;             /* left for the KV cache */
         uint64_t serving_concurrent_sequences; /* at sequence_length */
         uint64_t serving_max_context_tokens;   /* one sequence, before the model's position limit */
 
@@ -402,9 +403,9 @@ struct estimate_result {
 
 /* Why an input was refused: a JSON pointer into the request and a rule name. */
 struct estimate_error {
-        char pointer[96];               /* "/workload/batch_size" */
-        char rule[48];                  /* "range", "divides", "contradiction", "overflow", ... */
-        char detail[200];               /* one lowercase sentence */
+        char pointer[96]; /* "/workload/batch_size" */
+        char rule[48];    /* "range", "divides", "contradiction", "overflow", ... */
+        char detail[200]; /* one lowercase sentence */
 };
 
 /*

@@ -15,14 +15,14 @@
 
 /* Sanity caps: larger values are refused as absurd, and they keep every
  * product below in 64 bits with a wide margin. */
-#define MODEL_MAX_LAYERS 1024u
-#define MODEL_MAX_HIDDEN 131072u
-#define MODEL_MAX_HEADS 4096u
-#define MODEL_MAX_HEAD_DIM 4096u
-#define MODEL_MAX_FFN 1048576u
-#define MODEL_MAX_VOCAB 16777216u
+#define MODEL_MAX_LAYERS    1024u
+#define MODEL_MAX_HIDDEN    131072u
+#define MODEL_MAX_HEADS     4096u
+#define MODEL_MAX_HEAD_DIM  4096u
+#define MODEL_MAX_FFN       1048576u
+#define MODEL_MAX_VOCAB     16777216u
 #define MODEL_MAX_POSITIONS 16777216u
-#define MODEL_MAX_EXPERTS 1024u
+#define MODEL_MAX_EXPERTS   1024u
 
 static const char *const kind_names[] = {"encoder", "decoder", "encoder_decoder", NULL};
 static const char *const activation_names[] = {"gelu", "gelu_tanh", "relu", "silu", NULL};
@@ -130,14 +130,16 @@ int model_arch_check(const struct model_arch *a, const char **field, const char 
               "position table is absurdly large");
         CHECK(a->type_vocab <= 1024, "type_vocab_size", "must be 0..1024");
         CHECK((unsigned)a->norm < MODEL_NORM_COUNT, "norm", "unknown norm");
-        CHECK((unsigned)a->position < MODEL_POS_COUNT, "position_embedding", "unknown position embedding");
+        CHECK((unsigned)a->position < MODEL_POS_COUNT, "position_embedding",
+              "unknown position embedding");
         CHECK(a->relative_buckets <= 4096, "relative_buckets", "must be 0..4096");
         CHECK(a->experts <= MODEL_MAX_EXPERTS, "experts", "must be 0..1024");
         if (a->experts > 1)
                 CHECK(a->active_experts >= 1 && a->active_experts <= a->experts, "active_experts",
                       "must be 1..experts");
         else
-                CHECK(a->active_experts <= 1, "active_experts", "a dense model has no routed experts");
+                CHECK(a->active_experts <= 1, "active_experts",
+                      "a dense model has no routed experts");
         CHECK(a->dropout >= 0.0f && a->dropout < 1.0f, "dropout", "must be in [0, 1)");
         return 0;
 }
@@ -218,12 +220,13 @@ int model_param_breakdown(const struct model_arch *a, struct model_param_breakdo
         if (add_mul(&block_m, experts, mlp_m) || add_mul(&block_small, experts, mlp_v))
                 return -1;
         if (a->experts > 1 && add_mul(&block_small, h, a->experts))
-                return -1;      /* router: hidden x experts, no bias (Mixtral) */
+                return -1; /* router: hidden x experts, no bias (Mixtral) */
         uint64_t block_active_m = att_m;
         if (add_mul(&block_active_m, active, mlp_m))
                 return -1;
         o->per_layer = block_m + block_small;
-        if (add_mul(&o->linear, a->layers, block_m) || add_mul(&o->linear_active, a->layers, block_active_m) ||
+        if (add_mul(&o->linear, a->layers, block_m) ||
+            add_mul(&o->linear_active, a->layers, block_active_m) ||
             add_mul(&o->small, a->layers, block_small))
                 return -1;
 
@@ -265,8 +268,9 @@ int model_param_breakdown(const struct model_arch *a, struct model_param_breakdo
                 o->head_extra += a->vocab;
 
         uint64_t t = 0;
-        if (__builtin_add_overflow(o->embeddings, o->linear, &t) || __builtin_add_overflow(t, o->small, &t) ||
-            __builtin_add_overflow(t, o->lm_head, &t) || __builtin_add_overflow(t, o->head_extra, &t))
+        if (__builtin_add_overflow(o->embeddings, o->linear, &t) ||
+            __builtin_add_overflow(t, o->small, &t) || __builtin_add_overflow(t, o->lm_head, &t) ||
+            __builtin_add_overflow(t, o->head_extra, &t))
                 return -1;
         o->total = t;
         return 0;

@@ -23,78 +23,78 @@
 #define MODEL_TYPE_MAX 32
 
 enum model_kind {
-        MODEL_ENCODER = 0,              /* BERT, RoBERTa, XLM-R: bidirectional, masked LM */
-        MODEL_DECODER,                  /* GPT-2, LLaMA, ...: causal LM */
-        MODEL_ENCODER_DECODER,          /* T5 */
+        MODEL_ENCODER = 0,     /* BERT, RoBERTa, XLM-R: bidirectional, masked LM */
+        MODEL_DECODER,         /* GPT-2, LLaMA, ...: causal LM */
+        MODEL_ENCODER_DECODER, /* T5 */
         MODEL_KIND_COUNT
 };
 
 enum model_activation {
-        MODEL_ACT_GELU = 0,             /* erf GELU (BERT) */
-        MODEL_ACT_GELU_TANH,            /* "gelu_new" (GPT-2) */
-        MODEL_ACT_RELU,                 /* T5 v1.0 */
-        MODEL_ACT_SILU,                 /* LLaMA family (with a gated MLP: SwiGLU) */
+        MODEL_ACT_GELU = 0,  /* erf GELU (BERT) */
+        MODEL_ACT_GELU_TANH, /* "gelu_new" (GPT-2) */
+        MODEL_ACT_RELU,      /* T5 v1.0 */
+        MODEL_ACT_SILU,      /* LLaMA family (with a gated MLP: SwiGLU) */
         MODEL_ACT_COUNT
 };
 
 enum model_norm {
-        MODEL_NORM_LAYERNORM = 0,       /* weight + bias */
-        MODEL_NORM_RMSNORM,             /* weight only (LLaMA, T5) */
+        MODEL_NORM_LAYERNORM = 0, /* weight + bias */
+        MODEL_NORM_RMSNORM,       /* weight only (LLaMA, T5) */
         MODEL_NORM_COUNT
 };
 
 enum model_position {
-        MODEL_POS_LEARNED = 0,          /* absolute table of max_positions x hidden */
-        MODEL_POS_ROTARY,               /* RoPE: no parameters */
-        MODEL_POS_RELATIVE,             /* T5 buckets: relative_buckets x heads per stack */
+        MODEL_POS_LEARNED = 0, /* absolute table of max_positions x hidden */
+        MODEL_POS_ROTARY,      /* RoPE: no parameters */
+        MODEL_POS_RELATIVE,    /* T5 buckets: relative_buckets x heads per stack */
         MODEL_POS_COUNT
 };
 
 struct model_arch {
-        char name[MODEL_NAME_MAX];      /* display name, e.g. "XLM-RoBERTa Large" */
+        char name[MODEL_NAME_MAX];       /* display name, e.g. "XLM-RoBERTa Large" */
         char model_type[MODEL_TYPE_MAX]; /* Hugging Face model_type, "" if none */
         enum model_kind kind;
-        uint32_t layers;                /* encoder layers, or decoder layers of a decoder-only model */
-        uint32_t decoder_layers;        /* encoder-decoder only; 0 otherwise */
-        uint32_t hidden;                /* d_model */
-        uint32_t heads;                 /* query heads */
-        uint32_t kv_heads;              /* key/value heads (GQA/MQA); == heads for MHA */
-        uint32_t head_dim;              /* per head; hidden / heads unless the config says otherwise */
-        uint32_t ffn;                   /* intermediate size of one MLP (one expert) */
-        bool gated_mlp;                 /* three matrices (gate, up, down) instead of two */
+        uint32_t layers;         /* encoder layers, or decoder layers of a decoder-only model */
+        uint32_t decoder_layers; /* encoder-decoder only; 0 otherwise */
+        uint32_t hidden;         /* d_model */
+        uint32_t heads;          /* query heads */
+        uint32_t kv_heads;       /* key/value heads (GQA/MQA); == heads for MHA */
+        uint32_t head_dim;       /* per head; hidden / heads unless the config says otherwise */
+        uint32_t ffn;            /* intermediate size of one MLP (one expert) */
+        bool gated_mlp;          /* three matrices (gate, up, down) instead of two */
         enum model_activation activation;
         uint32_t vocab;
-        uint32_t max_positions;         /* longest sequence the model accepts */
-        uint32_t position_table;        /* rows of the learned position table (RoBERTa: 514) */
-        uint32_t type_vocab;            /* token-type (segment) embeddings; 0 for none */
-        bool tied_embeddings;           /* LM head shares the input embedding matrix */
+        uint32_t max_positions;  /* longest sequence the model accepts */
+        uint32_t position_table; /* rows of the learned position table (RoBERTa: 514) */
+        uint32_t type_vocab;     /* token-type (segment) embeddings; 0 for none */
+        bool tied_embeddings;    /* LM head shares the input embedding matrix */
         enum model_norm norm;
-        bool pre_norm;                  /* norm before each block (GPT-2, LLaMA, XLM-R XL) */
-        bool embedding_norm;            /* a norm right after the embeddings (BERT) */
-        bool final_norm;                /* a norm after the last block (pre-norm models) */
-        bool attn_bias;                 /* biases on Q, K, V and the output projection */
-        bool qkv_bias_only;             /* Qwen2: biases on Q, K, V but not on the output projection */
-        bool mlp_bias;                  /* biases on the MLP matrices */
+        bool pre_norm;       /* norm before each block (GPT-2, LLaMA, XLM-R XL) */
+        bool embedding_norm; /* a norm right after the embeddings (BERT) */
+        bool final_norm;     /* a norm after the last block (pre-norm models) */
+        bool attn_bias;      /* biases on Q, K, V and the output projection */
+        bool qkv_bias_only;  /* Qwen2: biases on Q, K, V but not on the output projection */
+        bool mlp_bias;       /* biases on the MLP matrices */
         enum model_position position;
-        uint32_t relative_buckets;      /* T5: 32 */
-        uint32_t experts;               /* MoE experts per layer; 0 or 1 = dense */
-        uint32_t active_experts;        /* experts each token is routed to */
-        bool pooler;                    /* encoder pooler (dense h x h + bias) in the checkpoint */
-        bool lm_head_transform;         /* encoder MLM head: dense + norm before the vocab projection */
-        bool lm_head_bias;              /* a bias over the vocabulary in the LM head */
-        float dropout;                  /* hidden/attention dropout probability (masks cost 1 byte/element) */
+        uint32_t relative_buckets; /* T5: 32 */
+        uint32_t experts;          /* MoE experts per layer; 0 or 1 = dense */
+        uint32_t active_experts;   /* experts each token is routed to */
+        bool pooler;               /* encoder pooler (dense h x h + bias) in the checkpoint */
+        bool lm_head_transform;    /* encoder MLM head: dense + norm before the vocab projection */
+        bool lm_head_bias;         /* a bias over the vocabulary in the LM head */
+        float dropout; /* hidden/attention dropout probability (masks cost 1 byte/element) */
 };
 
 /* Parameters by where they live; the sum is model_parameters(). */
 struct model_param_breakdown {
-        uint64_t embeddings;            /* token + position + type tables (+ their norm) */
-        uint64_t linear;                /* every matrix of the attention and MLP blocks (all experts) */
-        uint64_t linear_active;         /* the same, counting only the experts a token uses */
-        uint64_t small;                 /* norms, biases, routers, relative buckets */
-        uint64_t lm_head;               /* untied vocabulary projection (0 when tied) */
-        uint64_t head_extra;            /* pooler, MLM transform, vocab bias */
-        uint64_t per_layer;             /* one (encoder / decoder-only) block, all experts */
-        uint64_t per_decoder_layer;     /* one decoder block of an encoder-decoder; 0 otherwise */
+        uint64_t embeddings;        /* token + position + type tables (+ their norm) */
+        uint64_t linear;            /* every matrix of the attention and MLP blocks (all experts) */
+        uint64_t linear_active;     /* the same, counting only the experts a token uses */
+        uint64_t small;             /* norms, biases, routers, relative buckets */
+        uint64_t lm_head;           /* untied vocabulary projection (0 when tied) */
+        uint64_t head_extra;        /* pooler, MLM transform, vocab bias */
+        uint64_t per_layer;         /* one (encoder / decoder-only) block, all experts */
+        uint64_t per_decoder_layer; /* one decoder block of an encoder-decoder; 0 otherwise */
         uint64_t total;
 };
 

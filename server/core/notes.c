@@ -139,108 +139,141 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 snprintf(buf, len, "num_labels not given: a %.0f-class task head", a);
                 break;
         case EST_A_DEFAULT_LORA:
-                snprintf(buf, len, "lora not given: rank %.0f on %s (PEFT defaults; QLoRA paper: all linear layers)",
+                snprintf(buf, len,
+                         "lora not given: rank %.0f on %s (PEFT defaults; QLoRA paper: all linear "
+                         "layers)",
                          a, lora_targets_text((unsigned)b, t, sizeof(t)));
                 break;
         case EST_A_DEFAULT_KV_DTYPE:
-                snprintf(buf, len, "kv cache precision not given: %.1f bytes per element (the compute dtype)", a);
+                snprintf(buf, len,
+                         "kv cache precision not given: %.1f bytes per element (the compute dtype)",
+                         a);
                 break;
         case EST_A_SHAPE_FROM_PARAMETERS:
                 snprintf(buf, len,
-                         "only a parameter count (%.0f) was given: assumed a LLaMA-like decoder (RMSNorm, SwiGLU, "
+                         "only a parameter count (%.0f) was given: assumed a LLaMA-like decoder "
+                         "(RMSNorm, SwiGLU, "
                          "RoPE, untied head, vocabulary 32000) with %.0f parameters",
                          a, b);
                 break;
         case EST_A_BYTES_PER_PARAM:
                 snprintf(buf, len,
-                         "%.4g bytes per weight; %.4g bytes per trainable parameter for gradients, master weights and "
+                         "%.4g bytes per weight; %.4g bytes per trainable parameter for gradients, "
+                         "master weights and "
                          "optimizer states (ZeRO paper accounting, Rajbhandari et al. 2020)",
                          a, b);
                 break;
         case EST_A_MFU:
-                snprintf(buf, len, "model FLOPs utilisation %.2f (default for this GPU class and precision)", a);
+                snprintf(buf, len,
+                         "model FLOPs utilisation %.2f (default for this GPU class and precision)",
+                         a);
                 break;
         case EST_A_CUDA_CONTEXT:
-                snprintf(buf, len, "CUDA context and kernels: %.0f MiB per process (lazy loading)", a / 1048576.0);
+                snprintf(buf, len, "CUDA context and kernels: %.0f MiB per process (lazy loading)",
+                         a / 1048576.0);
                 break;
         case EST_A_ALLOCATOR_RESERVE:
                 snprintf(buf, len,
-                         "allocator reserve and fragmentation: %.0f%% of allocated memory (nvidia-smi shows it, "
+                         "allocator reserve and fragmentation: %.0f%% of allocated memory "
+                         "(nvidia-smi shows it, "
                          "torch.cuda.max_memory_allocated does not)",
                          a * 100);
                 break;
         case EST_A_DDP_BUCKETS:
                 snprintf(buf, len,
-                         "DDP gradient buckets hold a copy of all gradients (%.2f GiB; gradient_as_bucket_view=False, "
+                         "DDP gradient buckets hold a copy of all gradients (%.2f GiB; "
+                         "gradient_as_bucket_view=False, "
                          "the PyTorch default)",
                          a / GIB);
                 break;
         case EST_A_FSDP_GATHER:
                 snprintf(buf, len,
-                         "ZeRO-3/FSDP: the root unit (embeddings, head) stays gathered; %.0f blocks gathered at once "
+                         "ZeRO-3/FSDP: the root unit (embeddings, head) stays gathered; %.0f "
+                         "blocks gathered at once "
                          "(current + prefetch), one unsharded block gradient during backward",
                          a);
                 break;
         case EST_A_LOGITS_FP32:
                 snprintf(buf, len,
-                         "language-model loss in fp32 over batch x sequence x vocabulary: logits and log-probabilities "
-                         "at the end of forward, plus both gradients at the start of backward (4 copies)");
+                         "language-model loss in fp32 over batch x sequence x vocabulary: logits "
+                         "and log-probabilities "
+                         "at the end of forward, plus both gradients at the start of backward (4 "
+                         "copies)");
                 break;
         case EST_A_ACTIVATIONS_FORMULA:
                 snprintf(buf, len,
-                         "activations per block after Korthikanti et al. 2022 with %.0f-byte elements, 1-byte dropout "
+                         "activations per block after Korthikanti et al. 2022 with %.0f-byte "
+                         "elements, 1-byte dropout "
                          "masks, tensor/sequence parallel sharding",
                          a);
                 break;
         case EST_A_ATTENTION_SCORES:
                 snprintf(buf, len,
-                         "attention is not fused: softmax scores of heads x sequence^2 are kept for backward (%.0f bytes "
+                         "attention is not fused: softmax scores of heads x sequence^2 are kept "
+                         "for backward (%.0f bytes "
                          "per score incl. dropout)",
                          a);
                 break;
         case EST_A_INTER_NODE:
-                snprintf(buf, len, "inter-node bandwidth %.0f GB/s per GPU (200 Gb/s InfiniBand)", a / 1e9);
+                snprintf(buf, len, "inter-node bandwidth %.0f GB/s per GPU (200 Gb/s InfiniBand)",
+                         a / 1e9);
                 break;
         case EST_A_SERVING_UTIL:
-                snprintf(buf, len, "serving engine reserves %.0f%% of GPU memory (vLLM gpu_memory_utilization)", a * 100);
+                snprintf(buf, len,
+                         "serving engine reserves %.0f%% of GPU memory (vLLM "
+                         "gpu_memory_utilization)",
+                         a * 100);
                 break;
         case EST_A_SERVING_ACTIVATION:
                 snprintf(buf, len,
-                         "serving engine activation profile %.1f GiB (measured for vLLM on H100 by llm-d)", a / GIB);
+                         "serving engine activation profile %.1f GiB (measured for vLLM on H100 by "
+                         "llm-d)",
+                         a / GIB);
                 break;
         case EST_A_DECODE_EFFICIENCY:
                 snprintf(buf, len, "decode reaches %.0f%% of peak memory bandwidth", a * 100);
                 break;
         case EST_A_ADAFACTOR:
                 snprintf(buf, len,
-                         "Adafactor with a first moment (beta1 set) and factored second moment: ~4 bytes per parameter");
+                         "Adafactor with a first moment (beta1 set) and factored second moment: ~4 "
+                         "bytes per parameter");
                 break;
         case EST_A_NF4:
-                snprintf(buf, len, "NF4 weights: %.3f bits per weight including block scales (Dettmers et al. 2023)", a);
+                snprintf(buf, len,
+                         "NF4 weights: %.3f bits per weight including block scales (Dettmers et "
+                         "al. 2023)",
+                         a);
                 break;
         case EST_A_INT4_GROUP:
-                snprintf(buf, len, "int4 weights with group size %.0f: %.3f bits per weight (fp16 scale + 4-bit zero)",
+                snprintf(buf, len,
+                         "int4 weights with group size %.0f: %.3f bits per weight (fp16 scale + "
+                         "4-bit zero)",
                          a, b);
                 break;
         case EST_A_PIPELINE_INFLIGHT:
                 snprintf(buf, len,
-                         "pipeline 1F1B: the first stage holds activations of all layers for one micro-batch "
+                         "pipeline 1F1B: the first stage holds activations of all layers for one "
+                         "micro-batch "
                          "(Korthikanti et al. 2022 §4.2.3); figures are for that stage");
                 break;
         case EST_A_CPU_RUNTIME:
-                snprintf(buf, len, "CPU: %.1f GiB per training process for the framework and CUDA host memory",
-                         a / GIB);
+                snprintf(
+                        buf, len,
+                        "CPU: %.1f GiB per training process for the framework and CUDA host memory",
+                        a / GIB);
                 break;
         case EST_A_DATASET_UNKNOWN:
                 snprintf(buf, len, "no dataset size given: time is for one optimizer step");
                 break;
         case EST_A_FOREACH_TEMP:
                 snprintf(buf, len,
-                         "optimizer step temporaries: %.0f bytes per trainable parameter (torch.optim foreach AdamW)",
+                         "optimizer step temporaries: %.0f bytes per trainable parameter "
+                         "(torch.optim foreach AdamW)",
                          a);
                 break;
         case EST_A_TOTAL_IS_PEAK:
-                snprintf(buf, len, "per-GPU total is the peak phase (%s), not the sum of all tensors",
+                snprintf(buf, len,
+                         "per-GPU total is the peak phase (%s), not the sum of all tensors",
                          estimate_phase_name((enum est_phase)(int)a));
                 break;
         case EST_A_MODEL_LOAD:
@@ -249,53 +282,68 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_DDP_OFFLOAD_AS_ZERO:
                 snprintf(buf, len,
-                         "optimizer offload without a ZeRO stage is modelled as DeepSpeed ZeRO-Offload (stage 2, CPU "
+                         "optimizer offload without a ZeRO stage is modelled as DeepSpeed "
+                         "ZeRO-Offload (stage 2, CPU "
                          "Adam)");
                 break;
         case EST_A_AUTOCAST_COPIES:
                 snprintf(buf, len,
-                         "mixed precision (PyTorch autocast): fp32 weights and gradients; half-precision copies of the "
+                         "mixed precision (PyTorch autocast): fp32 weights and gradients; "
+                         "half-precision copies of the "
                          "weights (%.2f GiB) live through forward and backward",
                          a / GIB);
                 break;
         case EST_W_SEQUENCE_BEYOND_MAX:
-                snprintf(buf, len, "sequence_length %.0f exceeds the model's max positions %.0f", a, b);
+                snprintf(buf, len, "sequence_length %.0f exceeds the model's max positions %.0f", a,
+                         b);
                 break;
         case EST_W_ZERO3_ONE_GPU:
-                snprintf(buf, len, "ZeRO-3/FSDP on one GPU shards nothing; it only adds gathers (useful with offload)");
+                snprintf(buf, len,
+                         "ZeRO-3/FSDP on one GPU shards nothing; it only adds gathers (useful with "
+                         "offload)");
                 break;
         case EST_W_SHARDING_ONE_GPU:
                 snprintf(buf, len, "sharding has no peers to shard with in this layout");
                 break;
         case EST_W_QLORA_FP32_COMPUTE:
                 snprintf(buf, len,
-                         "4-bit weights with fp32 compute: weights stay 4-bit, activations are fp32 (slower, larger)");
+                         "4-bit weights with fp32 compute: weights stay 4-bit, activations are "
+                         "fp32 (slower, larger)");
                 break;
         case EST_W_LORA_QUANT_IS_QLORA:
                 snprintf(buf, len, "lora over quantized base weights is QLoRA-style training");
                 break;
         case EST_W_PAGED:
                 snprintf(buf, len,
-                         "paged optimizer states can be evicted to CPU under pressure; the estimate keeps them on the GPU");
+                         "paged optimizer states can be evicted to CPU under pressure; the "
+                         "estimate keeps them on the GPU");
                 break;
         case EST_W_GPU_CANNOT_TRAIN:
                 snprintf(buf, len, "the chosen accelerator is inference-only");
                 break;
         case EST_W_GPU_NO_FLOPS:
-                snprintf(buf, len, "the chosen GPU has no throughput figure at this precision: no time estimate");
+                snprintf(buf, len,
+                         "the chosen GPU has no throughput figure at this precision: no time "
+                         "estimate");
                 break;
         case EST_W_NO_GPU_FITS:
-                snprintf(buf, len, "no catalog GPU holds this configuration with the requested GPU count");
+                snprintf(buf, len,
+                         "no catalog GPU holds this configuration with the requested GPU count");
                 break;
         case EST_W_CHOSEN_GPU_TOO_SMALL:
-                snprintf(buf, len, "needs %.2f GiB per GPU, the chosen GPU has %.2f GiB", a / GIB, b / GIB);
+                snprintf(buf, len, "needs %.2f GiB per GPU, the chosen GPU has %.2f GiB", a / GIB,
+                         b / GIB);
                 break;
         case EST_W_FP16_PURE:
-                snprintf(buf, len, "pure fp16 training without loss scaling or master weights is numerically fragile");
+                snprintf(buf, len,
+                         "pure fp16 training without loss scaling or master weights is numerically "
+                         "fragile");
                 break;
         case EST_W_TP_REPLICATES_KV:
-                snprintf(buf, len, "%.0f key/value heads over %.0f tensor-parallel ranks: KV heads are replicated", a,
-                         b);
+                snprintf(buf, len,
+                         "%.0f key/value heads over %.0f tensor-parallel ranks: KV heads are "
+                         "replicated",
+                         a, b);
                 break;
         case EST_W_INFERENCE_OPTIMIZER:
                 snprintf(buf, len, "inference: the optimizer is ignored");
@@ -310,16 +358,22 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 snprintf(buf, len, "optimizer_in_backward cannot accumulate gradients");
                 break;
         case EST_W_MAX_POSITIONS:
-                snprintf(buf, len, "the KV budget holds %.0f tokens, beyond the model's %.0f positions", a, b);
+                snprintf(buf, len,
+                         "the KV budget holds %.0f tokens, beyond the model's %.0f positions", a,
+                         b);
                 break;
         case EST_S_CHECKPOINTING:
-                snprintf(buf, len, "full activation checkpointing: %.2f GiB per GPU (about 33%% more compute)", a / GIB);
+                snprintf(
+                        buf, len,
+                        "full activation checkpointing: %.2f GiB per GPU (about 33%% more compute)",
+                        a / GIB);
                 break;
         case EST_S_FLASH:
                 snprintf(buf, len, "flash attention: %.2f GiB per GPU", a / GIB);
                 break;
         case EST_S_CHUNKED_LOSS:
-                snprintf(buf, len, "chunked cross-entropy (torchtune/litgpt): %.2f GiB per GPU", a / GIB);
+                snprintf(buf, len, "chunked cross-entropy (torchtune/litgpt): %.2f GiB per GPU",
+                         a / GIB);
                 break;
         case EST_S_BF16_MIXED:
                 snprintf(buf, len, "bf16 mixed precision: %.2f GiB per GPU", a / GIB);
@@ -328,29 +382,36 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 snprintf(buf, len, "8-bit AdamW (bitsandbytes): %.2f GiB per GPU", a / GIB);
                 break;
         case EST_S_LORA:
-                snprintf(buf, len, "LoRA rank 16 on all linear layers, bf16: %.2f GiB per GPU", a / GIB);
+                snprintf(buf, len, "LoRA rank 16 on all linear layers, bf16: %.2f GiB per GPU",
+                         a / GIB);
                 break;
         case EST_S_QLORA:
                 snprintf(buf, len, "QLoRA (NF4 base weights): %.2f GiB per GPU", a / GIB);
                 break;
         case EST_S_OFFLOAD_OPTIMIZER:
-                snprintf(buf, len, "optimizer states on the CPU (ZeRO-Offload): %.2f GiB per GPU", a / GIB);
+                snprintf(buf, len, "optimizer states on the CPU (ZeRO-Offload): %.2f GiB per GPU",
+                         a / GIB);
                 break;
         case EST_S_OFFLOAD_ALL:
-                snprintf(buf, len, "ZeRO-3 with optimizer and parameters on the CPU: %.2f GiB per GPU", a / GIB);
+                snprintf(buf, len,
+                         "ZeRO-3 with optimizer and parameters on the CPU: %.2f GiB per GPU",
+                         a / GIB);
                 break;
         case EST_S_ZERO3:
                 snprintf(buf, len, "shard with ZeRO-3/FSDP over %.0f GPUs of this size", b);
                 break;
         case EST_S_SMALLER_BATCH:
-                snprintf(buf, len, "batch size %.0f per GPU fits; raise gradient accumulation to keep the global batch",
+                snprintf(buf, len,
+                         "batch size %.0f per GPU fits; raise gradient accumulation to keep the "
+                         "global batch",
                          b);
                 break;
         case EST_S_BIGGER_GPU:
                 snprintf(buf, len, "a GPU with %.1f GiB holds it as requested", a / GIB);
                 break;
         case EST_S_QUANTIZE:
-                snprintf(buf, len, "4-bit weights (AWQ/GPTQ, group 128): %.2f GiB per GPU", a / GIB);
+                snprintf(buf, len, "4-bit weights (AWQ/GPTQ, group 128): %.2f GiB per GPU",
+                         a / GIB);
                 break;
         case EST_S_TENSOR_PARALLEL:
                 snprintf(buf, len, "tensor parallel over %.0f GPUs of this size", b);

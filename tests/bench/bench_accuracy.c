@@ -46,10 +46,12 @@ static int resolve_model(json_t *request, json_t *models)
         json_t *row;
         if (!json_is_string(id))
                 return 0;
-        json_array_foreach(models, i, row) {
+        json_array_foreach(models, i, row)
+        {
                 if (json_equal(json_object_get(row, "id"), id)) {
                         json_t *cfg = json_deep_copy(json_object_get(row, "config"));
-                        json_object_set_new(cfg, "_name_or_path", json_copy(json_object_get(row, "name")));
+                        json_object_set_new(cfg, "_name_or_path",
+                                            json_copy(json_object_get(row, "name")));
                         json_object_clear(m);
                         json_object_set_new(m, "hf_config", cfg);
                         return 0;
@@ -62,7 +64,8 @@ static int resolve_model(json_t *request, json_t *models)
 int main(int argc, char **argv)
 {
         const char *mpath = argc > 1 ? argv[1] : GPUPLAN_SOURCE_DIR "/tests/data/measurements.json";
-        const char *cpath = argc > 2 ? argv[2] : GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json";
+        const char *cpath =
+                argc > 2 ? argv[2] : GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json";
         json_error_t jerr;
         json_t *doc = json_load_file(mpath, JSON_REJECT_DUPLICATES, &jerr);
         json_t *models = json_load_file(cpath, JSON_REJECT_DUPLICATES, &jerr);
@@ -77,7 +80,8 @@ int main(int argc, char **argv)
         }
         cases = json_object_get(doc, "cases");
         printf("%-42s %-13s %12s %12s %8s\n", "case", "kind", "measured", "estimated", "error");
-        json_array_foreach(cases, i, c) {
+        json_array_foreach(cases, i, c)
+        {
                 struct api_validation_result v;
                 struct api_estimate_error e;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
@@ -86,20 +90,23 @@ int main(int argc, char **argv)
                                   unit_bytes(json_string_value(json_object_get(c, "unit")));
                 if (!req || resolve_model(req, models) ||
                     api_validation_case(req, kind ? kind : "", measured, NULL, &v, &e)) {
-                        printf("%-42s FAILED %s %s %s\n", json_string_value(json_object_get(c, "id")), e.pointer,
-                               e.rule, e.detail);
+                        printf("%-42s FAILED %s %s %s\n",
+                               json_string_value(json_object_get(c, "id")), e.pointer, e.rule,
+                               e.detail);
                         rc = 1;
                         json_decref(req);
                         continue;
                 }
                 json_decref(req);
-                printf("%-42s %-13s %9.2f GiB %9.2f GiB %+7.1f%%\n", json_string_value(json_object_get(c, "id")),
-                       kind, measured / 1073741824.0, v.estimated_bytes / 1073741824.0, v.error * 100);
+                printf("%-42s %-13s %9.2f GiB %9.2f GiB %+7.1f%%\n",
+                       json_string_value(json_object_get(c, "id")), kind, measured / 1073741824.0,
+                       v.estimated_bytes / 1073741824.0, v.error * 100);
                 if (n < sizeof(errs) / sizeof(errs[0]))
                         errs[n++] = v.error;
         }
         api_validation_summary(errs, n, buf, &median, &p90);
-        printf("\ncases %zu  median |error| %.1f%%  p90 |error| %.1f%%\n", n, median * 100, p90 * 100);
+        printf("\ncases %zu  median |error| %.1f%%  p90 |error| %.1f%%\n", n, median * 100,
+               p90 * 100);
         json_decref(doc);
         json_decref(models);
         return rc;

@@ -43,8 +43,8 @@ static void llama2_7b(struct model_arch *a)
         a->position = MODEL_POS_ROTARY;
 }
 
-static double bench(const char *label, const struct estimate_input *in, const struct gpu_spec *gpus, size_t n,
-                    long iters, struct estimate_result *r)
+static double bench(const char *label, const struct estimate_input *in, const struct gpu_spec *gpus,
+                    size_t n, long iters, struct estimate_result *r)
 {
         struct estimate_error e;
         volatile uint64_t sink = 0;
@@ -57,8 +57,8 @@ static double bench(const char *label, const struct estimate_input *in, const st
                 sink += r->per_gpu_total_bytes;
         }
         double us = (now_s() - t0) / (double)iters * 1e6;
-        printf("%-44s %8.2f us/estimate  (%zu GPUs in the fit table, %zu suggestions)\n", label, us, r->n_fits,
-               r->n_suggestions);
+        printf("%-44s %8.2f us/estimate  (%zu GPUs in the fit table, %zu suggestions)\n", label, us,
+               r->n_fits, r->n_suggestions);
         (void)sink;
         return us;
 }

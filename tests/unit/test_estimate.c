@@ -74,8 +74,8 @@ static void run(const struct estimate_input *in, const struct gpu_spec *g, size_
 
 static uint64_t states(void)
 {
-        return res.per_gpu[EST_C_WEIGHTS] + res.per_gpu[EST_C_GRADIENTS] + res.per_gpu[EST_C_MASTER] +
-               res.per_gpu[EST_C_OPTIMIZER];
+        return res.per_gpu[EST_C_WEIGHTS] + res.per_gpu[EST_C_GRADIENTS] +
+               res.per_gpu[EST_C_MASTER] + res.per_gpu[EST_C_OPTIMIZER];
 }
 
 /* seeds/000: Adam in mixed precision is 16 bytes per parameter before
@@ -156,12 +156,8 @@ static void test_optimizer_states_3b(void **state)
                 enum est_optimizer opt;
                 double expect_bytes_per_param;
         } rows[] = {
-                {EST_OPT_ADAMW, 8.0},
-                {EST_OPT_ADAFACTOR, 4.0},
-                {EST_OPT_ADAMW_8BIT, 2.0},
-                {EST_OPT_SGD_MOMENTUM, 4.0},
-                {EST_OPT_LION, 4.0},
-                {EST_OPT_SGD, 0.0},
+                {EST_OPT_ADAMW, 8.0},        {EST_OPT_ADAFACTOR, 4.0}, {EST_OPT_ADAMW_8BIT, 2.0},
+                {EST_OPT_SGD_MOMENTUM, 4.0}, {EST_OPT_LION, 4.0},      {EST_OPT_SGD, 0.0},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct estimate_input in;
@@ -180,7 +176,8 @@ static void test_optimizer_states_3b(void **state)
                  * present in every training phase. */
                 double want = rows[i].expect_bytes_per_param * P;
                 if (fabs(got - want) > 0.01 * want + 1)
-                        fail_msg("%s: %.3g bytes, expected %.3g", estimate_optimizer_name(rows[i].opt), got, want);
+                        fail_msg("%s: %.3g bytes, expected %.3g",
+                                 estimate_optimizer_name(rows[i].opt), got, want);
                 if (rows[i].opt == EST_OPT_ADAMW)
                         assert_true(fabs(8.0 * 3e9 - 24e9) < 1);
         }

@@ -46,7 +46,8 @@ static void resolve(json_t *req)
         size_t i;
         if (!json_is_string(id) || json_object_size(m) != 1)
                 return;
-        json_array_foreach(models, i, row) {
+        json_array_foreach(models, i, row)
+        {
                 if (json_equal(json_object_get(row, "id"), id)) {
                         json_t *cfg = json_deep_copy(json_object_get(row, "config"));
                         json_object_clear(m);
@@ -78,59 +79,75 @@ static void test_refusals_name_the_field(void **state)
         static const struct {
                 const char *body, *pointer, *rule;
         } rows[] = {
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"colour\":1}", "/colour",
-                 "unknown_field"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch\":2}}", "/workload/batch",
-                 "unknown_field"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"train\"}}", "/workload/mode", "enum"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"colour\":1}",
+                 "/colour", "unknown_field"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch\":2}}",
+                 "/workload/batch", "unknown_field"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"train\"}}", "/workload/mode",
+                 "enum"},
                 {"{\"model\":" LLAMA ",\"workload\":{}}", "/workload/mode", "required"},
                 {"{\"model\":" LLAMA "}", "/workload", "required"},
                 {"{\"workload\":{\"mode\":\"inference\"}}", "/model", "required"},
-                {"{\"model\":{\"id\":\"x\",\"parameters\":7000000000},\"workload\":{\"mode\":\"inference\"}}",
+                {"{\"model\":{\"id\":\"x\",\"parameters\":7000000000},\"workload\":{\"mode\":"
+                 "\"inference\"}}",
                  "/model", "one_of"},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":\"8\"}}",
                  "/workload/batch_size", "type"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":5000000000}}",
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":5000000000}}",
                  "/workload/batch_size", "range"},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":1.5}}",
                  "/workload/batch_size", "type"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"sequence_length\":0}}",
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\",\"sequence_length\":0}}",
                  "/workload/sequence_length", "range"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"precision\":\"fp64\"}", "/precision",
-                 "enum"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"mfu\":1.5}", "/mfu", "range"},
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\"},\"precision\":\"fp64\"}",
+                 "/precision", "enum"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"mfu\":1.5}", "/mfu",
+                 "range"},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"memory_savers\":"
                  "{\"flash_attention\":\"yes\"}}",
                  "/memory_savers/flash_attention", "type"},
-                {"{\"model\":{\"hf_config\":{\"model_type\":\"falcon\"}},\"workload\":{\"mode\":\"inference\"}}",
+                {"{\"model\":{\"hf_config\":{\"model_type\":\"falcon\"}},\"workload\":{\"mode\":"
+                 "\"inference\"}}",
                  "/model/hf_config/model_type", "enum"},
-                {"{\"model\":{\"architecture\":{\"kind\":\"decoder\",\"layers\":2,\"hidden_size\":64,"
-                 "\"heads\":4,\"kv_heads\":3,\"ffn_size\":128,\"vocab_size\":100}},\"workload\":{\"mode\":"
+                {"{\"model\":{\"architecture\":{\"kind\":\"decoder\",\"layers\":2,\"hidden_size\":"
+                 "64,"
+                 "\"heads\":4,\"kv_heads\":3,\"ffn_size\":128,\"vocab_size\":100}},\"workload\":{"
+                 "\"mode\":"
                  "\"inference\"}}",
                  "/model/architecture/kv_heads", "architecture"},
-                {"{\"model\":{\"parameters\":12},\"workload\":{\"mode\":\"inference\"}}", "/model/parameters",
-                 "range"},
+                {"{\"model\":{\"parameters\":12},\"workload\":{\"mode\":\"inference\"}}",
+                 "/model/parameters", "range"},
                 /* contradictions, each on purpose */
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"qlora\"},\"quantization\":\"none\"}",
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"qlora\"},\"quantization\":\"none\"}",
                  "/quantization", "contradiction"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"},\"quantization\":\"int4\"}",
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"fine_tune\"},\"quantization\":\"int4\"}",
                  "/quantization", "contradiction"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"strategy\":"
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"strategy\":"
                  "\"ddp\",\"gpus\":6,\"tensor_parallel\":3}}",
                  "/parallelism/tensor_parallel", "divides"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":6},\"parallelism\":"
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":6},\"parallelism\":"
                  "{\"strategy\":\"ddp\",\"gpus\":4,\"pipeline_parallel\":4,\"micro_batches\":4}}",
                  "/parallelism/micro_batches", "divides"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"gpus\":7,"
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"gpus\":7,"
                  "\"nodes\":2,\"strategy\":\"ddp\"}}",
                  "/parallelism/nodes", "divides"},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"inference\",\"prompt_tokens\":10,"
                  "\"generated_tokens\":10,\"sequence_length\":30}}",
                  "/workload/sequence_length", "contradiction"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"inference\"},\"parallelism\":{\"strategy\":"
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"inference\"},\"parallelism\":{\"strategy\":"
                  "\"zero3\",\"gpus\":2}}",
                  "/parallelism/strategy", "contradiction"},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"gradient_accumulation\":4},"
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\",\"gradient_accumulation\":4},"
                  "\"memory_savers\":{\"optimizer_in_backward\":true}}",
                  "/memory_savers/optimizer_in_backward", "contradiction"},
                 {"{\"model\":{\"id\":\"bert-base-uncased\"},\"workload\":{\"mode\":\"fine_tune\","
@@ -146,8 +163,8 @@ static void test_refusals_name_the_field(void **state)
                 if (decode(rows[i].body, &in, &e) == 0)
                         fail_msg("accepted: %s", rows[i].body);
                 if (strcmp(e.pointer, rows[i].pointer) || strcmp(e.rule, rows[i].rule))
-                        fail_msg("%s\n  got %s %s (%s), expected %s %s", rows[i].body, e.pointer, e.rule, e.detail,
-                                 rows[i].pointer, rows[i].rule);
+                        fail_msg("%s\n  got %s %s (%s), expected %s %s", rows[i].body, e.pointer,
+                                 e.rule, e.detail, rows[i].pointer, rows[i].rule);
                 assert_int_equal(e.status, 400);
         }
 }
@@ -160,14 +177,16 @@ static void test_warned_contradictions(void **state)
                 const char *body;
                 uint16_t warning;
         } rows[] = {
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"strategy\":"
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\"},\"parallelism\":{\"strategy\":"
                  "\"zero3\",\"gpus\":1}}",
                  EST_W_ZERO3_ONE_GPU},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"qlora\"},\"precision\":\"fp32\"}",
                  EST_W_QLORA_FP32_COMPUTE},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\"},\"quantization\":\"nf4\"}",
                  EST_W_LORA_QUANT_IS_QLORA},
-                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"inference\"},\"optimizer\":\"adamw\"}",
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"inference\"},\"optimizer\":\"adamw\"}",
                  EST_W_INFERENCE_OPTIMIZER},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -181,7 +200,8 @@ static void test_warned_contradictions(void **state)
                 for (size_t k = 0; k < res.n_warnings; k++)
                         found |= res.warnings[k].code == rows[i].warning;
                 if (!found)
-                        fail_msg("no warning %s for %s", estimate_note_name(rows[i].warning), rows[i].body);
+                        fail_msg("no warning %s for %s", estimate_note_name(rows[i].warning),
+                                 rows[i].body);
         }
 }
 
@@ -192,27 +212,39 @@ static void test_encode_contract(void **state)
         struct estimate_input in;
         struct api_estimate_error e;
         struct estimate_error ee;
-        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"}}", &in, &e), 0);
+        assert_int_equal(
+                decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"}}", &in, &e), 0);
         assert_int_equal(estimate_run(&in, NULL, 0, &res, &ee), 0);
         json_t *doc = api_estimate_encode(&in, &res, NULL, 0);
         assert_non_null(doc);
-        static const char *const comps[] = {"weights", "gradients", "optimizer_states", "master_weights",
-                                            "activations", "logits", "kv_cache", "communication_buffers",
-                                            "framework_overhead", NULL};
+        static const char *const comps[] = {"weights",
+                                            "gradients",
+                                            "optimizer_states",
+                                            "master_weights",
+                                            "activations",
+                                            "logits",
+                                            "kv_cache",
+                                            "communication_buffers",
+                                            "framework_overhead",
+                                            NULL};
         json_t *c = json_object_get(json_object_get(doc, "per_gpu"), "components");
         for (int i = 0; comps[i]; i++)
                 if (!json_is_integer(json_object_get(c, comps[i])))
                         fail_msg("component %s missing", comps[i]);
-        assert_true(json_is_integer(json_object_get(json_object_get(doc, "per_gpu"), "total_bytes")));
+        assert_true(
+                json_is_integer(json_object_get(json_object_get(doc, "per_gpu"), "total_bytes")));
         assert_true(json_is_string(json_object_get(json_object_get(doc, "compute"), "bottleneck")));
         assert_true(json_is_array(json_object_get(doc, "fits")));
         json_t *as = json_object_get(doc, "assumptions");
         bool batch = false, seq = false;
         size_t i;
         json_t *a;
-        json_array_foreach(as, i, a) {
-                batch |= !strcmp(json_string_value(json_object_get(a, "code")), "default_batch_size");
-                seq |= !strcmp(json_string_value(json_object_get(a, "code")), "default_sequence_length");
+        json_array_foreach(as, i, a)
+        {
+                batch |= !strcmp(json_string_value(json_object_get(a, "code")),
+                                 "default_batch_size");
+                seq |= !strcmp(json_string_value(json_object_get(a, "code")),
+                               "default_sequence_length");
         }
         assert_true(batch && seq);
         json_decref(doc);
@@ -238,7 +270,8 @@ static void test_seed_scenarios(void **state)
         json_t *row;
         assert_non_null(rows);
         assert_int_equal(json_array_size(rows), 13);
-        json_array_foreach(rows, i, row) {
+        json_array_foreach(rows, i, row)
+        {
                 json_t *req = json_deep_copy(json_object_get(row, "request"));
                 json_t *rep = json_object_get(row, "reported");
                 const char *id = json_string_value(json_object_get(row, "id"));
@@ -264,7 +297,8 @@ static void test_seed_scenarios(void **state)
                         singles++;
                 }
                 if (in.offload != EST_OFFLOAD_NONE) {
-                        double cpu = (double)res.cpu_total_bytes / 1e9, rcpu = num(rep, "additional_cpu_memory_gb");
+                        double cpu = (double)res.cpu_total_bytes / 1e9,
+                               rcpu = num(rep, "additional_cpu_memory_gb");
                         if (cpu > 1.5 * rcpu || cpu < rcpu / 1.5)
                                 fail_msg("%s: CPU %.1f GB vs reported %.0f", id, cpu, rcpu);
                 }
@@ -284,16 +318,20 @@ static void test_accuracy_guard(void **state)
         double errs[128], buf[128], median, p90;
         size_t i, n = 0;
         assert_true(json_array_size(cases) >= 25);
-        json_array_foreach(cases, i, c) {
+        json_array_foreach(cases, i, c)
+        {
                 const char *unit = json_string_value(json_object_get(c, "unit"));
-                double scale = !strcmp(unit, "GB") ? 1e9 : !strcmp(unit, "GiB") ? 1073741824.0 : 1048576.0;
+                double scale = !strcmp(unit, "GB")    ? 1e9
+                               : !strcmp(unit, "GiB") ? 1073741824.0
+                                                      : 1048576.0;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
                 struct api_validation_result v;
                 struct api_estimate_error e;
                 assert_non_null(json_object_get(c, "source"));
                 resolve(req);
                 if (api_validation_case(req, json_string_value(json_object_get(c, "kind")),
-                                        json_number_value(json_object_get(c, "measured")) * scale, NULL, &v, &e))
+                                        json_number_value(json_object_get(c, "measured")) * scale,
+                                        NULL, &v, &e))
                         fail_msg("%s: %s", json_string_value(json_object_get(c, "id")), e.detail);
                 json_decref(req);
                 errs[n++] = v.error;

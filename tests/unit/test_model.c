@@ -25,23 +25,27 @@ static void test_catalog_counts_match_published(void **state)
 {
         (void)state;
         json_error_t e;
-        json_t *models = json_load_file(GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json", 0, &e);
+        json_t *models =
+                json_load_file(GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json", 0, &e);
         size_t i;
         json_t *m;
         assert_non_null(models);
         assert_true(json_array_size(models) >= 24);
-        json_array_foreach(models, i, m) {
+        json_array_foreach(models, i, m)
+        {
                 struct model_arch a;
                 char err[256];
                 const char *id = json_string_value(json_object_get(m, "id"));
-                double published = (double)json_integer_value(json_object_get(m, "published_parameters"));
+                double published =
+                        (double)json_integer_value(json_object_get(m, "published_parameters"));
                 assert_non_null(json_string_value(json_object_get(m, "parameters_source")));
                 if (hf_config_import(json_object_get(m, "config"), &a, err, sizeof(err)))
                         fail_msg("%s: %s", id, err);
                 double counted = (double)model_parameters(&a);
                 double rel = fabs(counted - published) / published;
                 if (rel > 0.005)
-                        fail_msg("%s: counted %.0f, published %.0f (%.2f%%)", id, counted, published, rel * 100);
+                        fail_msg("%s: counted %.0f, published %.0f (%.2f%%)", id, counted,
+                                 published, rel * 100);
         }
         json_decref(models);
 }
@@ -57,9 +61,10 @@ static void test_catalog_counts_match_published(void **state)
 static void test_bert_base_by_hand(void **state)
 {
         (void)state;
-        json_t *cfg = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "model_type", "bert", "vocab_size",
-                                30522, "hidden_size", 768, "num_hidden_layers", 12, "num_attention_heads", 12,
-                                "intermediate_size", 3072, "max_position_embeddings", 512, "type_vocab_size", 2);
+        json_t *cfg = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "model_type", "bert",
+                                "vocab_size", 30522, "hidden_size", 768, "num_hidden_layers", 12,
+                                "num_attention_heads", 12, "intermediate_size", 3072,
+                                "max_position_embeddings", 512, "type_vocab_size", 2);
         struct model_arch a;
         char err[128];
         struct model_param_breakdown b;
@@ -78,9 +83,10 @@ static void test_bert_base_by_hand(void **state)
 static void test_llama2_7b_exact(void **state)
 {
         (void)state;
-        json_t *cfg = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:b}", "model_type", "llama", "vocab_size", 32000,
-                                "hidden_size", 4096, "intermediate_size", 11008, "num_hidden_layers", 32,
-                                "num_attention_heads", 32, "tie_word_embeddings", 0);
+        json_t *cfg = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:b}", "model_type", "llama",
+                                "vocab_size", 32000, "hidden_size", 4096, "intermediate_size",
+                                11008, "num_hidden_layers", 32, "num_attention_heads", 32,
+                                "tie_word_embeddings", 0);
         struct model_arch a;
         char err[128];
         assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
@@ -94,9 +100,10 @@ static void test_llama2_7b_exact(void **state)
 static void test_gqa_kv_elements(void **state)
 {
         (void)state;
-        json_t *cfg = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "model_type", "llama", "vocab_size", 128256,
-                                "hidden_size", 4096, "intermediate_size", 14336, "num_hidden_layers", 32,
-                                "num_attention_heads", 32, "num_key_value_heads", 8);
+        json_t *cfg = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "model_type", "llama",
+                                "vocab_size", 128256, "hidden_size", 4096, "intermediate_size",
+                                14336, "num_hidden_layers", 32, "num_attention_heads", 32,
+                                "num_key_value_heads", 8);
         struct model_arch a;
         char err[128];
         assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
@@ -110,7 +117,8 @@ static void test_importer_refuses(void **state)
         static const struct {
                 const char *json, *key, *why;
         } rows[] = {
-                {"{\"model_type\":\"falcon\"}", "model_type", "unknown family lists the supported ones"},
+                {"{\"model_type\":\"falcon\"}", "model_type",
+                 "unknown family lists the supported ones"},
                 {"{\"hidden_size\":8}", "model_type", "model_type is required"},
                 {"{\"model_type\":\"llama\",\"hidden_size\":\"big\"}", "hidden_size", "type"},
                 {"{\"model_type\":\"llama\",\"num_attention_heads\":7}", "num_attention_heads",
@@ -118,7 +126,8 @@ static void test_importer_refuses(void **state)
                 {"{\"model_type\":\"llama\",\"num_key_value_heads\":5}", "num_key_value_heads",
                  "kv heads must divide heads"},
                 {"{\"model_type\":\"gpt2\",\"n_layer\":-1}", "n_layer", "range"},
-                {"{\"model_type\":\"bert\",\"hidden_dropout_prob\":1.5}", "hidden_dropout_prob", "probability"},
+                {"{\"model_type\":\"bert\",\"hidden_dropout_prob\":1.5}", "hidden_dropout_prob",
+                 "probability"},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 json_error_t e;
@@ -144,11 +153,13 @@ static void test_importer_refuses(void **state)
 static void test_shape_from_parameters(void **state)
 {
         (void)state;
-        static const uint64_t counts[] = {125000000ull, 3000000000ull, 7000000000ull, 70000000000ull};
+        static const uint64_t counts[] = {125000000ull, 3000000000ull, 7000000000ull,
+                                          70000000000ull};
         for (size_t i = 0; i < 4; i++) {
                 struct model_arch a;
                 assert_int_equal(model_arch_from_parameters(counts[i], &a), 0);
-                double rel = fabs((double)model_parameters(&a) - (double)counts[i]) / (double)counts[i];
+                double rel =
+                        fabs((double)model_parameters(&a) - (double)counts[i]) / (double)counts[i];
                 if (rel > 0.08)
                         fail_msg("%llu: shape has %llu parameters", (unsigned long long)counts[i],
                                  (unsigned long long)model_parameters(&a));
