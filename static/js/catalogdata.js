@@ -5,6 +5,7 @@
 import { apiGetCached } from './api.js';
 import { el } from './dom.js';
 import { gib } from './format.js';
+import { setModelKinds } from './request.js';
 
 export async function gpus() {
         const d = await apiGetCached('api/v1/gpus');
@@ -13,7 +14,9 @@ export async function gpus() {
 
 export async function models() {
         const d = await apiGetCached('api/v1/models');
-        return (d && Array.isArray(d.models)) ? d.models : [];
+        const list = (d && Array.isArray(d.models)) ? d.models : [];
+        setModelKinds(list);
+        return list;
 }
 
 export async function prices() {

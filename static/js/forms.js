@@ -72,10 +72,17 @@ export function bindForm(form, onChange, ms = 300) {
 
 // Show or hide the fields that only matter for some inputs
 // (data-modes="...", data-source="...", data-strategies="...").
-export function applyRelevance(form, p = params()) {
+// relevant(name, inputs), if given, hides each field whose control it rejects.
+export function applyRelevance(form, p = params(), relevant = null) {
         for (const [attr, key] of [['modes', 'mode'], ['source', 'source'], ['strategies', 'strategy']])
                 for (const e of $$(`[data-${attr}]`, form))
                         e.hidden = !e.dataset[attr].split(' ').includes(p[key]);
+        if (relevant)
+                for (const c of controls(form)) {
+                        const field = c.closest('.field');
+                        if (field && !field.dataset.modes && !field.dataset.source && !field.dataset.strategies)
+                                field.hidden = !relevant(c.name, p);
+                }
 }
 
 export function clearProblems(form, general) {

@@ -21,22 +21,42 @@ export const CALC_DEFAULTS = Object.freeze({
 
 export const TRAINING_MODES = ['fine_tune', 'lora', 'qlora', 'pre_train'];
 
+// The kind (encoder / decoder / encoder_decoder) of each catalog model, as
+// GET api/v1/models reports it; filled by the calculator once loaded.
+const modelKinds = new Map();
+
+export function setModelKinds(models) {
+        modelKinds.clear();
+        for (const m of models)
+                if (m && m.id && m.architecture && m.architecture.kind) modelKinds.set(m.id, m.architecture.kind);
+}
+
+// An encoder does not generate: its inference is one forward pass over a
+// sequence, so it takes a sequence length instead of prompt and generated
+// tokens (the API refuses generated tokens for an encoder).
+export function isEncoder(s) {
+        if (s.source === 'catalog') return modelKinds.get(s.model) === 'encoder';
+        if (s.source === 'architecture') return s.kind === 'encoder';
+        return false;
+}
+
 // Which inputs mean something for a given state (the others are hidden and
 // neither sent nor written into links).
 export function relevant(name, s) {
         const training = TRAINING_MODES.includes(s.mode);
         switch (name) {
+        case 'seq': return training || isEncoder(s);
+        case 'prompt': case 'gen': return s.mode === 'inference' && !isEncoder(s);
         case 'model': return s.source === 'catalog';
         case 'parameters': return s.source === 'parameters';
         case 'hf': return s.source === 'hf_config';
         case 'kind': case 'layers': case 'hidden': case 'heads': case 'kv_heads': case 'ffn':
         case 'vocab': case 'max_pos': case 'experts': case 'active_experts': case 'gated': case 'tied':
                 return s.source === 'architecture';
-        case 'seq': case 'accum': case 'optimizer': case 'ckpt': case 'chunked': case 'opt_bwd':
+        case 'accum': case 'optimizer': case 'ckpt': case 'chunked': case 'opt_bwd':
         case 'act_off': case 'offload':
                 return training;
         case 'labels': return ['fine_tune', 'lora', 'qlora'].includes(s.mode);
-        case 'prompt': case 'gen': return s.mode === 'inference';
         case 'lora_rank': case 'lora_alpha': return s.mode === 'lora' || s.mode === 'qlora';
         case 'sharding': return s.strategy === 'fsdp';
         default: return true;

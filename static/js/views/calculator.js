@@ -8,7 +8,7 @@ import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { memoryChart } from '../charts.js';
 import { bindForm, fillForm, applyRelevance, showProblem, clearProblems } from '../forms.js';
-import { estimateRequest, ModelInputError } from '../request.js';
+import { estimateRequest, ModelInputError, relevant } from '../request.js';
 import { params, href, update } from '../state.js';
 import * as data from '../catalogdata.js';
 
@@ -207,7 +207,7 @@ function requestOrProblem() {
 
 async function run() {
         const form = $('#calc-form');
-        applyRelevance(form);
+        applyRelevance(form, params(), relevant);
         $('#calc-to-cost').setAttribute('href', href('cost'));
         const req = requestOrProblem();
         if (!req) return;
@@ -240,7 +240,9 @@ async function run() {
 async function loadLists() {
         const [ms, gs] = await Promise.allSettled([data.models(), data.gpus()]);
         const p = params();
-        if (ms.status === 'fulfilled') data.fillModelSelect($('#f-model'), ms.value);
+        if (ms.status === 'fulfilled') {
+                data.fillModelSelect($('#f-model'), ms.value);
+        }
         if (gs.status === 'fulfilled') {
                 lastGpus = gs.value;
                 data.fillGpuSelect($('#f-gpu'), gs.value, 'none (fit table only)');

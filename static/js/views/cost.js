@@ -256,7 +256,7 @@ export default {
         id: 'cost',
         async init() {
                 const [gs, ps, prs, pps] = await Promise.allSettled([data.gpus(), data.providers(), data.prices(),
-                        data.purchasePrices()]);
+                        data.purchasePrices(), data.models()]);
                 if (gs.status === 'fulfilled') {
                         const priced = new Set(prs.status === 'fulfilled' ? prs.value.map((r) => r.gpu) : []);
                         const bought = new Set(pps.status === 'fulfilled' ? pps.value.map((r) => r.gpu) : []);
