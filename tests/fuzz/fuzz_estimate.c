@@ -478,6 +478,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r = malloc(sizeof(*r));
         if (!r)
                 die("out of memory");
+        /* Garbage, not zeros: a field the engine forgets to set must show (UBSan checks bools). */
+        memset(r, 0xbe, sizeof(*r));
         memset(&ee, 0, sizeof(ee));
         if (estimate_run(&ein, gpus, n_gpus, r, &ee) != 0) {
                 if (ee.rule[0] == '\0' || (ee.pointer[0] != '\0' && ee.pointer[0] != '/'))
