@@ -440,6 +440,7 @@ test('screenshots of every view at desktop and phone width; no horizontal overfl
                 for (const [view, sel] of Object.entries(waits)) {
                         await page.goto(BASE + '#/' + view);
                         await page.waitForSelector(sel, { timeout: 20000 });
+                        if (view === 'calculator') await ready(page);
                         await page.waitForTimeout(400);         // let chart animations settle for the picture
                         await page.screenshot({ path: join(artifacts, `page-${view}-${name}.png`), fullPage: true });
                         if (name === 'phone') {
