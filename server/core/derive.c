@@ -1,0 +1,279 @@
+/*
+ * derive.c - what the memory and compute models need, derived once from
+ * the input: parameters as run, bytes per weight, gradient, master weight
+ * and optimizer state, activation dtype, the parallel layout.
+ */
+#include "core/estimate_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* bitsandbytes 8-bit optimizers quantize states in blocks of 2048 with one
+ * fp32 absmax per block (Dettmers et al. 2022, "8-bit Optimizers via
+ * Block-wise Quantization"). */
+static const double bnb_optimizer_block = 2048.0;
+
+static double quant_bytes(const struct estimate_input *in, struct estimate_result *res)
+{
+        switch (in->quantization) {
+        case EST_QUANT_INT8:
+                /* LLM.int8 / weight-only int8: 1 byte + an fp32 scale per
+                 * output row (negligible, Dettmers et al. 2022). */
+                return 1.0;
+        case EST_QUANT_INT4: {
+                /* GPTQ/AWQ: 4-bit weights, an fp16 scale and a 4-bit zero
+                 * point per group of g weights: 4 + 20/g bits. */
+                double g = in->quant_group_size ? in->quant_group_size : 128;
+                double bits = 4.0 + 20.0 / g;
+                ASSUME(res, EST_A_INT4_GROUP, g, bits);
+                return bits / 8.0;
+        }
+        case EST_QUANT_NF4: {
+                /* NF4 (Dettmers et al. 2023, QLoRA §3): 4 bits + one fp32
+                 * absmax per 64 weights = 0.5 bit; double quantization stores
+                 * the absmax in 8 bits with an fp32 constant per 256 blocks:
+                 * 8/64 + 32/(64*256) = 0.127 bit. */
+                double bits = in->double_quant ? 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0) : 4.5;
+                ASSUME(res, EST_A_NF4, bits, 0);
+                return bits / 8.0;
+        }
+        default:
+                return 0;
+        }
+}
+
+static double kv_bytes(enum est_kv_dtype k, double e_a)
+{
+        switch (k) {
+        case EST_KV_FP32:
+                return 4;
+        case EST_KV_FP16:
+        case EST_KV_BF16:
+                return 2;
+        case EST_KV_FP8:
+        case EST_KV_INT8:
+                return 1;
+        case EST_KV_INT4:
+                return 0.5;
+        default:
+                return e_a;
+        }
+}
+
+/* LoRA adapter parameters: r x (in + out) per targeted matrix (Hu et al. 2021). */
+static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
+{
+        double h = a->hidden, q = (double)a->heads * a->head_dim,
+               kv = (double)a->kv_heads * a->head_dim;
+        double f = a->ffn, ex = a->experts > 1 ? a->experts : 1;
+        double attn = 0, mlp = 0;
+        if (t & EST_LORA_Q)
+                attn += h + q;
+        if (t & EST_LORA_K)
+                attn += h + kv;
+        if (t & EST_LORA_V)
+                attn += h + kv;
+        if (t & EST_LORA_O)
+                attn += q + h;
+        if (a->gated_mlp) {
+                if (t & EST_LORA_GATE)
+                        mlp += h + f;
+                if (t & EST_LORA_UP)
+                        mlp += h + f;
+                if (t & EST_LORA_DOWN)
+                        mlp += f + h;
+        } else {
+                if (t & (EST_LORA_UP | EST_LORA_GATE))
+                        mlp += h + f;
+                if (t & EST_LORA_DOWN)
+                        mlp += f + h;
+        }
+        double per_layer = attn + mlp * ex;
+        double total = per_layer * a->layers;
+        if (a->kind == MODEL_ENCODER_DECODER)
+                total += (2 * attn + mlp * ex) * a->decoder_layers;
+        return total * r;
+}
+
+int derive_input(const struct estimate_input *in, struct derived *d, struct estimate_result *res,
+                 struct estimate_error *err)
+{
+        const struct model_arch *a = &in->arch;
+        const char *field, *why;
+        char ptr[96];
+
+        memset(d, 0, sizeof(*d));
+        if (model_arch_check(a, &field, &why)) {
+                snprintf(ptr, sizeof(ptr), "/model/architecture/%s", field);
+                return estimate_fail(err, ptr, "architecture", why);
+        }
+        if (model_param_breakdown(a, &d->pb))
+                return estimate_fail(err, "/model", "overflow",
+                                     "the parameter count overflows 64 bits");
+
+        d->training = in->mode != EST_INFERENCE;
+        d->lora = in->mode == EST_LORA || in->mode == EST_QLORA;
+        d->encoder_head = a->kind == MODEL_ENCODER && in->mode != EST_PRE_TRAIN;
+        d->lm_logits = d->training && !d->encoder_head;
+        d->mixed = in->precision == EST_FP16_MIXED || in->precision == EST_BF16_MIXED ||
+                   in->precision == EST_FP8_MIXED;
+        d->pure_half = in->precision == EST_FP16 || in->precision == EST_BF16;
+
+        /* Parameters as run: an encoder fine-tuned for classification swaps
+         * its MLM head for a task head (pooler-sized dense layer + h x
+         * num_labels, as BertForSequenceClassification /
+         * RobertaClassificationHead); pre-training drops the pooler
+         * (BertForMaskedLM has none). */
+        double h = a->hidden;
+        double P = (double)d->pb.total;
+        if (a->kind == MODEL_ENCODER) {
+                double pooler = a->pooler ? (h + 1) * h : 0;
+                double mlm = (double)d->pb.head_extra - pooler + (double)d->pb.lm_head;
+                if (in->mode == EST_PRE_TRAIN)
+                        P -= pooler;
+                else if (in->mode != EST_INFERENCE)
+                        P = P - mlm - pooler + (h + 1) * h + (h + 1) * (double)in->num_labels;
+        }
+        d->P = P;
+        d->P_linear = (double)d->pb.linear;
+        d->layer_params =
+                (double)(d->pb.per_layer > d->pb.per_decoder_layer ? d->pb.per_layer
+                                                                   : d->pb.per_decoder_layer);
+        d->root_params = P - (double)d->pb.linear - (double)d->pb.small; /* embeddings + heads */
+
+        /* Bytes per weight.  Mixed precision follows the ZeRO paper's
+         * accounting (Rajbhandari et al. 2020, §3.1): fp16 weights 2 +
+         * fp16 gradients 2 + fp32 master 4 + Adam 8 = 16 B/param.  PyTorch
+         * AMP keeps fp32 weights and gradients instead (4 + 4 + 8), the same
+         * 16 B. */
+        switch (in->precision) {
+        case EST_FP32:
+        case EST_TF32:
+                d->e_w = 4;
+                d->e_a = 4;
+                break;
+        default:
+                d->e_w = 2;
+                d->e_a = 2;
+                break;
+        }
+        /* PyTorch AMP (single GPU, DDP, FSDP MixedPrecision) keeps fp32
+         * weights and fp32 gradients (4 + 4 + Adam 8 = 16 B/param, the fp32
+         * weights double as the master copy) and, during forward and
+         * backward, the half-precision copies autocast makes of every weight
+         * (Hugging Face "model training anatomy": 6 bytes per parameter for
+         * mixed-precision weights).  DeepSpeed ZeRO keeps the ZeRO paper's
+         * fp16 weights + fp16 gradients + fp32 master. */
+        d->amp = d->mixed && d->training && !d->lora &&
+                 (in->strategy == EST_SINGLE || in->strategy == EST_DDP ||
+                  in->strategy == EST_FSDP) &&
+                 !(in->offload == EST_OFFLOAD_OPTIMIZER && in->strategy != EST_FSDP);
+        if (d->amp)
+                d->e_w = 4;
+        d->e_q = in->quantization == EST_QUANT_NONE ? d->e_w : quant_bytes(in, res);
+        d->e_kv = kv_bytes(in->kv_dtype, d->e_a);
+
+        if (d->lora) {
+                d->e_adapter = d->pure_half ? 2 : 4; /* PEFT keeps adapters in fp32 */
+                d->P_trainable = lora_params(a, in->lora_rank, in->lora_targets);
+                if (d->encoder_head)
+                        d->P_trainable += (h + 1) * h + (h + 1) * (double)in->num_labels;
+                d->P_head_grad = 0;
+        } else if (d->training) {
+                d->P_trainable = P;
+                /* The first gradient backward writes is the vocabulary
+                 * projection's (untied head, or the tied embedding). */
+                d->P_head_grad = d->lm_logits ? (double)a->vocab * h : 0;
+        }
+
+        if (d->training) {
+                d->e_g = d->lora ? d->e_adapter : (d->e_w);
+                d->e_master = (d->mixed && !d->lora && !d->amp) ? 4 : 0;
+                double half =
+                        d->pure_half ? 0.5 : 1.0; /* states kept in bf16 by pure-bf16 recipes */
+                switch (in->optimizer) {
+                case EST_OPT_SGD:
+                        d->e_opt = 0;
+                        break;
+                case EST_OPT_SGD_MOMENTUM:
+                        d->e_opt = 4 * half;
+                        break;
+                case EST_OPT_ADAM:
+                case EST_OPT_ADAMW:
+                case EST_OPT_PAGED_ADAMW:
+                        d->e_opt = 8 * half; /* exp_avg + exp_avg_sq */
+                        /* torch.optim.Adam(W) foreach implementation (the
+                         * CUDA default) materialises sqrt(exp_avg_sq) for
+                         * every parameter at once: one state-sized temporary. */
+                        if (in->optimizer != EST_OPT_PAGED_ADAMW && in->offload == EST_OFFLOAD_NONE)
+                                d->e_opt_temp = 4 * half;
+                        break;
+                case EST_OPT_ADAFACTOR:
+                        /* First moment (beta1 set, as the seeds assume: 4 B)
+                         * + factored second moment: rows + columns per
+                         * matrix (Shazeer & Stern 2018), ~8/h per param. */
+                        d->e_opt = 4 * half + 8.0 / h;
+                        break;
+                case EST_OPT_ADAMW_8BIT:
+                case EST_OPT_PAGED_ADAMW_8BIT:
+                        d->e_opt = 2 + 2 * 4 / bnb_optimizer_block;
+                        break;
+                case EST_OPT_LION:
+                case EST_OPT_PAGED_LION:
+                        d->e_opt = 4 * half; /* one momentum (Chen et al. 2023) */
+                        break;
+                default:
+                        return estimate_fail(err, "/optimizer", "enum", "unknown optimizer");
+                }
+        }
+
+        /* Sequence and tokens. */
+        d->s = in->sequence_length;
+        d->prompt = in->prompt_tokens;
+        d->generated = in->generated_tokens;
+        if (!d->training) {
+                if (!(in->set & EST_SET_PROMPT))
+                        d->prompt = d->s > d->generated ? d->s - d->generated : d->s;
+        }
+
+        /* Parallel layout. */
+        uint32_t mp = in->tensor_parallel * in->pipeline_parallel;
+        d->dp = in->gpus / mp;
+        d->procs_per_node = in->gpus / in->nodes;
+        switch (in->strategy) {
+        case EST_ZERO1:
+                d->stage = 1;
+                break;
+        case EST_ZERO2:
+                d->stage = 2;
+                break;
+        case EST_ZERO3:
+                d->stage = 3;
+                break;
+        case EST_FSDP:
+                d->stage = in->fsdp_sharding == EST_FSDP_SHARD_GRAD_OP ? 2 : 3;
+                break;
+        default:
+                d->stage = 0;
+        }
+        d->shard = d->dp;
+        if (in->strategy == EST_FSDP && in->fsdp_sharding == EST_FSDP_HYBRID_SHARD)
+                d->shard = d->procs_per_node / mp ? d->procs_per_node / mp : 1;
+        /* Optimizer offload without a ZeRO stage is DeepSpeed ZeRO-Offload:
+         * stage 2 with the CPU step (Ren et al. 2021). */
+        if (d->stage == 0 && in->offload == EST_OFFLOAD_OPTIMIZER && d->training)
+                d->stage = 2;
+        if (d->stage == 0)
+                d->shard = 1;
+
+        uint32_t m = in->micro_batches ? in->micro_batches : 1;
+        d->mb_fraction = in->pipeline_parallel > 1 ? 1.0 / m : 1.0;
+        /* 1F1B: the first stage holds min(m, p) micro-batches of L/p layers
+         * (Narayanan et al. 2021; Korthikanti et al. 2022 §4.2.3). */
+        d->inflight = in->pipeline_parallel > 1
+                              ? (double)(m < in->pipeline_parallel ? m : in->pipeline_parallel) /
+                                        in->pipeline_parallel
+                              : 1.0;
+        return 0;
+}

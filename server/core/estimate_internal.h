@@ -1,0 +1,133 @@
+/*
+ * estimate_internal.h - what the engine's modules share; not for use
+ * outside server/core.
+ *
+ *   validate.c  validate_input()      ranges and contradictions
+ *   derive.c    derive_input()        bytes per element, parameters as run, layout
+ *   memory.c    memory_*()            phases, activations, logits, KV cache, CPU
+ *   compute.c   compute_fill()        FLOPs, time, communication, bottleneck
+ *   fit.c       fit_*()               usable memory, max batch, GPUs needed,
+ *                                     serving capacity, suggestions
+ *   estimate.c  estimate_run()        the pipeline, names, notes
+ *
+ * Everything here is pure arithmetic on caller-owned values: no
+ * allocation, no globals beyond the read-only constants below, safe on any
+ * number of threads.
+ */
+#ifndef GPUPLAN_CORE_ESTIMATE_INTERNAL_H
+#define GPUPLAN_CORE_ESTIMATE_INTERNAL_H
+
+#include "core/estimate.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
+/* No real configuration needs an exbibyte per GPU; above this we refuse. */
+#define EST_BYTES_LIMIT        (1024.0 * 1024.0 * GIB * 64.0)
+#define EST_MAX_BATCH_REPORTED 1048576u
+
+/* Constants shared by several modules; each is defined, with its source,
+ * in memory.c. */
+extern const double memory_cuda_context_bytes;
+extern const double memory_allocator_reserve_fraction;
+extern const double memory_nccl_buffer_bytes;
+extern const double memory_cpu_runtime_bytes;
+
+/* ---- derived quantities --------------------------------------------------- */
+
+/* Everything the memory and compute models need, derived once from the
+ * input.  Byte figures are per element or per parameter. */
+struct derived {
+        struct model_param_breakdown pb;
+        bool training, lora, encoder_head, lm_logits, mixed, pure_half;
+        bool amp;        /* PyTorch autocast: fp32 weights/gradients + half copies */
+        double P;        /* parameters as run */
+        double P_linear; /* quantizable block matrices */
+        double P_trainable;
+        double P_head_grad;  /* head weights whose gradient appears first in backward */
+        double layer_params; /* largest block */
+        double root_params;  /* what an FSDP root unit keeps gathered: embeddings + head */
+        double e_w;          /* bytes per non-quantized weight */
+        double e_q;          /* bytes per quantized linear weight (== e_w when none) */
+        double e_a;          /* activation bytes per element */
+        double e_g;          /* gradient bytes per trainable parameter */
+        double e_master;     /* master-weight bytes per trainable parameter */
+        double e_opt;        /* optimizer-state bytes per trainable parameter */
+        double e_opt_temp;   /* optimizer-step temporaries per trainable parameter */
+        double e_kv;
+        double e_adapter; /* LoRA adapter weight bytes */
+        uint32_t s;       /* tokens per sample in the forward pass */
+        uint32_t prompt, generated;
+        uint32_t dp;    /* data-parallel degree */
+        uint32_t shard; /* ZeRO/FSDP shard degree */
+        int stage;      /* 0 none, 1 optimizer, 2 +gradients, 3 +weights */
+        uint32_t procs_per_node;
+        double mb_fraction; /* pipeline: micro-batch / batch */
+        double inflight;    /* pipeline: layers' worth of activations held, / L */
+};
+
+struct phase_mem {
+        bool present;
+        double fixed[EST_COMPONENT_COUNT];
+        double per_sample[EST_COMPONENT_COUNT];
+};
+
+struct mem_model {
+        struct phase_mem ph[EST_PHASE_COUNT];
+        double overhead_fixed; /* CUDA context (+ NCCL is in comm) */
+        double reserve_fraction;
+        double cpu[EST_CPU_COMPONENT_COUNT];
+        double act_per_sample_total; /* for CPU activation offload */
+};
+
+#define ASSUME(res, code, a, b)                                                                    \
+        do {                                                                                       \
+                if (res)                                                                           \
+                        estimate_note_add((res)->assumptions, &(res)->n_assumptions,               \
+                                          EST_NOTES_MAX, code, a, b);                              \
+        } while (0)
+#define WARN(res, code, a, b)                                                                      \
+        do {                                                                                       \
+                if (res)                                                                           \
+                        estimate_note_add((res)->warnings, &(res)->n_warnings, EST_NOTES_MAX,      \
+                                          code, a, b);                                             \
+        } while (0)
+
+/* estimate.c: record an error (returns -1) or a note. */
+int estimate_fail(struct estimate_error *err, const char *pointer, const char *rule,
+                  const char *detail);
+void estimate_note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t code, double a,
+                       double b);
+/* validate + derive + memory model of one configuration; 0 or -1 (err filled). */
+int estimate_build(const struct estimate_input *in, struct derived *d, struct mem_model *mm,
+                   struct estimate_result *res, struct estimate_error *err);
+
+/* validate.c */
+int validate_input(const struct estimate_input *in, struct estimate_result *res,
+                   struct estimate_error *err);
+
+/* derive.c */
+int derive_input(const struct estimate_input *in, struct derived *d, struct estimate_result *res,
+                 struct estimate_error *err);
+
+/* memory.c */
+int memory_model_build(const struct estimate_input *in, const struct derived *d,
+                       struct mem_model *mm, struct estimate_result *res,
+                       struct estimate_error *err);
+void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
+double memory_phase_allocated(const struct phase_mem *p, double b);
+double memory_total_from_allocated(const struct mem_model *mm, double alloc);
+enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc);
+
+/* compute.c */
+void compute_fill(const struct estimate_input *in, const struct derived *d,
+                  const struct gpu_spec *g, struct estimate_result *r);
+
+/* fit.c */
+double fit_usable_bytes(const struct gpu_spec *g);
+uint32_t fit_max_batch(const struct mem_model *mm, double cap);
+void fit_serving(const struct estimate_input *in, const struct derived *d,
+                 const struct mem_model *mm, const struct gpu_spec *g, struct estimate_result *r);
+void fit_table(const struct estimate_input *in, const struct derived *d, const struct mem_model *mm,
+               double total, const struct gpu_spec *gpus, size_t n_gpus, struct estimate_result *r);
+
+#endif

@@ -1,0 +1,450 @@
+/*
+ * memory.c - memory per GPU and on the host, phase by phase.
+ *
+ * How the memory model is built.  Every tensor class the training loop
+ * keeps on a GPU is placed in the phases during which it is alive:
+ *
+ *   forward   end of the forward pass: weights, optimizer states (from the
+ *             second step on), gradients only if they accumulate across
+ *             micro-batches, every saved activation, logits + log-probs;
+ *   backward  start of the backward pass: as forward, plus the gradients of
+ *             the loss (log-probs and logits) and of the head's weights;
+ *   bwd_end   end of the backward pass: all gradients, activations freed;
+ *   optimizer the step: states + gradients + the optimizer's temporaries;
+ *   prefill / decode for inference.
+ *
+ * Each phase is an affine function of the per-GPU batch size b: a fixed
+ * part plus a per-sample part, per component.  The peak is the largest
+ * phase at the requested b; the largest b that fits a GPU is the smallest
+ * solution over the phases, so the fit table over the whole catalog costs
+ * a few multiplications per GPU.
+ *
+ * Arithmetic is in double precision (exact for integers below 2^53 bytes,
+ * 8 PiB) and every total is checked against EST_BYTES_LIMIT before it is
+ * converted to uint64_t: absurd input is refused, never wrapped.
+ */
+#include "core/estimate_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- constants, each with its source ------------------------------------ */
+
+/* CUDA context + kernels resident per process with lazy module loading
+ * (CUDA >= 11.7, PyTorch >= 2.0): about 0.5 GiB on A100/H100.  Anchors use
+ * 650 MB (gpu_poor) and 1000 MiB (asmirnov VRAM calculator); the Hugging
+ * Face "model memory anatomy" page measured 1,343 MB on a V100 with eager
+ * loading of every kernel. */
+const double memory_cuda_context_bytes = 512.0 * MIB;
+/* PyTorch caching-allocator reserve and fragmentation over the allocated
+ * peak, as nvidia-smi shows it; 5% (Megatron-LM maintainers cite ~8% for
+ * fragmentation in NVIDIA/Megatron-LM#188; theoretical_memory_usage.py
+ * adds 5% to activations). */
+const double memory_allocator_reserve_fraction = 0.05;
+/* NCCL communicator buffers per process when GPUs talk: AIConfigurator
+ * measured 342 MB (TP2) to 392 MB (TP4/8). */
+const double memory_nccl_buffer_bytes = 392.0e6;
+/* DeepSpeed ZeRO-1/2 default reduce_bucket_size and allgather_bucket_size
+ * (elements), DeepSpeed configuration docs. */
+static const double zero_bucket_elements = 5e8;
+/* torchtune CEWithChunkedOutputLoss default num_output_chunks. */
+static const double loss_chunks = 8.0;
+/* Host memory per training process: PyTorch + CUDA libraries, host-side
+ * CUDA allocations and pinned staging buffers (typical resident size). */
+const double memory_cpu_runtime_bytes = 3.0 * GIB;
+static const double cpu_data_bytes = 1.0 * GIB;
+
+/* Activation bytes one block keeps for backward, per sample (b = 1),
+ * after Korthikanti et al. 2022 (Reducing Activation Recomputation in
+ * Large Transformer Models, §4.1): with B bytes per element, a block stores
+ *   attention  B*s*h (QKV input) + B*s*(q + 2 kv) (Q, K, V) + B*s*q
+ *              (output-projection input) + scores + s*h dropout mask
+ *   scores     a*s^2*(2B + 1) without fused attention (softmax output,
+ *              dropout mask, dropout output); 0 with flash attention,
+ *              which keeps a 4*a*s fp32 log-sum-exp instead
+ *   MLP        B*s*h + 2*B*s*f (activation input and output; 4*B*s*f when
+ *              gated: gate, up, act(gate), product) + s*h dropout mask
+ *   norms      2 * s*h * B (4 when the norm computes in fp32 on half
+ *              inputs: RMSNorm upcasts in LLaMA, autocast runs layer_norm
+ *              in fp32)
+ * which for B = 2, f = 4h, MHA and dropout is the paper's
+ * s*h*(34 + 5*a*s/h).  Tensor parallelism divides the attention and MLP
+ * internals by t; sequence parallelism divides the rest too (Korthikanti
+ * eq. 2 and 4).  cross: an encoder-decoder's decoder block adds a cross
+ * attention over s_kv encoder positions. */
+static double block_activation_bytes(const struct model_arch *a, const struct estimate_input *in,
+                                     const struct derived *d, double s, bool cross)
+{
+        double B = d->e_a, h = a->hidden, f = a->ffn;
+        double q = (double)a->heads * a->head_dim;
+        bool flash = in->flash_attention;
+        /* Eager attention in transformers repeats K/V heads (repeat_kv). */
+        double kv = flash ? (double)a->kv_heads * a->head_dim : q;
+        double t = in->tensor_parallel, drop = a->dropout > 0 ? 1.0 : 0.0;
+        double heads = a->heads;
+        double norm_b = (B < 4 && (a->norm == MODEL_NORM_RMSNORM || d->mixed)) ? 4 : B;
+        double score_b;
+        if (d->mixed) /* autocast: softmax in fp32 (4), its fp16 copy for the matmul (2) */
+                score_b = drop ? 4 + 1 + 2 : 4 + 2;
+        else
+                score_b = drop ? 2 * B + 1 : B;
+
+        double rep = B * s * h /* QKV input */ + drop * s * h /* attention output dropout mask */;
+        double shard = B * s * (q + 2 * kv) + B * s * q;
+        if (flash)
+                shard += 4.0 * heads * s;
+        else if (in->checkpointing != EST_CKPT_SELECTIVE)
+                shard += score_b * heads * s * s;
+        double attn_rep = rep, attn_shard = shard;
+
+        double mlp_rep = B * s * h + drop * s * h;
+        double mlp_shard = (a->gated_mlp ? 4.0 : 2.0) * B * s * f;
+        if (a->experts >
+            1) /* routed tokens: each goes through active experts; router logits fp32 */
+                mlp_shard = mlp_shard * a->active_experts + 4.0 * s * a->experts;
+        double norms = 2.0 * norm_b * s * h;
+
+        double total_rep = attn_rep + mlp_rep + norms;
+        double total_shard = attn_shard + mlp_shard;
+        if (cross) {
+                total_rep += rep + norm_b * s * h;
+                total_shard += shard;
+        }
+        if (in->sequence_parallel)
+                return (total_rep + total_shard) / t;
+        return total_rep + total_shard / t;
+}
+
+/* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):
+ * cross-entropy in fp32 over n = s x V elements.  At the end of forward
+ * the training loop holds the fp32 logits (its output object) and
+ * log_softmax has saved fp32 log-probabilities (2 x 4n); at the start of
+ * backward their gradients join them (4 x 4n).  Chunked loss (torchtune
+ * CEWithChunkedOutputLoss) keeps the logits in the compute dtype and
+ * upcasts one of 8 chunks at a time. */
+static void logits_bytes(const struct estimate_input *in, const struct derived *d, double *fwd,
+                         double *bwd)
+{
+        double n;
+        const struct model_arch *a = &in->arch;
+        *fwd = *bwd = 0;
+        if (!d->training)
+                return;
+        if (d->encoder_head) {
+                n = in->num_labels;
+                *fwd = 8 * n;
+                *bwd = 16 * n;
+                return;
+        }
+        n = (double)d->s * a->vocab / in->tensor_parallel;
+        if (in->chunked_loss) {
+                *fwd = d->e_a * n + 8 * n / loss_chunks;
+                *bwd = 2 * d->e_a * n + 16 * n / loss_chunks;
+        } else {
+                *fwd = 8 * n;
+                *bwd = 16 * n;
+        }
+}
+
+static void phase_set(struct phase_mem *p, enum est_component c, double fixed, double per)
+{
+        p->present = true;
+        p->fixed[c] += fixed;
+        p->per_sample[c] += per;
+}
+
+void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm)
+{
+        double procs = d->procs_per_node;
+        /* The CPU optimizer (DeepSpeed CPUAdam, FSDP CPUOffload) keeps fp32
+         * parameters, fp32 gradients and the optimizer states: with Adam
+         * 4 + 4 + 8 = 16 B per parameter (ZeRO-Offload, Ren et al. 2021),
+         * sharded over the data-parallel ranks, summed over this node. */
+        if (in->offload != EST_OFFLOAD_NONE && d->training) {
+                bool eight_bit = in->optimizer == EST_OPT_ADAMW_8BIT ||
+                                 in->optimizer == EST_OPT_PAGED_ADAMW_8BIT;
+                double per_param = 4 + 4 + (d->pure_half && !eight_bit ? d->e_opt * 2 : d->e_opt);
+                mm->cpu[EST_CPU_OFFLOADED] = d->P_trainable * per_param / d->shard * procs;
+        }
+        /* Loading: each process (or rank 0 only) reads the checkpoint into
+         * CPU memory; counted as resident for the run (an upper bound: the
+         * allocator seldom gives it back). */
+        double load_bytes = d->P * (d->e_w > 2 ? d->e_w : 2);
+        mm->cpu[EST_CPU_MODEL_LOAD] =
+                load_bytes * (in->model_load == EST_LOAD_RANK_ZERO ? 1.0 : procs);
+        mm->cpu[EST_CPU_RUNTIME] = memory_cpu_runtime_bytes * procs;
+        mm->cpu[EST_CPU_DATA] = cpu_data_bytes * procs;
+}
+
+/* Build the phases of one configuration.  Returns 0 or -1 (err filled). */
+int memory_model_build(const struct estimate_input *in, const struct derived *d,
+                       struct mem_model *mm, struct estimate_result *res,
+                       struct estimate_error *err)
+{
+        const struct model_arch *a = &in->arch;
+        double t = in->tensor_parallel, p = in->pipeline_parallel;
+        double S = d->shard;
+        bool offload_opt = in->offload != EST_OFFLOAD_NONE;
+        bool offload_params = in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS;
+
+        (void)err; /* every input was checked before; kept for symmetry with estimate_build() */
+        memset(mm, 0, sizeof(*mm));
+        mm->overhead_fixed = memory_cuda_context_bytes;
+        mm->reserve_fraction = memory_allocator_reserve_fraction;
+
+        /* Weights per GPU: block matrices split over t x p; embeddings and
+         * head split over t (vocabulary-parallel) and held by the first /
+         * last stage.  Quantized runs store block matrices at e_q. */
+        double blocks = d->P_linear + (double)d->pb.small;
+        double rest = d->P - blocks; /* embeddings, heads */
+        double W = d->P_linear * d->e_q / (t * p) + (double)d->pb.small * d->e_w / p +
+                   rest * d->e_w / t;
+        double adapters = d->lora ? d->P_trainable * d->e_adapter / (t * p) : 0;
+        double Ptr = d->P_trainable / (t * p);
+        double G = Ptr * d->e_g, M = Ptr * d->e_master, O = Ptr * d->e_opt, T = Ptr * d->e_opt_temp;
+        double head_grad = d->P_head_grad * d->e_g / t;
+        double comm = 0, comm_bwd = 0;
+
+        if (d->stage >= 1) {
+                M /= S;
+                O /= S;
+                T /= S;
+        }
+        if (d->stage >= 2)
+                G /= S;
+        if (d->stage >= 3)
+                W /= S; /* with LoRA the frozen base is sharded too */
+        if (offload_opt) {
+                M = O = T = 0;
+        }
+        if (offload_params) {
+                W = 0;
+                G = 0;
+                head_grad = 0;
+        }
+
+        /* Communication buffers. */
+        if (in->gpus > 1)
+                comm += memory_nccl_buffer_bytes;
+        if (d->training && d->dp > 1) {
+                if (d->stage == 0) {
+                        /* DDP: the reducer's buckets hold a flat copy of every
+                         * gradient unless gradient_as_bucket_view=True
+                         * (PyTorch DistributedDataParallel docs). */
+                        comm += Ptr * d->e_g;
+                        ASSUME(res, EST_A_DDP_BUCKETS, Ptr * d->e_g, 0);
+                } else if (d->stage <= 2 && in->strategy != EST_FSDP) {
+                        /* DeepSpeed reduce and all-gather buckets (5e8 elements each). */
+                        double rb = fmin(zero_bucket_elements, Ptr) * d->e_g;
+                        double ab = fmin(zero_bucket_elements, Ptr) * d->e_w;
+                        comm += rb + ab;
+                }
+        }
+        if (d->training && d->stage >= 3) {
+                /* FSDP / ZeRO-3: the root unit (embeddings, head) stays
+                 * gathered from forward to backward (FSDP does not reshard
+                 * the root after forward); one block is being computed and
+                 * the next prefetched (backward_prefetch=BACKWARD_PRE);
+                 * backward adds one unsharded block gradient before its
+                 * reduce-scatter (PyTorch FSDP docs). */
+                double unit = d->layer_params / (t * p);
+                double root = d->root_params / t;
+                double e_gather = d->mixed ? 2 : d->e_w; /* MixedPrecision(param_dtype) */
+                comm += root * e_gather + 2 * unit * e_gather;
+                comm_bwd += unit * d->e_g + (offload_params ? d->P_head_grad * d->e_g / t : 0);
+                ASSUME(res, EST_A_FSDP_GATHER, 2, 0);
+        }
+
+        if (!d->training) {
+                /* Inference: weights + KV cache + the largest layer's
+                 * intermediates for the prompt (buffers are reused layer to
+                 * layer) + last-token logits. */
+                double kvh = a->kv_heads >= t ? a->kv_heads / t : 1; /* replicate when kv < t */
+                if (a->kv_heads < t && a->kind != MODEL_ENCODER)
+                        WARN(res, EST_W_TP_REPLICATES_KV, a->kv_heads, t);
+                double kv_layers = a->kind == MODEL_ENCODER_DECODER ? a->decoder_layers : a->layers;
+                double kv_tok = a->kind == MODEL_ENCODER
+                                        ? 0
+                                        : 2 * kv_layers * kvh * a->head_dim * d->e_kv / p;
+                double ctx = (double)d->prompt + d->generated;
+                double kv_cross = a->kind == MODEL_ENCODER_DECODER ? kv_tok * d->prompt : 0;
+                double s = d->prompt, B = d->e_a;
+                double h = a->hidden, f = a->ffn, q = (double)a->heads * a->head_dim;
+                double ex = a->experts > 1 ? a->active_experts : 1;
+                double mlp_ws = s * f * B * (a->gated_mlp ? 3 : 2) * ex / t;
+                double attn_ws = s * (q + 2 * (double)a->kv_heads * a->head_dim) * B / t;
+                if (!in->flash_attention)
+                        attn_ws += 2 * B * (double)a->heads / t * s * s; /* scores + softmax */
+                double ws = 2 * s * h * B + fmax(mlp_ws, attn_ws);
+                double logit = a->kind == MODEL_ENCODER ? 4.0 * in->num_labels
+                                                        : (double)a->vocab / t * (B + 4);
+                struct phase_mem *pf = &mm->ph[EST_PHASE_PREFILL];
+                /* bitsandbytes / GPTQ kernels dequantize weights to the
+                 * compute dtype per matmul; bounded by one block's weights. */
+                double deq = in->quantization != EST_QUANT_NONE ? d->layer_params * 2 / (t * p) : 0;
+                phase_set(pf, EST_C_WORKSPACE, deq, 0);
+                if (a->kind != MODEL_ENCODER && d->generated > 0)
+                        phase_set(&mm->ph[EST_PHASE_DECODE], EST_C_WORKSPACE, deq, 0);
+                phase_set(pf, EST_C_WEIGHTS, W, 0);
+                phase_set(pf, EST_C_KV_CACHE, 0, kv_tok * s + kv_cross);
+                phase_set(pf, EST_C_ACTIVATIONS, 0, ws);
+                phase_set(pf, EST_C_LOGITS, 0, logit);
+                phase_set(pf, EST_C_COMM, comm, 0);
+                if (a->kind != MODEL_ENCODER && d->generated > 0) {
+                        struct phase_mem *dc = &mm->ph[EST_PHASE_DECODE];
+                        double ws1 =
+                                2 * h * B + fmax(f * B * (a->gated_mlp ? 3 : 2) * ex / t,
+                                                 (q + 2.0 * a->kv_heads * a->head_dim) * B / t +
+                                                         2 * B * (double)a->heads / t * ctx);
+                        phase_set(dc, EST_C_WEIGHTS, W, 0);
+                        phase_set(dc, EST_C_KV_CACHE, 0, kv_tok * ctx + kv_cross);
+                        phase_set(dc, EST_C_ACTIVATIONS, 0, ws1);
+                        phase_set(dc, EST_C_LOGITS, 0, logit);
+                        phase_set(dc, EST_C_COMM, comm, 0);
+                } else if (a->kind != MODEL_ENCODER) {
+                        /* sequence_length alone: the KV cache holds the whole context */
+                        pf->per_sample[EST_C_KV_CACHE] = kv_tok * ctx + kv_cross;
+                }
+                return 0;
+        }
+
+        /* Training activations per sample on the most loaded (first)
+         * stage: layers x block bytes x in-flight micro-batches. */
+        double s = d->s, act = 0;
+        double mbf = d->mb_fraction;
+        double layer_act = block_activation_bytes(a, in, d, s, false);
+        double dec_act =
+                a->kind == MODEL_ENCODER_DECODER ? block_activation_bytes(a, in, d, s, true) : 0;
+        double L = a->layers, Ld = a->decoder_layers;
+        double full_act = layer_act * L + dec_act * Ld;
+        double B = d->e_a, h = a->hidden;
+        double norm_b = (B < 4 && (a->norm == MODEL_NORM_RMSNORM || d->mixed)) ? 4 : B;
+        if (in->checkpointing == EST_CKPT_FULL) {
+                /* Each block keeps its input (B*s*h); backward recomputes one
+                 * block at a time (Chen et al. 2016; Korthikanti §5). */
+                act = B * s * h * (L + Ld) / (in->sequence_parallel ? t : 1) +
+                      fmax(layer_act, dec_act);
+        } else {
+                act = full_act;
+        }
+        /* Pipeline: the first stage holds min(m, p) micro-batches of L/p
+         * layers; the per-sample figure is per micro-batch sample. */
+        act *= d->inflight * mbf;
+        /* Embedding output (+ norm and dropout for BERT-style encoders) and,
+         * for language-model heads, the final norm + head input (+ the MLM
+         * transform: dense, GELU, norm). */
+        double edge = (a->embedding_norm ? norm_b * s * h : 0) + (a->dropout > 0 ? s * h : 0);
+        if (d->lm_logits) {
+                edge += (a->final_norm ? norm_b * s * h : 0) + B * s * h;
+                if (a->lm_head_transform)
+                        edge += 2 * B * s * h + norm_b * s * h;
+        }
+        act += edge * mbf / t;
+        if (d->amp && d->stage < 3) {
+                double copies = d->P * 2 / (t * p);
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, copies, 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, copies, 0);
+                ASSUME(res, EST_A_AUTOCAST_COPIES, copies, 0);
+        }
+        if (d->lora && in->mode == EST_QLORA) {
+                /* Dequantized weight of the layer being computed (bf16). */
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE,
+                          d->layer_params * 2 / (t * p), 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE,
+                          d->layer_params * 2 / (t * p), 0);
+        }
+        mm->act_per_sample_total = act;
+        if (in->activation_offload) {
+                /* Only the block being computed and the one being copied
+                 * stay on the GPU (torchtune OffloadActivations). */
+                double kept = 2 * fmax(layer_act, dec_act) * mbf + edge * mbf / t;
+                mm->cpu[EST_CPU_ACTIVATIONS] = (act - kept) * in->batch_size * d->procs_per_node;
+                act = kept;
+        }
+
+        double lf, lb;
+        logits_bytes(in, d, &lf, &lb);
+        if (in->pipeline_parallel > 1) {
+                lf *= mbf;
+                lb *= mbf;
+        }
+
+        bool ga = in->gradient_accumulation > 1;
+        double G_fwd = ga ? G : 0;
+        struct phase_mem *fw = &mm->ph[EST_PHASE_FORWARD];
+        struct phase_mem *bw = &mm->ph[EST_PHASE_BACKWARD];
+        struct phase_mem *be = &mm->ph[EST_PHASE_BACKWARD_END];
+        struct phase_mem *op = &mm->ph[EST_PHASE_OPTIMIZER];
+        struct phase_mem *all[3] = {fw, bw, be};
+
+        for (int i = 0; i < 3; i++) {
+                phase_set(all[i], EST_C_WEIGHTS, W + adapters, 0);
+                phase_set(all[i], EST_C_MASTER, M, 0);
+                phase_set(all[i], EST_C_OPTIMIZER, O, 0);
+                phase_set(all[i], EST_C_COMM, comm, 0);
+        }
+        phase_set(fw, EST_C_GRADIENTS, G_fwd, 0);
+        phase_set(fw, EST_C_ACTIVATIONS, 0, act);
+        phase_set(fw, EST_C_LOGITS, 0, lf);
+
+        phase_set(bw, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
+        phase_set(bw, EST_C_ACTIVATIONS, 0, act);
+        phase_set(bw, EST_C_LOGITS, 0, lb);
+        phase_set(bw, EST_C_COMM, comm_bwd, 0);
+
+        if (in->optimizer_in_backward) {
+                /* Gradients are applied and freed layer by layer: at most
+                 * one block's (or the head's) gradient exists. */
+                double one = fmax(d->layer_params, d->P_head_grad) * d->e_g / t;
+                phase_set(be, EST_C_GRADIENTS, fmin(one, G), 0);
+                phase_set(be, EST_C_WORKSPACE, fmin(one, G) / d->e_g * d->e_opt_temp, 0);
+        } else {
+                phase_set(be, EST_C_GRADIENTS, G, 0);
+                phase_set(be, EST_C_COMM, comm_bwd, 0);
+                phase_set(op, EST_C_WEIGHTS, W + adapters, 0);
+                phase_set(op, EST_C_MASTER, M, 0);
+                phase_set(op, EST_C_OPTIMIZER, O, 0);
+                phase_set(op, EST_C_GRADIENTS, G, 0);
+                phase_set(op, EST_C_WORKSPACE, T, 0);
+                /* ZeRO-3/FSDP gathers are released before the step; DDP
+                 * buckets and NCCL buffers stay. */
+                phase_set(op, EST_C_COMM,
+                          d->stage >= 3 ? (in->gpus > 1 ? memory_nccl_buffer_bytes : 0) : comm, 0);
+        }
+        /* The first block's activations are the last to be freed. */
+        phase_set(be, EST_C_ACTIVATIONS, 0, layer_act * mbf);
+        return 0;
+}
+
+/* Allocated bytes of one phase at batch b. */
+double memory_phase_allocated(const struct phase_mem *p, double b)
+{
+        double s = 0;
+        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
+                s += p->fixed[c] + p->per_sample[c] * b;
+        return s;
+}
+
+double memory_total_from_allocated(const struct mem_model *mm, double alloc)
+{
+        return alloc * (1 + mm->reserve_fraction) + mm->overhead_fixed;
+}
+
+/* The peak phase and its allocated bytes at batch b. */
+enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc)
+{
+        enum est_phase best = EST_PHASE_FORWARD;
+        double m = -1;
+        for (int i = 0; i < EST_PHASE_COUNT; i++) {
+                if (!mm->ph[i].present)
+                        continue;
+                double x = memory_phase_allocated(&mm->ph[i], b);
+                if (x > m) {
+                        m = x;
+                        best = (enum est_phase)i;
+                }
+        }
+        *alloc = m < 0 ? 0 : m;
+        return best;
+}

@@ -1,0 +1,98 @@
+/*
+ * test_compute.c - FLOPs, time and the bottleneck (core/compute.c),
+ * against hand calculations.  Each expected figure is derived in the
+ * comment beside it from the formula's source, not from the code.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/estimate.h"
+
+#include "engine_fixtures.h"
+
+static struct estimate_result res;
+
+static void run(const struct estimate_input *in, const struct gpu_spec *g, size_t n)
+{
+        run_into(&res, in, g, n);
+}
+
+/* Compute: training FLOPs = 3 x forward, forward = 2 x (block matrices)
+ * per token + 4 x s x (heads*head_dim) x layers (scores and weighted sum)
+ * + 2 x V x h (head).  LLaMA-2-7B, b = 1, s = 1024, 1 GPU:
+ *   2 * 6,476,005,376 = 12,952,010,752
+ *   4 * 1024 * 4096 * 32 = 536,870,912
+ *   2 * 32000 * 4096 = 262,144,000          -> 13,751,025,664 per token
+ *   x 3 x 1024 tokens = 42,243,150,839,808 FLOPs per step.
+ * At 312e12 FLOP/s and MFU 0.5: 0.2708 s per step, 3781 tokens/s. */
+static void test_training_flops_and_time(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 80e9, 2.039e12, 312e12);
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16_MIXED;
+        in.batch_size = 1;
+        in.sequence_length = 1024;
+        in.mfu = 0.5;
+        in.set |= EST_SET_MFU;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_true(fabs(res.flops_per_step - 42243150839808.0) < 1e3);
+        double secs = 42243150839808.0 / (312e12 * 0.5);
+        assert_true(fabs(res.seconds_per_step - secs) < 1e-9);
+        assert_true(fabs(res.tokens_per_second - 1024 / secs) < 1e-6);
+        assert_int_equal(res.bottleneck, EST_BOUND_COMPUTE);
+        /* Full recomputation: 4 forward passes instead of 3 (x 4/3). */
+        in.checkpointing = EST_CKPT_FULL;
+        run(&in, &g, 1);
+        assert_true(fabs(res.flops_per_step - 42243150839808.0 * 4 / 3) < 1e3);
+        /* 6 N D sanity: with D = 1024 tokens, 6 * 6.74e9 * 1024 = 4.14e13,
+         * within 3% of the count above (attention and head add the rest). */
+        assert_true(fabs(42243150839808.0 / (6 * P7 * 1024) - 1) < 0.03);
+}
+
+/* Decode: every generated token reads all weights once: an A100 80GB
+ * (2.039e12 B/s) and 7B fp16 weights (13.48e9 bytes) give
+ * 2.039e12 / 13,476,831,232 = 151.3 tokens/s as the bandwidth roofline;
+ * the engine's figure must be within 5% (it adds the small KV reads). */
+static void test_decode_tokens_per_second(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100-80gb", 80e9, 2.039e12, 312e12);
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_INFERENCE;
+        in.precision = EST_FP16;
+        in.batch_size = 1;
+        in.prompt_tokens = 128;
+        in.generated_tokens = 128;
+        in.sequence_length = 256;
+        in.set |= EST_SET_PROMPT | EST_SET_GENERATED | EST_SET_SEQUENCE;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        double hand = 2.039e12 / (2 * P7);
+        assert_true(fabs(res.decode_tokens_per_second_roofline / hand - 1) < 0.05);
+        assert_true(res.decode_tokens_per_second < res.decode_tokens_per_second_roofline);
+        assert_int_equal(res.bottleneck, EST_BOUND_MEMORY_BANDWIDTH);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_training_flops_and_time),
+                cmocka_unit_test(test_decode_tokens_per_second),
+        };
+        return cmocka_run_group_tests_name("compute", tests, NULL, NULL);
+}
