@@ -21,8 +21,19 @@ fuzz_find_clang() {
                 "$FUZZ_CC" -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1
 }
 
-# Configure (once) and build every fuzz_<target> executable.
+# Configure (once) and build every fuzz_<target> executable.  Several
+# run.sh may start at once: the build is serialised with a lock file.
 fuzz_build() {
+        mkdir -p "$FUZZ_BUILD"
+        exec 9>"$FUZZ_BUILD/.build.lock"
+        flock 9
+        fuzz_build_locked
+        local rc=$?
+        flock -u 9
+        return $rc
+}
+
+fuzz_build_locked() {
         # Warnings are the gcc build's job; clang's extra ones must not stop fuzzing.
         cmake -S "$FUZZ_SRC" -B "$FUZZ_BUILD" -DCMAKE_C_COMPILER="$FUZZ_CC" \
                 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUPLAN_SANITIZE=ON -DGPUPLAN_FUZZ=ON \
