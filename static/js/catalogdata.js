@@ -36,10 +36,10 @@ export async function providers() {
 
 // Fill a <select> with GPUs, keeping its current value; firstLabel adds an
 // empty first option ("" = let the API choose).
-export function fillGpuSelect(select, list, firstLabel) {
+export function fillGpuSelect(select, list, firstLabel, firstValue = '') {
         const keep = select.value;
         select.replaceChildren();
-        if (firstLabel) select.add(new Option(firstLabel, ''));
+        if (firstLabel) select.add(new Option(firstLabel, firstValue));
         for (const g of list) {
                 const mem = g.memory_bytes ? ` — ${gib(g.memory_bytes, 0)} GiB` : '';
                 select.add(new Option(`${g.name}${mem}`, g.id));

@@ -16,7 +16,9 @@ export const CALC_DEFAULTS = Object.freeze({
         precision: 'fp32', quant: 'none', optimizer: 'adamw',
         ckpt: 'none', flash: '0', chunked: '0', opt_bwd: '0', act_off: '0',
         strategy: 'single', sharding: 'full_shard', gpus: '1', nodes: '1', tp: '1', pp: '1', offload: 'none',
-        gpu: '',
+        // The article's GPU (an A100 40GB) so that time and cost show from the
+        // first view; "none" asks for the fit table only.
+        gpu: 'a100-sxm-40gb',
 });
 
 export const TRAINING_MODES = ['fine_tune', 'lora', 'qlora', 'pre_train'];
@@ -170,6 +172,6 @@ export function estimateRequest(s) {
         put(par, 'pipeline_parallel', num(s.pp));
         if (training) par.offload = s.offload;
         req.parallelism = par;
-        if (s.gpu) req.gpu = s.gpu;
+        if (s.gpu && s.gpu !== 'none') req.gpu = s.gpu;
         return req;
 }

@@ -85,13 +85,21 @@ function headline(res, gpu) {
         box.replaceChildren(...items);
 }
 
-function computeBlock(res) {
+function computeBlock(res, req) {
         const c = res.compute || {};
+        if (!c.gpu) {
+                $('#calc-compute').replaceChildren(el('h3', {}, 'Compute and time'),
+                        el('p', { class: 'muted', id: 'calc-no-gpu' }, 'Choose a GPU to get time per step, per epoch and the bottleneck.'),
+                        el('dl', { class: 'facts' }, el('div', {}, el('dt', {}, 'FLOPs per step'),
+                                el('dd', {}, fmt.isNum(c.flops_per_step) ? c.flops_per_step.toExponential(3) : '—'))));
+                return;
+        }
+        const epochs = req.workload && req.workload.dataset && req.workload.dataset.epochs;
         const rows = [
                 ['Time per step', fmt.duration(c.seconds_per_step)],
         ];
         if (fmt.isNum(c.seconds_per_epoch)) rows.push(['Time per epoch', fmt.duration(c.seconds_per_epoch)]);
-        rows.push(['Total time', fmt.duration(c.total_seconds), 'calc-total-time'],
+        rows.push([`Total time${epochs ? ` (${epochs} epoch${epochs === 1 ? '' : 's'})` : ''}`, fmt.duration(c.total_seconds), 'calc-total-time'],
                 ['Steps', fmt.integer(c.steps)],
                 ['FLOPs per step', fmt.isNum(c.flops_per_step) ? c.flops_per_step.toExponential(3) : '—'],
                 ['FLOPs total', fmt.isNum(c.flops_total) ? c.flops_total.toExponential(3) : '—'],
@@ -187,7 +195,7 @@ function render(res, req) {
                                 el('dt', {}, fmt.words(k)), el('dd', {}, `${fmt.gib(v)} GiB`)));
                 box.append(el('h3', {}, 'Memory in each phase (the peak sets the total)'), dl);
         }
-        computeBlock(res);
+        computeBlock(res, req);
         notes(res);
         fitTable(res);
 }
@@ -245,7 +253,7 @@ async function loadLists() {
         }
         if (gs.status === 'fulfilled') {
                 lastGpus = gs.value;
-                data.fillGpuSelect($('#f-gpu'), gs.value, 'none (fit table only)');
+                data.fillGpuSelect($('#f-gpu'), gs.value, 'none (fit table only, no time)', 'none');
         }
         fillForm($('#calc-form'), p);
 }

@@ -158,7 +158,8 @@ let boughtIds = new Set();
 function rentRequest() {
         const p = { ...COST_DEFAULTS, ...params() };
         const req = {};
-        const gpu = p.r_gpu || p.gpu || rentGpuFallback;
+        const calcGpu = p.gpu && p.gpu !== 'none' ? p.gpu : '';
+        const gpu = p.r_gpu || calcGpu || rentGpuFallback;
         if (gpu) req.gpu = gpu;
         const buy = p.r_buy || (boughtIds.has(gpu) ? gpu : buyGpuFallback);
         if (buy && buy !== gpu) req.buy_gpu = buy;
