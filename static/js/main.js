@@ -5,14 +5,22 @@
 import { $, $$ } from './dom.js';
 import { curlCommand, pythonSnippet } from './api.js';
 import { parseLocation, current, href, VIEWS } from './state.js';
-import calculator from './views/calculator.js';
-import tables from './views/tables.js';
-import catalog from './views/catalog.js';
-import validation from './views/validation.js';
-import cost from './views/cost.js';
-
-const views = { calculator, tables, catalog, validation, cost };
+// Each view's module loads when the view is first opened, so the first
+// view fetches only its own code.
+const loaders = {
+        calculator: () => import('./views/calculator.js'),
+        tables: () => import('./views/tables.js'),
+        catalog: () => import('./views/catalog.js'),
+        validation: () => import('./views/validation.js'),
+        cost: () => import('./views/cost.js'),
+};
+const views = {};
 const started = new Map();
+
+async function load(name) {
+        if (!views[name]) views[name] = (await loaders[name]()).default;
+        return views[name];
+}
 
 function setStatus(text) {
         $('#status').textContent = text || '';
@@ -31,9 +39,9 @@ async function route() {
         const s = parseLocation();
         for (const v of VIEWS) $('#view-' + v).hidden = v !== s.view;
         updateNav();
-        const view = views[s.view];
         document.title = `${$('#h-' + s.view).textContent} — gpuplan`;
         try {
+                const view = await load(s.view);
                 if (!started.has(s.view)) started.set(s.view, view.init());
                 await started.get(s.view);
                 await view.show();
@@ -46,11 +54,11 @@ async function route() {
 }
 
 // The snippet dialog: the exact request the view makes, as curl or Python.
-function snippet(kind, target) {
-        const view = views[target] || views[current().view];
+async function snippet(kind, target) {
+        const view = await load(target === 'rent' ? 'cost' : (loaders[target] ? target : current().view));
         let text;
         try {
-                const r = (target === 'rent' ? cost.rentRequest() : view.request());
+                const r = (target === 'rent' ? view.rentRequest() : view.request());
                 text = kind === 'curl' ? curlCommand(r.method, r.path, r.body, r.query)
                         : pythonSnippet(r.method, r.path, r.body, r.query);
         } catch (e) {
