@@ -74,6 +74,12 @@ struct request {
         bool responded;         /* a response is queued */
         bool read_body;         /* the route wants the body */
         bool too_large;
+        bool discard_body;      /* a problem is decided: read and drop the body first */
+        uint64_t received;      /* body bytes seen, kept or not */
+        int deferred_status;    /* the problem to send once the body is drained */
+        char deferred_detail[192];
+        char deferred_hname[32];
+        char deferred_hvalue[ROUTER_ALLOW_MAX];
         int route;              /* api_routes index or METRICS_ROUTE_* */
         int status;
         uint64_t bytes;
@@ -213,6 +219,41 @@ static enum MHD_Result send_problem(struct MHD_Connection *conn, struct request 
         return send_api(conn, rq, &rs);
 }
 
+/*
+ * Answer a request refused from its headers.  When it announces a body of
+ * a size we are willing to drain (at most DRAIN_LIMIT), the body is read
+ * and dropped first and the problem sent on the final call: closing a
+ * socket with unread data makes the kernel send RST, which can overtake
+ * the reply on its way to a proxy (nginx then answers 502).
+ */
+static enum MHD_Result reject(struct MHD_Connection *conn, struct request *rq, int status,
+                              const char *detail, const char *hname, const char *hvalue)
+{
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        size_t limit = rq->srv->cfg->body_limit_bytes;
+        bool small_body = false;
+
+        if (cl) {
+                char *end;
+                errno = 0;
+                unsigned long long n = strtoull(cl, &end, 10);
+                small_body = !errno && !*end && n > 0 && n <= limit + limit / 8;
+        } else if (te) {
+                small_body = true;      /* chunked: drained up to the same allowance */
+        }
+        if (!small_body)
+                return send_problem(conn, rq, status, detail, hname, hvalue);
+        rq->discard_body = true;
+        rq->deferred_status = status;
+        snprintf(rq->deferred_detail, sizeof(rq->deferred_detail), "%s", detail ? detail : "");
+        snprintf(rq->deferred_hname, sizeof(rq->deferred_hname), "%s", hname ? hname : "");
+        snprintf(rq->deferred_hvalue, sizeof(rq->deferred_hvalue), "%s", hvalue ? hvalue : "");
+        return MHD_YES;
+}
+
 static const char *rq_query(const struct api_request *arq, const char *key)
 {
         return MHD_lookup_connection_value(arq->transport, MHD_GET_ARGUMENT_KIND, key);
@@ -243,13 +284,13 @@ static int check_admin(struct MHD_Connection *conn, struct request *rq, enum MHD
                                                        MHD_HTTP_HEADER_AUTHORIZATION);
 
         if (!token) {
-                *ret = send_problem(conn, rq, 403,
+                *ret = reject(conn, rq, 403,
                                     "the admin API is disabled: the server has no GPUPLAN_ADMIN_TOKEN",
                                     NULL, NULL);
                 return -1;
         }
         if (!auth || strncasecmp(auth, "Bearer ", 7) != 0 || !token_equal(auth + 7, token)) {
-                *ret = send_problem(conn, rq, 401,
+                *ret = reject(conn, rq, 401,
                                     "this endpoint needs the header Authorization: Bearer <admin token>",
                                     MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gpuplan\"");
                 return -1;
@@ -289,7 +330,7 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         snprintf(rq->method, sizeof(rq->method), "%s", method);
         set_request_id(srv, conn, rq);
         if (rq->uri_too_long)
-                return send_problem(conn, rq, 414, "the request target is longer than 2047 bytes",
+                return reject(conn, rq, 414, "the request target is longer than 2047 bytes",
                                     NULL, NULL);
         path[strcspn(path, "?#")] = '\0';
         if (blen && strncmp(path, base, blen) == 0 && (path[blen] == '\0' || path[blen] == '/')) {
@@ -309,14 +350,14 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
 
         switch (router_match(api_routes, method, rq->path, &rq->match)) {
         case ROUTER_BAD_PATH:
-                return send_problem(conn, rq, 400,
+                return reject(conn, rq, 400,
                                     "the path has a malformed %-escape or an encoded NUL", NULL, NULL);
         case ROUTER_METHOD_NOT_ALLOWED:
-                return send_problem(conn, rq, 405, "the path does not accept this method", "Allow",
+                return reject(conn, rq, 405, "the path does not accept this method", "Allow",
                                     rq->match.allow);
         case ROUTER_NOT_FOUND:
                 if (strncmp(rq->path, "/api/", 5) == 0 || strcmp(rq->path, "/api") == 0)
-                        return send_problem(conn, rq, 404, "no such API endpoint", NULL, NULL);
+                        return reject(conn, rq, 404, "no such API endpoint", NULL, NULL);
                 if (strcmp(method, "OPTIONS") == 0) {
                         struct api_response rs;
                         memset(&rs, 0, sizeof(rs));
@@ -326,7 +367,7 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                         return send_api(conn, rq, &rs);
                 }
                 if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-                        return send_problem(conn, rq, 405, "static files accept GET and HEAD only",
+                        return reject(conn, rq, 405, "static files accept GET and HEAD only",
                                             "Allow", "GET, HEAD, OPTIONS");
                 rq->route = METRICS_ROUTE_STATIC;
                 return MHD_YES;
@@ -353,16 +394,17 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                         char *end;
                         errno = 0;
                         unsigned long long n = strtoull(cl, &end, 10);
-                        if (errno || *end || n > srv->cfg->body_limit_bytes) {
+                        size_t limit = srv->cfg->body_limit_bytes;
+                        if (errno || *end || n > limit) {
                                 char detail[128];
                                 snprintf(detail, sizeof(detail),
                                          "the request body is larger than %zu bytes",
                                          srv->cfg->body_limit_bytes);
-                                return send_problem(conn, rq, 413, detail, NULL, NULL);
+                                return reject(conn, rq, 413, detail, NULL, NULL);
                         }
                 }
                 if (!body_type_ok(ct))
-                        return send_problem(conn, rq, 415,
+                        return reject(conn, rq, 415,
                                             "send the request body as application/json", "Accept-Post",
                                             "application/json");
                 rq->read_body = true;
@@ -485,7 +527,18 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         if (!rq->started)
                 return first_call(conn, rq, method);
         if (*upload_data_size != 0) {
-                if (rq->read_body) {
+                size_t limit = srv->cfg->body_limit_bytes;
+                rq->received += *upload_data_size;
+                /*
+                 * Drained bodies are bounded too: a refused request's body up
+                 * to the allowance of reject(), a chunked body past the cap up
+                 * to 8 times the cap (so its 413 can still be sent); beyond
+                 * that the connection is closed without a reply.
+                 */
+                if ((rq->discard_body && rq->received > limit + limit / 8) ||
+                    (rq->too_large && rq->received / 8 > limit))
+                        return MHD_NO;
+                if (rq->read_body && !rq->discard_body) {
                         rc = body_append(rq, upload_data, *upload_data_size,
                                          srv->cfg->body_limit_bytes);
                         if (rc == -2)
@@ -496,6 +549,10 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         }
         if (rq->responded)
                 return MHD_YES;
+        if (rq->deferred_status)
+                return send_problem(conn, rq, rq->deferred_status, rq->deferred_detail,
+                                    rq->deferred_hname[0] ? rq->deferred_hname : NULL,
+                                    rq->deferred_hvalue);
         if (rq->too_large) {
                 char detail[128];
                 snprintf(detail, sizeof(detail), "the request body is larger than %zu bytes",
@@ -670,6 +727,13 @@ bool http_server_drain(struct http_server *s, unsigned grace_s)
 
         clock_gettime(CLOCK_MONOTONIC, &t0);
         s->quiesced = MHD_quiesce_daemon(s->daemon);
+        /*
+         * Refuse new connections now instead of leaving them in the listen
+         * backlog until the daemon stops.  The descriptor itself stays open
+         * until after MHD_stop_daemon(), as libmicrohttpd requires.
+         */
+        if (s->quiesced != MHD_INVALID_SOCKET)
+                shutdown(s->quiesced, SHUT_RDWR);
         while (metrics_inflight(s->app->metrics) > 0) {
                 if (seconds_since(&t0) >= (double)grace_s)
                         return false;

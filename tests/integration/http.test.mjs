@@ -140,7 +140,7 @@ test('GET /metrics counts requests by route pattern and status', async () => {
         assert.ok(line(/^gpuplan_db_up 1$/));
         // Exposition format: every sample line is "name{labels} value".
         for (const l of r.text.split('\n').filter((x) => x && !x.startsWith('#')))
-                assert.match(l, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^}]*\})? [0-9.e+-]+$/, l);
+                assert.match(l, /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-z_]+="[^"]*",?)*\})? [0-9.e+-]+$/, l);
 });
 
 test('oversized request headers get libmicrohttpd\'s own 431', async () => {

@@ -227,11 +227,6 @@ export async function waitFor(fn, { timeoutMs = 15000, intervalMs = 100, what = 
 const children = new Set();
 function track(proc) {
         children.add(proc);
-        // A test that forgets stop() must not keep its file's process alive;
-        // the exit hook below kills what is left.
-        proc.unref();
-        proc.stdout?.unref?.();
-        proc.stderr?.unref?.();
         const dir = process.env.GPUPLAN_TEST_PIDS;
         if (dir && proc.pid)
                 try {
