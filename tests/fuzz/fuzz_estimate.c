@@ -39,16 +39,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* ------------------------------------------------------------ the schema
  * Enum values come from the engine's own name tables where it has them. */
 
-static const char *const gpu_ids[] = {"a100-sxm-80gb", "rtx-3090", "tpu-v5e", "mystery-npu", "h100", "", NULL};
-static const char *const model_ids[] = {"xlm-roberta-large", "llama-2-7b", "broken-model", "gpt-5", NULL};
+static const char *const gpu_ids[] = {"a100-sxm-80gb", "rtx-3090", "tpu-v5e", "mystery-npu",
+                                      "h100",          "",         NULL};
+static const char *const model_ids[] = {"xlm-roberta-large", "llama-2-7b", "broken-model", "gpt-5",
+                                        NULL};
 static const char *const kinds[] = {"encoder", "decoder", "encoder_decoder", "Encoder", NULL};
 static const char *const activations[] = {"gelu", "gelu_tanh", "relu", "silu", "swiglu", NULL};
 static const char *const norms[] = {"layernorm", "rmsnorm", "batchnorm", NULL};
 static const char *const positions[] = {"learned", "rotary", "relative", "alibi", NULL};
-static const char *const lora_targets[] = {"q", "k", "v", "o", "gate", "up", "down", "all", "lm_head", NULL};
-static const char *const hf_types[] = {"bert", "roberta", "xlm-roberta", "xlm-roberta-xl", "gpt2", "llama",
-                                       "mistral", "mixtral", "qwen2", "t5", "falcon", NULL};
-static const char *const hf_acts[] = {"gelu", "gelu_new", "silu", "relu", "swish", "gelu_pytorch_tanh", NULL};
+static const char *const lora_targets[] = {"q",  "k",    "v",   "o",       "gate",
+                                           "up", "down", "all", "lm_head", NULL};
+static const char *const hf_types[] = {"bert",  "roberta", "xlm-roberta", "xlm-roberta-xl",
+                                       "gpt2",  "llama",   "mistral",     "mixtral",
+                                       "qwen2", "t5",      "falcon",      NULL};
+static const char *const hf_acts[] = {"gelu",  "gelu_new",          "silu", "relu",
+                                      "swish", "gelu_pytorch_tanh", NULL};
 
 static const struct fz_field arch_fields[] = {
         {"name", FZ_STRING, NULL, NULL},
@@ -124,16 +129,11 @@ static const struct fz_field dataset_fields[] = {
 };
 
 static const struct fz_field workload_fields[] = {
-        {"mode", FZ_ENUM, estimate_mode_names, NULL},
-        {"batch_size", FZ_INT, NULL, NULL},
-        {"sequence_length", FZ_INT, NULL, NULL},
-        {"gradient_accumulation", FZ_INT, NULL, NULL},
-        {"num_labels", FZ_INT, NULL, NULL},
-        {"prompt_tokens", FZ_INT, NULL, NULL},
-        {"generated_tokens", FZ_INT, NULL, NULL},
-        {"lora", FZ_OBJECT, NULL, lora_fields},
-        {"dataset", FZ_OBJECT, NULL, dataset_fields},
-        {NULL, FZ_ANY, NULL, NULL},
+        {"mode", FZ_ENUM, estimate_mode_names, NULL}, {"batch_size", FZ_INT, NULL, NULL},
+        {"sequence_length", FZ_INT, NULL, NULL},      {"gradient_accumulation", FZ_INT, NULL, NULL},
+        {"num_labels", FZ_INT, NULL, NULL},           {"prompt_tokens", FZ_INT, NULL, NULL},
+        {"generated_tokens", FZ_INT, NULL, NULL},     {"lora", FZ_OBJECT, NULL, lora_fields},
+        {"dataset", FZ_OBJECT, NULL, dataset_fields}, {NULL, FZ_ANY, NULL, NULL},
 };
 
 static const struct fz_field saver_fields[] = {
@@ -183,7 +183,7 @@ static const struct fz_field request_fields[] = {
 /* ------------------------------------------------------------ the catalog */
 
 static struct catalog *catalog;
-static bool verbose;            /* FUZZ_VERBOSE=1: say what happened to each input */
+static bool verbose; /* FUZZ_VERBOSE=1: say what happened to each input */
 static const struct catalog_snapshot *snap;
 
 static const char xlmr_large_config[] =
@@ -210,7 +210,8 @@ static const char *arena(struct catalog_tables *t, const char *s)
         return out;
 }
 
-static void set_model(struct catalog_tables *t, size_t i, const char *id, const char *config_text, bool ok)
+static void set_model(struct catalog_tables *t, size_t i, const char *id, const char *config_text,
+                      bool ok)
 {
         struct catalog_model *m = &t->models[i];
         char err[256];
@@ -298,7 +299,8 @@ static void catalog_init(void)
 
         char err[256];
         catalog = catalog_new();
-        if (!catalog || catalog_tables_link(&t, err, sizeof(err)) != 0 || catalog_install(catalog, &t) != 0)
+        if (!catalog || catalog_tables_link(&t, err, sizeof(err)) != 0 ||
+            catalog_install(catalog, &t) != 0)
                 die("cannot install the catalog");
         snap = catalog_acquire(catalog);
         if (!snap)
@@ -371,14 +373,15 @@ static void fail(const char *what, const char *detail)
 
 static void check_refusal(const struct api_estimate_error *e)
 {
-        if (!memchr(e->pointer, '\0', sizeof(e->pointer)) || !memchr(e->rule, '\0', sizeof(e->rule)) ||
-            !memchr(e->detail, '\0', sizeof(e->detail)))
+        if (!memchr(e->pointer, '\0', sizeof(e->pointer)) ||
+            !memchr(e->rule, '\0', sizeof(e->rule)) || !memchr(e->detail, '\0', sizeof(e->detail)))
                 fail("refusal strings not terminated", "");
         if (e->pointer[0] != '\0' && e->pointer[0] != '/')
                 fail("refusal pointer is not a JSON pointer", e->pointer);
         if (e->rule[0] == '\0' || e->detail[0] == '\0')
                 fail("refusal without a rule or detail", e->pointer);
-        if (e->status != 0 && e->status != 400 && e->status != 404 && e->status != 422 && e->status != 503)
+        if (e->status != 0 && e->status != 400 && e->status != 404 && e->status != 422 &&
+            e->status != 503)
                 fail("refusal with an unexpected status", e->pointer);
 }
 
@@ -421,8 +424,9 @@ static void check_result(const struct estimate_result *r, size_t n_gpus)
 
 static void check_document(json_t *doc)
 {
-        static const char *const members[] = {"model", "per_gpu", "cpu", "compute", "fits",
-                                               "suggestions", "assumptions", "warnings", NULL};
+        static const char *const members[] = {"model",       "per_gpu",  "cpu",
+                                              "compute",     "fits",     "suggestions",
+                                              "assumptions", "warnings", NULL};
 
         if (!doc)
                 fail("an accepted request did not encode", "");
@@ -471,7 +475,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (api_estimate_decode(body, snap, NULL, &ein, &e) != 0) {
                 check_refusal(&e);
                 if (verbose)
-                        fprintf(stderr, "refused %d %s %s: %s\n", e.status, e.pointer, e.rule, e.detail);
+                        fprintf(stderr, "refused %d %s %s: %s\n", e.status, e.pointer, e.rule,
+                                e.detail);
                 json_decref(body);
                 return 0;
         }
@@ -485,7 +490,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (ee.rule[0] == '\0' || (ee.pointer[0] != '\0' && ee.pointer[0] != '/'))
                         fail("the engine refused without a rule or pointer", ee.pointer);
                 if (verbose)
-                        fprintf(stderr, "engine refused %s %s: %s\n", ee.pointer, ee.rule, ee.detail);
+                        fprintf(stderr, "engine refused %s %s: %s\n", ee.pointer, ee.rule,
+                                ee.detail);
         } else {
                 if (verbose)
                         fprintf(stderr, "ran: %llu bytes per GPU, %zu fit rows\n",

@@ -31,14 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static const char *const model_types[] = {
-        "bert", "roberta", "xlm-roberta", "xlm-roberta-xl", "gpt2", "llama", "mistral",
-        "mixtral", "qwen2", "t5", "gpt_neox", "", "BERT", NULL,
+        "bert",    "roberta", "xlm-roberta", "xlm-roberta-xl", "gpt2", "llama", "mistral",
+        "mixtral", "qwen2",   "t5",          "gpt_neox",       "",     "BERT",  NULL,
 };
 static const char *const activations[] = {
-        "gelu", "gelu_new", "gelu_fast", "gelu_python", "gelu_pytorch_tanh", "relu", "silu",
-        "swish", "tanh", "quick_gelu", NULL,
+        "gelu",  "gelu_new", "gelu_fast",  "gelu_python", "gelu_pytorch_tanh", "relu", "silu",
+        "swish", "tanh",     "quick_gelu", NULL,
 };
-static const char *const ffn_projections[] = {"relu", "gated-gelu", "gated-silu", "gelu", "gated-", NULL};
+static const char *const ffn_projections[] = {"relu", "gated-gelu", "gated-silu",
+                                              "gelu", "gated-",     NULL};
 
 static const struct fz_field config_fields[] = {
         {"hidden_size", FZ_INT, NULL, NULL},
@@ -78,7 +79,8 @@ static const struct fz_field config_fields[] = {
         /* Present in real files, ignored by the importer. */
         {"_name_or_path", FZ_STRING, NULL, NULL},
         {"architectures", FZ_ENUM_ARRAY, model_types, NULL},
-        {"torch_dtype", FZ_ENUM, (const char *const[]){"float32", "bfloat16", "float16", NULL}, NULL},
+        {"torch_dtype", FZ_ENUM, (const char *const[]){"float32", "bfloat16", "float16", NULL},
+         NULL},
         {"rope_theta", FZ_NUMBER, NULL, NULL},
         {NULL, FZ_ANY, NULL, NULL},
 };
@@ -103,9 +105,10 @@ static json_t *build_config(struct fuzz_input *in)
                 json_object_set_new(cfg, "model_type", fz_any(in, 1));
                 break;
         default:
-                json_object_set_new(cfg, "model_type",
-                                    json_string(model_types[fuzz_pick(in, sizeof(model_types) /
-                                                                              sizeof(model_types[0]) - 1)]));
+                json_object_set_new(
+                        cfg, "model_type",
+                        json_string(model_types[fuzz_pick(
+                                in, sizeof(model_types) / sizeof(model_types[0]) - 1)]));
         }
         return cfg;
 }
@@ -126,13 +129,15 @@ static void check_arch(const struct model_arch *arch)
                 const uint64_t parts[] = {b.embeddings, b.linear, b.small, b.lm_head, b.head_extra};
                 for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
                         if (__builtin_add_overflow(sum, parts[i], &sum))
-                                fail("breakdown parts overflow although the total did not", arch->model_type);
+                                fail("breakdown parts overflow although the total did not",
+                                     arch->model_type);
                 if (sum != b.total)
                         fail("breakdown parts do not add up to the total", arch->model_type);
                 if (model_parameters(arch) != b.total)
                         fail("model_parameters differs from the breakdown total", arch->model_type);
                 if (b.linear_active > b.linear)
-                        fail("more active linear parameters than linear parameters", arch->model_type);
+                        fail("more active linear parameters than linear parameters",
+                             arch->model_type);
         } else if (model_parameters(arch) != 0) {
                 fail("breakdown overflowed but model_parameters answered", arch->model_type);
         }
@@ -177,7 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 check_arch(&arch);
         } else {
                 /* On failure both buffers are filled (on success they are left alone). */
-                if (memchr(key, '\0', sizeof(key)) == NULL || memchr(err, '\0', sizeof(err)) == NULL)
+                if (memchr(key, '\0', sizeof(key)) == NULL ||
+                    memchr(err, '\0', sizeof(err)) == NULL)
                         fail("key or reason not terminated", "");
                 if (rc != -1 || err[0] == '\0')
                         fail("refused without a reason", key);

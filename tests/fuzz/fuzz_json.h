@@ -25,14 +25,14 @@
 #include "fuzz_input.h"
 
 enum fz_kind {
-        FZ_INT,                 /* a count: integers at and around every boundary */
-        FZ_NUMBER,              /* a real: fractions, 0, negatives, 1e308, denormals */
+        FZ_INT,    /* a count: integers at and around every boundary */
+        FZ_NUMBER, /* a real: fractions, 0, negatives, 1e308, denormals */
         FZ_BOOL,
-        FZ_ENUM,                /* one of values[] (NULL-terminated) */
-        FZ_STRING,              /* free text; values[] are likely choices (may be NULL) */
-        FZ_OBJECT,              /* an object of fields[] (ends with a NULL name) */
-        FZ_ENUM_ARRAY,          /* an array of values[] names */
-        FZ_ANY,                 /* anything at all */
+        FZ_ENUM,       /* one of values[] (NULL-terminated) */
+        FZ_STRING,     /* free text; values[] are likely choices (may be NULL) */
+        FZ_OBJECT,     /* an object of fields[] (ends with a NULL name) */
+        FZ_ENUM_ARRAY, /* an array of values[] names */
+        FZ_ANY,        /* anything at all */
 };
 
 struct fz_field {
@@ -45,6 +45,7 @@ struct fz_field {
 #define FZ_DEPTH_MAX 4
 
 /* Integers at the edges of every range a decoder may check. */
+/* clang-format off */
 static const json_int_t fz_ints[] = {
         0, 1, 2, 3, 4, 5, 7, 8, 12, 16, 24, 32, 48, 64, 100, 127, 128, 255, 256, 512, 514,
         768, 1000, 1024, 2048, 3072, 4096, 8192, 11008, 14336, 32000, 32768, 50257, 65535,
@@ -64,6 +65,7 @@ static const char *const fz_strings[] = {
         "\xc3\xa9t\xc3\xa9", "a\"b", "a\\b", "'; DROP TABLE accelerators; --", "%s%n",
         "../../etc/passwd", NULL,
 };
+/* clang-format on */
 
 static inline json_t *fz_int(struct fuzz_input *in)
 {
@@ -103,9 +105,10 @@ static inline json_t *fz_text(struct fuzz_input *in, const char *const *likely)
                         return json_string(likely[fuzz_pick(in, n)]);
         }
         if (fuzz_bool(in))
-                return json_string(fz_strings[fuzz_pick(in, sizeof(fz_strings) / sizeof(fz_strings[0]) - 1)]);
+                return json_string(
+                        fz_strings[fuzz_pick(in, sizeof(fz_strings) / sizeof(fz_strings[0]) - 1)]);
         fuzz_string(in, buf, sizeof(buf));
-        json_t *v = json_string(buf);      /* NULL for invalid UTF-8 */
+        json_t *v = json_string(buf); /* NULL for invalid UTF-8 */
         return v ? v : json_string("x");
 }
 
@@ -121,7 +124,8 @@ static inline json_t *fz_enum_array(struct fuzz_input *in, const char *const *va
         return a;
 }
 
-static inline json_t *fz_object(struct fuzz_input *in, const struct fz_field *fields, unsigned depth);
+static inline json_t *fz_object(struct fuzz_input *in, const struct fz_field *fields,
+                                unsigned depth);
 
 /* A value for field f: usually of its kind, sometimes of any kind. */
 static inline json_t *fz_value(struct fuzz_input *in, const struct fz_field *f, unsigned depth)
@@ -190,7 +194,8 @@ static inline json_t *fz_any(struct fuzz_input *in, unsigned depth)
  * An object with a fuzz-chosen subset of fields (NULL-name terminated),
  * in a fuzz-chosen order, now and then with an unknown key.
  */
-static inline json_t *fz_object(struct fuzz_input *in, const struct fz_field *fields, unsigned depth)
+static inline json_t *fz_object(struct fuzz_input *in, const struct fz_field *fields,
+                                unsigned depth)
 {
         json_t *o = json_object();
         size_t nf = 0;

@@ -236,7 +236,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
         case ROUTER_METHOD_NOT_ALLOWED:
                 if (m.allow[0] == '\0' || list_has(m.allow, method))
-                        fail("405 with an empty Allow list, or one naming the method", method, path);
+                        fail("405 with an empty Allow list, or one naming the method", method,
+                             path);
                 break;
         case ROUTER_NOT_FOUND:
         case ROUTER_BAD_PATH:
@@ -279,7 +280,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (other_method) {
                 if (strcmp(method, "OPTIONS") == 0) {
                         if (rc != ROUTER_FOUND || m.route != -1 || !list_has(m.allow, "OPTIONS"))
-                                fail("OPTIONS on a known path is not answered with Allow", method, path);
+                                fail("OPTIONS on a known path is not answered with Allow", method,
+                                     path);
                 } else if (rc != ROUTER_METHOD_NOT_ALLOWED) {
                         fail("a path another method serves is not 405", method, path);
                 }

@@ -38,8 +38,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-#define FUZZ_INPUT_MAX 4096
-#define FUZZ_RAW_PATH_MAX 2048          /* the transport's RAW_PATH_MAX */
+#define FUZZ_INPUT_MAX    4096
+#define FUZZ_RAW_PATH_MAX 2048 /* the transport's RAW_PATH_MAX */
 
 struct site_file {
         const char *rel;
@@ -50,12 +50,9 @@ struct site_file {
 };
 
 static struct site_file site[] = {
-        {"site/index.html", 2000, true, 0, 0},
-        {"site/app.js", 3000, true, 0, 0},
-        {"site/css/site.css", 100, true, 0, 0},
-        {"site/sub/index.html", 300, true, 0, 0},
-        {"site/.env", 30, false, 0, 0},
-        {"site/.git/config", 30, false, 0, 0},
+        {"site/index.html", 2000, true, 0, 0},   {"site/app.js", 3000, true, 0, 0},
+        {"site/css/site.css", 100, true, 0, 0},  {"site/sub/index.html", 300, true, 0, 0},
+        {"site/.env", 30, false, 0, 0},          {"site/.git/config", 30, false, 0, 0},
         {"outside/secret.txt", 40, false, 0, 0},
 };
 #define SITE_FILES (sizeof(site) / sizeof(site[0]))
@@ -245,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (router_decode(fields[0], strlen(fields[0]), decoded, sizeof(decoded)) < 0)
                 return 0;
         if (static_files_get(files, decoded, inm, ae, &f) != 0)
-                return 0;       /* an I/O failure: the transport answers 500 */
+                return 0; /* an I/O failure: the transport answers 500 */
         check_result(decoded, inm, &f);
         static_file_release(&f);
         return 0;
