@@ -403,12 +403,22 @@ test('the page works through nginx under the /gpuplan/ sub-path', async () => {
 
 // ---- accessibility and screenshots --------------------------------------------
 
+// What each view shows once every request it makes has been answered.
+const VIEW_READY = {
+        calculator: '#calc-results[data-ready="true"]',
+        tables: '#seed-table-pre_train tbody tr',
+        catalog: '#gpu-table tbody tr',
+        validation: '#validation-cases',
+        cost: '#view-cost:has(#plans-table tbody tr):has(#rent-offers tbody tr)',
+};
+
 test('keyboard and labels: every control is labelled, the views are reachable by keyboard', async () => {
         const page = await openPage();
         await page.goto(BASE + '#/calculator');
         await ready(page);
-        for (const view of ['calculator', 'tables', 'catalog', 'validation', 'cost']) {
+        for (const [view, sel] of Object.entries(VIEW_READY)) {
                 await page.goto(BASE + '#/' + view);
+                await page.waitForSelector(sel, { timeout: 20000 });   // leave no request in flight
                 const unlabelled = await page.$$eval(`#view-${view} input, #view-${view} select, #view-${view} textarea`,
                         (els) => els.filter((e) => !e.labels.length && !e.getAttribute('aria-label')).map((e) => e.outerHTML));
                 assert.deepEqual(unlabelled, [], `${view}: unlabelled controls`);
@@ -428,16 +438,9 @@ test('keyboard and labels: every control is labelled, the views are reachable by
 });
 
 test('screenshots of every view at desktop and phone width; no horizontal overflow at 375 px', async () => {
-        const waits = {
-                calculator: '#calc-results[data-ready="true"]',
-                tables: '#seed-table-pre_train tbody tr',
-                catalog: '#gpu-table tbody tr',
-                validation: '#validation-cases',
-                cost: '#plans-table tbody tr',
-        };
         for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
                 const page = await openPage(viewport);
-                for (const [view, sel] of Object.entries(waits)) {
+                for (const [view, sel] of Object.entries(VIEW_READY)) {
                         await page.goto(BASE + '#/' + view);
                         await page.waitForSelector(sel, { timeout: 20000 });
                         if (view === 'calculator') await ready(page);
