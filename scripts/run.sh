@@ -36,7 +36,7 @@ ensure_packages
 ensure_node
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-        cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+        cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
 cmake --build "$BUILD" -j"$(nproc)" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^gmake|Consolidate compiler' >&2 || true
 [ -x "$BUILD/gpuplan" ] || { log "build failed"; exit 1; }
