@@ -556,6 +556,33 @@ static int decode_savers(json_t *o, struct estimate_input *in, struct api_estima
                        : 0;
 }
 
+/* "runtime": what the framework does that changes memory or time. */
+static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"cuda_context_bytes", "allocator_reserve_fraction",
+                                           "gradients_persist",  "optimizer_per_parameter",
+                                           "data_samples_per_s", NULL};
+        const char *base = "/runtime";
+        uint64_t ctx = 0;
+        bool present;
+        if (known_keys(o, base, keys, NULL, e) ||
+            get_uint(o, base, "cuda_context_bytes", 0, 68719476736ull, &ctx, &present, e))
+                return -1;
+        in->cuda_context_bytes = (double)ctx;
+        in->set |= present ? EST_SET_CONTEXT : 0;
+        if (get_number(o, base, "allocator_reserve_fraction", 0.0, 1.0,
+                       &in->allocator_reserve_fraction, &present, e))
+                return -1;
+        in->set |= present ? EST_SET_RESERVE : 0;
+        return get_bool(o, base, "gradients_persist", &in->gradients_persist, e) ||
+                               get_bool(o, base, "optimizer_per_parameter",
+                                        &in->optimizer_per_parameter, e) ||
+                               get_number(o, base, "data_samples_per_s", 1e-3, 1e12,
+                                          &in->data_samples_per_s, NULL, e)
+                       ? -1
+                       : 0;
+}
+
 static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
         static const char *const keys[] = {
@@ -626,6 +653,7 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                            "gpu",
                                            "mfu",
                                            "serving",
+                                           "runtime",
                                            NULL};
         json_t *o;
         int v;
@@ -671,6 +699,8 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
         if (get_object(body, "", "memory_savers", &o, e) || (o && decode_savers(o, in, e)))
                 return -1;
         if (get_object(body, "", "parallelism", &o, e) || (o && decode_parallelism(o, in, e)))
+                return -1;
+        if (get_object(body, "", "runtime", &o, e) || (o && decode_runtime(o, in, e)))
                 return -1;
         if (get_number(body, "", "mfu", 0.001, 1.0, &in->mfu, &present, e))
                 return -1;
@@ -843,12 +873,14 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
                 if (r->phase_total_bytes[p])
                         json_object_set_new(phases, estimate_phase_name((enum est_phase)p),
                                             u64(r->phase_total_bytes[p]));
-        json_object_set_new(doc, "per_gpu",
-                            json_pack("{s:o, s:o, s:s, s:o, s:o}", "total_bytes",
-                                      u64(r->per_gpu_total_bytes), "allocated_bytes",
-                                      u64(r->per_gpu_allocated_bytes), "peak_phase",
-                                      estimate_phase_name(r->peak_phase), "components", comp,
-                                      "phases", phases));
+        json_t *per_gpu =
+                json_pack("{s:o, s:o, s:s, s:o, s:o}", "total_bytes", u64(r->per_gpu_total_bytes),
+                          "allocated_bytes", u64(r->per_gpu_allocated_bytes), "peak_phase",
+                          estimate_phase_name(r->peak_phase), "components", comp, "phases", phases);
+        if (per_gpu && in->pipeline_parallel > 1)
+                json_object_set_new(per_gpu, "pipeline_stage",
+                                    json_string(r->pipeline_stage ? "last" : "first"));
+        json_object_set_new(doc, "per_gpu", per_gpu);
 
         for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
                 json_object_set_new(cpu, estimate_cpu_component_name((enum est_cpu_component)c),
@@ -868,10 +900,11 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
                 "tokens_per_second", real_or_null(r->tokens_per_second), "mfu",
                 real_or_null(r->mfu), "bottleneck", estimate_bottleneck_name(r->bottleneck), "gpu",
                 g ? json_string(g->id) : json_null(), "bottleneck_detail",
-                json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "compute_seconds_per_step",
+                json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "compute_seconds_per_step",
                           real_or_null(r->compute_seconds_per_step),
                           "communication_seconds_per_step", real_or_null(r->comm_seconds_per_step),
                           "memory_seconds_per_step", real_or_null(r->memory_seconds_per_step),
+                          "data_loading_seconds_per_step", real_or_null(r->data_seconds_per_step),
                           "communication_bytes_per_step", real_or_null(r->comm_bytes_per_step),
                           "link_bytes_per_s", real_or_null(r->link_bytes_per_s),
                           "peak_flops_per_gpu", real_or_null(r->peak_flops_per_gpu)));

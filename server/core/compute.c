@@ -17,6 +17,18 @@ static const double decode_bandwidth_efficiency = 0.8;
 static const double default_inter_node_bytes_per_s = 25e9;
 /* PCIe 4.0 x16, one direction, when the catalog has no figure. */
 static const double default_pcie_bytes_per_s = 32e9;
+/* Input pipeline when the request states no throughput: text tokenized
+ * on the fly.  The Hugging Face tokenizers README: "Takes less than 20
+ * seconds to tokenize a GB of text on a server's CPU" (50e6 bytes/s), and
+ * about 4 characters of English text per token (OpenAI tokenizer
+ * guidance): 12.5e6 tokens/s per GPU process. */
+static const double default_data_tokens_per_s = 50e6 / 4.0;
+
+/* Samples per second the input pipeline of one GPU process delivers. */
+static double data_samples_per_s(const struct estimate_input *in, double s)
+{
+        return in->data_samples_per_s > 0 ? in->data_samples_per_s : default_data_tokens_per_s / s;
+}
 
 static enum gpu_precision compute_precision(const struct estimate_input *in)
 {
@@ -179,11 +191,24 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                 double tp_time = tp_bytes / (g->link_bytes_per_s > 0 ? g->link_bytes_per_s
                                                                      : default_pcie_bytes_per_s);
                 r->comm_seconds_per_step = comm + tp_time;
+                /* The input pipeline: each process loads batch x
+                 * accumulation samples per step.  Loader workers prefetch
+                 * (PyTorch DataLoader prefetch_factor), so loading overlaps
+                 * the step and only the slowest of the three counts. */
+                double rate = data_samples_per_s(in, s);
+                double data = (double)in->batch_size * in->gradient_accumulation / rate;
+                r->data_seconds_per_step = data;
+                ASSUME(r, EST_A_DATA_LOADING, rate, data);
                 /* Data-parallel traffic overlaps the backward pass; tensor
                  * parallel all-reduces sit on the critical path. */
-                r->seconds_per_step = fmax(r->compute_seconds_per_step, comm) + tp_time;
-                r->bottleneck = comm > r->compute_seconds_per_step ? EST_BOUND_INTERCONNECT
-                                                                   : EST_BOUND_COMPUTE;
+                double slowest = fmax(r->compute_seconds_per_step, fmax(comm, data));
+                r->seconds_per_step = slowest + tp_time;
+                if (data >= slowest && data > r->compute_seconds_per_step)
+                        r->bottleneck = EST_BOUND_DATA_LOADING;
+                else if (comm > r->compute_seconds_per_step)
+                        r->bottleneck = EST_BOUND_INTERCONNECT;
+                else
+                        r->bottleneck = EST_BOUND_COMPUTE;
                 r->total_seconds = r->seconds_per_step * r->steps;
                 r->tokens_per_second = r->seconds_per_step > 0 ? tokens / r->seconds_per_step : 0;
                 return;

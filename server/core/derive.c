@@ -205,8 +205,13 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
                         d->e_opt = 8 * half; /* exp_avg + exp_avg_sq */
                         /* torch.optim.Adam(W) foreach implementation (the
                          * CUDA default) materialises sqrt(exp_avg_sq) for
-                         * every parameter at once: one state-sized temporary. */
-                        if (in->optimizer != EST_OPT_PAGED_ADAMW && in->offload == EST_OFFLOAD_NONE)
+                         * every parameter at once: one state-sized temporary.
+                         * A per-parameter loop (foreach=False, or the
+                         * transformers AdamW behind the Trainer's "adamw_hf",
+                         * its default before v4.32 - huggingface/transformers
+                         * PR #25109) holds one parameter's worth: none here. */
+                        if (in->optimizer != EST_OPT_PAGED_ADAMW &&
+                            in->offload == EST_OFFLOAD_NONE && !in->optimizer_per_parameter)
                                 d->e_opt_temp = 4 * half;
                         break;
                 case EST_OPT_ADAFACTOR:
@@ -227,6 +232,14 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
                         return estimate_fail(err, "/optimizer", "enum", "unknown optimizer");
                 }
         }
+
+        /* What nvidia-smi shows beyond the allocated peak: the CUDA context
+         * and the caching allocator's reserve (memory.c gives the sources
+         * of the defaults); a request may state its runtime's figures. */
+        d->context_bytes =
+                (in->set & EST_SET_CONTEXT) ? in->cuda_context_bytes : memory_cuda_context_bytes;
+        d->reserve_fraction = (in->set & EST_SET_RESERVE) ? in->allocator_reserve_fraction
+                                                          : memory_allocator_reserve_fraction;
 
         /* Sequence and tokens. */
         d->s = in->sequence_length;
@@ -269,11 +282,5 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
 
         uint32_t m = in->micro_batches ? in->micro_batches : 1;
         d->mb_fraction = in->pipeline_parallel > 1 ? 1.0 / m : 1.0;
-        /* 1F1B: the first stage holds min(m, p) micro-batches of L/p layers
-         * (Narayanan et al. 2021; Korthikanti et al. 2022 §4.2.3). */
-        d->inflight = in->pipeline_parallel > 1
-                              ? (double)(m < in->pipeline_parallel ? m : in->pipeline_parallel) /
-                                        in->pipeline_parallel
-                              : 1.0;
         return 0;
 }

@@ -130,11 +130,31 @@ void estimate_note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t cod
 int estimate_build(const struct estimate_input *in, struct derived *d, struct mem_model *mm,
                    struct estimate_result *res, struct estimate_error *err)
 {
-        if (validate_input(in, res, err))
+        struct derived last_d;
+        struct mem_model last_mm;
+        double first_alloc, last_alloc;
+
+        if (validate_input(in, res, err) || derive_input(in, d, res, err))
                 return -1;
-        if (derive_input(in, d, res, err))
+        if (in->pipeline_parallel < 2 || !d->training)
+                return memory_model_build(in, d, mm, res, err);
+        /* Pipeline: the first stage holds the most activations, the last
+         * the head and the logits; the peak is whichever is larger at the
+         * request's batch (Megatron-LM's theoretical memory reports the
+         * first stage; with a large vocabulary the last one can win). */
+        last_d = *d;
+        d->pp_stage = 0;
+        last_d.pp_stage = 1;
+        if (memory_model_build(in, d, mm, res, err) ||
+            memory_model_build(in, &last_d, &last_mm, NULL, err))
                 return -1;
-        return memory_model_build(in, d, mm, res, err);
+        memory_peak_phase(mm, in->batch_size, &first_alloc);
+        memory_peak_phase(&last_mm, in->batch_size, &last_alloc);
+        if (last_alloc > first_alloc) {
+                *d = last_d;
+                *mm = last_mm;
+        }
+        return 0;
 }
 
 uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_error *err)
@@ -180,8 +200,10 @@ static void record_assumptions(const struct estimate_input *in, const struct der
         if (d->training)
                 ASSUME(r, EST_A_BYTES_PER_PARAM, d->lora ? d->e_q : d->e_w,
                        d->e_g + d->e_master + d->e_opt);
-        ASSUME(r, EST_A_CUDA_CONTEXT, memory_cuda_context_bytes, 0);
-        ASSUME(r, EST_A_ALLOCATOR_RESERVE, memory_allocator_reserve_fraction, 0);
+        ASSUME(r, EST_A_CUDA_CONTEXT, d->context_bytes, 0);
+        ASSUME(r, EST_A_ALLOCATOR_RESERVE, d->reserve_fraction, 0);
+        if (d->training && in->gradients_persist)
+                ASSUME(r, EST_A_GRADIENTS_PERSIST, 0, 0);
         if (d->training) {
                 ASSUME(r, EST_A_ACTIVATIONS_FORMULA, d->e_a, 0);
                 if (!in->flash_attention && in->checkpointing != EST_CKPT_SELECTIVE)
@@ -193,7 +215,9 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 if (in->optimizer == EST_OPT_ADAFACTOR)
                         ASSUME(r, EST_A_ADAFACTOR, 0, 0);
                 if (in->pipeline_parallel > 1)
-                        ASSUME(r, EST_A_PIPELINE_INFLIGHT, 0, 0);
+                        ASSUME(r, EST_A_PIPELINE_STAGE, d->pp_stage, 0);
+                if (in->mode == EST_QLORA)
+                        ASSUME(r, EST_A_QLORA_SAVED_INPUTS, memory_qlora_saved_bytes(in, d), 0);
                 ASSUME(r, EST_A_CPU_RUNTIME, memory_cpu_runtime_bytes, 0);
                 if (in->gpus > 1 || in->offload != EST_OFFLOAD_NONE)
                         ASSUME(r, EST_A_MODEL_LOAD, in->model_load, 0);
@@ -214,6 +238,7 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         if (estimate_build(in, &d, &mm, r, err))
                 return -1;
 
+        r->pipeline_stage = d.pp_stage;
         r->parameters = (uint64_t)llround(d.P);
         r->trainable_parameters = (uint64_t)llround(d.P_trainable);
         r->checkpoint_parameters = d.pb.total;

@@ -145,6 +145,8 @@ enum est_model_load {
 #define EST_SET_CHECKPOINTING 0x1000u
 #define EST_SET_FLASH         0x2000u
 #define EST_SET_GPU_UTIL      0x4000u
+#define EST_SET_CONTEXT       0x8000u  /* cuda_context_bytes given */
+#define EST_SET_RESERVE       0x10000u /* allocator_reserve_fraction given (0 allowed) */
 
 struct estimate_input {
         struct model_arch arch;
@@ -198,6 +200,16 @@ struct estimate_input {
         double mfu;                    /* 0 = default for the GPU class and precision */
         double gpu_memory_utilization; /* serving engine reservation; 0 = 0.9 */
         double inter_node_bytes_per_s; /* per GPU between nodes; 0 = 25e9 (200 Gb/s InfiniBand) */
+
+        /* runtime: how the framework behaves; the defaults are PyTorch >= 2.0 */
+        double cuda_context_bytes;         /* with EST_SET_CONTEXT; else 512 MiB (lazy loading) */
+        double allocator_reserve_fraction; /* with EST_SET_RESERVE; else 0.05 */
+        bool gradients_persist;            /* zero_grad(set_to_none=False): gradients stay
+                                              allocated between steps (PyTorch < 2.0 default) */
+        bool optimizer_per_parameter;      /* the step loops over parameters: no foreach
+                                              temporaries (transformers "adamw_hf") */
+        double data_samples_per_s;         /* input pipeline throughput per GPU process;
+                                              0 = on-the-fly tokenization default */
 };
 
 /* Memory components, per GPU. */
@@ -297,7 +309,11 @@ enum est_note_code {
         EST_A_TOTAL_IS_PEAK, /* a = phase */
         EST_A_MODEL_LOAD,    /* a = enum est_model_load */
         EST_A_DDP_OFFLOAD_AS_ZERO,
-        EST_A_AUTOCAST_COPIES, /* a = bytes */
+        EST_A_AUTOCAST_COPIES,    /* a = bytes */
+        EST_A_DATA_LOADING,       /* a = samples/s per process, b = seconds per step */
+        EST_A_QLORA_SAVED_INPUTS, /* a = bytes per sample */
+        EST_A_PIPELINE_STAGE,     /* a = 0 first stage, 1 last stage */
+        EST_A_GRADIENTS_PERSIST,
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -355,6 +371,7 @@ struct estimate_result {
         uint64_t per_gpu_total_bytes;
         uint64_t per_gpu_allocated_bytes; /* total - overhead: comparable to max_memory_allocated */
         enum est_phase peak_phase;
+        int pipeline_stage; /* pipeline_parallel > 1: 0 = first stage, 1 = last stage */
         uint64_t phase_total_bytes[EST_PHASE_COUNT]; /* 0 for phases that do not occur */
 
         /* CPU (per node) */
@@ -376,6 +393,7 @@ struct estimate_result {
         double comm_bytes_per_step; /* per GPU over the link */
         double link_bytes_per_s;
         double memory_seconds_per_step; /* inference decode: bytes / bandwidth */
+        double data_seconds_per_step;   /* input pipeline: samples per process / throughput */
         enum est_bottleneck bottleneck;
 
         /* inference */

@@ -61,16 +61,21 @@ struct derived {
         uint32_t shard; /* ZeRO/FSDP shard degree */
         int stage;      /* 0 none, 1 optimizer, 2 +gradients, 3 +weights */
         uint32_t procs_per_node;
-        double mb_fraction; /* pipeline: micro-batch / batch */
-        double inflight;    /* pipeline: layers' worth of activations held, / L */
+        double mb_fraction;      /* pipeline: micro-batch / batch */
+        int pp_stage;            /* pipeline: the stage modelled, 0 = first, 1 = last */
+        double context_bytes;    /* CUDA context per process */
+        double reserve_fraction; /* caching-allocator reserve over the allocated peak */
 };
 
+/* The bytes one phase holds at batch b: fixed[c] + per_sample[c] * b for
+ * every component c. */
 struct phase_mem {
         bool present;
         double fixed[EST_COMPONENT_COUNT];
         double per_sample[EST_COMPONENT_COUNT];
 };
 
+/* Every phase of one configuration on one GPU, plus the CPU side. */
 struct mem_model {
         struct phase_mem ph[EST_PHASE_COUNT];
         double overhead_fixed; /* CUDA context (+ NCCL is in comm) */
@@ -97,7 +102,9 @@ int estimate_fail(struct estimate_error *err, const char *pointer, const char *r
                   const char *detail);
 void estimate_note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t code, double a,
                        double b);
-/* validate + derive + memory model of one configuration; 0 or -1 (err filled). */
+/* validate + derive + memory model of one configuration; with pipeline
+ * parallelism, of the stage (first or last) with the larger peak at the
+ * request's batch.  0 or -1 (err filled). */
 int estimate_build(const struct estimate_input *in, struct derived *d, struct mem_model *mm,
                    struct estimate_result *res, struct estimate_error *err);
 
@@ -114,6 +121,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                        struct mem_model *mm, struct estimate_result *res,
                        struct estimate_error *err);
 void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
+/* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
+double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 double memory_phase_allocated(const struct phase_mem *p, double b);
 double memory_total_from_allocated(const struct mem_model *mm, double alloc);
 enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc);

@@ -243,7 +243,7 @@ void fit_serving(const struct estimate_input *in, const struct derived *d,
                                                                      : serving_act_dense_bytes);
         double budget = util * fit_usable_bytes(g);
         double weights = mm->ph[EST_PHASE_PREFILL].fixed[EST_C_WEIGHTS];
-        double nontorch = memory_cuda_context_bytes + (in->gpus > 1 ? memory_nccl_buffer_bytes : 0);
+        double nontorch = d->context_bytes + (in->gpus > 1 ? memory_nccl_buffer_bytes : 0);
         double kv = budget - weights - act - nontorch;
         r->serving_budget_bytes = (uint64_t)llround(budget);
         ASSUME(r, EST_A_SERVING_UTIL, util, 0);

@@ -73,6 +73,23 @@ static const double cpu_data_bytes = 1.0 * GIB;
  * internals by t; sequence parallelism divides the rest too (Korthikanti
  * eq. 2 and 4).  cross: an encoder-decoder's decoder block adds a cross
  * attention over s_kv encoder positions. */
+/* QLoRA: the gated product into the down projection, per sample. */
+static double qlora_down_input_bytes(const struct model_arch *a, double B, double s)
+{
+        double ex = a->experts > 1 ? a->active_experts : 1;
+        return B * s * a->ffn * ex;
+}
+
+double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        double B = d->e_a, s = d->s, t = in->tensor_parallel;
+        double q = (double)a->heads * a->head_dim;
+        double rep = 2.0 * B * s * a->hidden, shard = B * s * q + qlora_down_input_bytes(a, B, s);
+        double per_block = in->sequence_parallel ? (rep + shard) / t : rep + shard / t;
+        return per_block * ((double)a->layers + a->decoder_layers);
+}
+
 static double block_activation_bytes(const struct model_arch *a, const struct estimate_input *in,
                                      const struct derived *d, double s, bool cross)
 {
@@ -105,6 +122,19 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
                 mlp_shard = mlp_shard * a->active_experts + 4.0 * s * a->experts;
         double norms = 2.0 * norm_b * s * h;
 
+        /* QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward
+         * whenever A needs a gradient (bitsandbytes autograd/_functions.py,
+         * MatMul4Bit.forward: ctx.tensors = (A, B)), where a frozen
+         * torch.nn.Linear keeps nothing.  The inputs that no other
+         * operation keeps: the two norm outputs (into QKV and into the
+         * MLP, shared by gate and up), the attention output into the
+         * output projection, and the gated product into the down
+         * projection: B*s*(2h + q + f) per block. */
+        if (in->mode == EST_QLORA) {
+                attn_rep += 2.0 * B * s * h;
+                attn_shard += B * s * q;
+                mlp_shard += qlora_down_input_bytes(a, B, s);
+        }
         double total_rep = attn_rep + mlp_rep + norms;
         double total_shard = attn_shard + mlp_shard;
         if (cross) {
@@ -190,20 +220,33 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 
         (void)err; /* every input was checked before; kept for symmetry with estimate_build() */
         memset(mm, 0, sizeof(*mm));
-        mm->overhead_fixed = memory_cuda_context_bytes;
-        mm->reserve_fraction = memory_allocator_reserve_fraction;
+        mm->overhead_fixed = d->context_bytes;
+        mm->reserve_fraction = d->reserve_fraction;
 
         /* Weights per GPU: block matrices split over t x p; embeddings and
-         * head split over t (vocabulary-parallel) and held by the first /
-         * last stage.  Quantized runs store block matrices at e_q. */
+         * head split over t (vocabulary-parallel).  With a pipeline the
+         * first stage holds the embeddings and the last the head; a tied
+         * head keeps its own copy of the word embeddings on the last stage
+         * (Megatron-LM: "word embeddings are shared between the first and
+         * last stages", initialize_word_embeddings).  Quantized runs store
+         * block matrices at e_q. */
         double blocks = d->P_linear + (double)d->pb.small;
         double rest = d->P - blocks; /* embeddings, heads */
+        bool first_stage = p < 2 || d->pp_stage == 0;
+        bool last_stage = p < 2 || d->pp_stage == 1;
+        if (p > 1) {
+                double emb = fmin((double)d->pb.embeddings, rest);
+                rest = first_stage
+                               ? emb
+                               : rest - emb +
+                                         (a->tied_embeddings ? (double)a->vocab * a->hidden : 0);
+        }
         double W = d->P_linear * d->e_q / (t * p) + (double)d->pb.small * d->e_w / p +
                    rest * d->e_w / t;
         double adapters = d->lora ? d->P_trainable * d->e_adapter / (t * p) : 0;
         double Ptr = d->P_trainable / (t * p);
         double G = Ptr * d->e_g, M = Ptr * d->e_master, O = Ptr * d->e_opt, T = Ptr * d->e_opt_temp;
-        double head_grad = d->P_head_grad * d->e_g / t;
+        double head_grad = last_stage ? d->P_head_grad * d->e_g / t : 0;
         double comm = 0, comm_bwd = 0;
 
         if (d->stage >= 1) {
@@ -309,8 +352,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 return 0;
         }
 
-        /* Training activations per sample on the most loaded (first)
-         * stage: layers x block bytes x in-flight micro-batches. */
+        /* Training activations per sample on this stage: its layers x
+         * block bytes x the micro-batches it holds. */
         double s = d->s, act = 0;
         double mbf = d->mb_fraction;
         double layer_act = block_activation_bytes(a, in, d, s, false);
@@ -328,18 +371,27 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         } else {
                 act = full_act;
         }
-        /* Pipeline: the first stage holds min(m, p) micro-batches of L/p
-         * layers; the per-sample figure is per micro-batch sample. */
-        act *= d->inflight * mbf;
-        /* Embedding output (+ norm and dropout for BERT-style encoders) and,
-         * for language-model heads, the final norm + head input (+ the MLM
-         * transform: dense, GELU, norm). */
-        double edge = (a->embedding_norm ? norm_b * s * h : 0) + (a->dropout > 0 ? s * h : 0);
+        /* Pipeline, 1F1B (Narayanan et al. 2021; Korthikanti et al. 2022
+         * §4.2.3): stage i holds the activations of p - i micro-batches
+         * (at most m) for its L/p layers, so the first stage holds min(m, p)
+         * and the last one; the per-sample figure is per micro-batch
+         * sample. */
+        double held = 1;
+        if (p > 1)
+                held = first_stage ? fmin((double)(in->micro_batches ? in->micro_batches : 1), p)
+                                   : 1;
+        act *= (p > 1 ? held / p : 1.0) * mbf;
+        /* Embedding output (+ norm and dropout for BERT-style encoders) on
+         * the first stage and, for language-model heads, the final norm +
+         * head input (+ the MLM transform: dense, GELU, norm) on the last. */
+        double edge_in = (a->embedding_norm ? norm_b * s * h : 0) + (a->dropout > 0 ? s * h : 0);
+        double edge_out = 0;
         if (d->lm_logits) {
-                edge += (a->final_norm ? norm_b * s * h : 0) + B * s * h;
+                edge_out += (a->final_norm ? norm_b * s * h : 0) + B * s * h;
                 if (a->lm_head_transform)
-                        edge += 2 * B * s * h + norm_b * s * h;
+                        edge_out += 2 * B * s * h + norm_b * s * h;
         }
+        double edge = (first_stage ? edge_in * held : 0) + (last_stage ? edge_out : 0);
         act += edge * mbf / t;
         if (d->amp && d->stage < 3) {
                 double copies = d->P * 2 / (t * p);
@@ -366,11 +418,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double lf, lb;
         logits_bytes(in, d, &lf, &lb);
         if (in->pipeline_parallel > 1) {
-                lf *= mbf;
-                lb *= mbf;
+                /* Only the last stage computes the head and the loss. */
+                lf *= last_stage ? mbf : 0;
+                lb *= last_stage ? mbf : 0;
         }
 
-        bool ga = in->gradient_accumulation > 1;
+        /* Gradients exist during forward when they accumulate over
+         * micro-batches, or when zero_grad() zeroes them in place instead
+         * of freeing them (set_to_none=False, the PyTorch default before
+         * 2.0: torch.optim.Optimizer.zero_grad docs). */
+        bool ga = in->gradient_accumulation > 1 || in->gradients_persist;
         double G_fwd = ga ? G : 0;
         struct phase_mem *fw = &mm->ph[EST_PHASE_FORWARD];
         struct phase_mem *bw = &mm->ph[EST_PHASE_BACKWARD];

@@ -170,6 +170,19 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
         if (in->epochs < 0 || in->epochs > 1e6)
                 return estimate_fail(err, "/workload/dataset/epochs", "range",
                                      "epochs must be 0..1e6");
+        if (!(in->cuda_context_bytes >= 0 && in->cuda_context_bytes <= 64.0 * GIB))
+                return estimate_fail(err, "/runtime/cuda_context_bytes", "range",
+                                     "cuda_context_bytes must be 0..64 GiB");
+        if (!(in->allocator_reserve_fraction >= 0 && in->allocator_reserve_fraction <= 1))
+                return estimate_fail(err, "/runtime/allocator_reserve_fraction", "range",
+                                     "allocator_reserve_fraction must be 0..1");
+        if (!(in->data_samples_per_s >= 0 && in->data_samples_per_s <= 1e12))
+                return estimate_fail(err, "/runtime/data_samples_per_s", "range",
+                                     "data_samples_per_s must be 0..1e12");
+        if (in->gradients_persist && in->optimizer_in_backward)
+                return estimate_fail(err, "/runtime/gradients_persist", "contradiction",
+                                     "optimizer_in_backward frees each gradient as it is "
+                                     "applied; gradients cannot persist between steps");
 
         /* Inference context. */
         if (!training && (in->set & EST_SET_PROMPT) && (in->set & EST_SET_GENERATED) &&

@@ -6,17 +6,21 @@
  * through the same evaluation as GET /api/v1/validation and prints the
  * error per case, the median and the 90th percentile of |error|.
  *
- * Usage: bench_accuracy [measurements.json [catalog_models.json]]
+ * Usage: bench_accuracy [-v] [measurements.json [catalog_models.json]]
+ *   -v  also print each case's peak phase and per-GPU components (GiB)
  * Exit status 0; 1 if a file cannot be read or a case cannot be run.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "api/estimate.h"
 #include "api/validation.h"
+#include "core/estimate.h"
 
 #ifndef GPUPLAN_SOURCE_DIR
 #define GPUPLAN_SOURCE_DIR "."
@@ -61,8 +65,34 @@ static int resolve_model(json_t *request, json_t *models)
         return -1;
 }
 
+/* Print the peak phase and the components of one request (-v). */
+static void print_breakdown(json_t *request)
+{
+        struct estimate_input in;
+        struct api_estimate_error ae;
+        struct estimate_error ee;
+        struct estimate_result *r = malloc(sizeof(*r));
+        if (!r || api_estimate_decode(request, NULL, NULL, &in, &ae) ||
+            estimate_run(&in, NULL, 0, r, &ee)) {
+                free(r);
+                return;
+        }
+        printf("    peak %s:", estimate_phase_name(r->peak_phase));
+        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
+                if (r->per_gpu[c])
+                        printf(" %s %.2f", estimate_component_name((enum est_component)c),
+                               (double)r->per_gpu[c] / 1073741824.0);
+        printf("\n");
+        free(r);
+}
+
 int main(int argc, char **argv)
 {
+        bool verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+        if (verbose) {
+                argc--;
+                argv++;
+        }
         const char *mpath = argc > 1 ? argv[1] : GPUPLAN_SOURCE_DIR "/tests/data/measurements.json";
         const char *cpath =
                 argc > 2 ? argv[2] : GPUPLAN_SOURCE_DIR "/tests/data/catalog_models.json";
@@ -97,10 +127,12 @@ int main(int argc, char **argv)
                         json_decref(req);
                         continue;
                 }
-                json_decref(req);
                 printf("%-42s %-13s %9.2f GiB %9.2f GiB %+7.1f%%\n",
                        json_string_value(json_object_get(c, "id")), kind, measured / 1073741824.0,
                        v.estimated_bytes / 1073741824.0, v.error * 100);
+                if (verbose)
+                        print_breakdown(req);
+                json_decref(req);
                 if (n < sizeof(errs) / sizeof(errs[0]))
                         errs[n++] = v.error;
         }

@@ -88,11 +88,41 @@ static void test_decode_tokens_per_second(void **state)
         assert_int_equal(res.bottleneck, EST_BOUND_MEMORY_BANDWIDTH);
 }
 
+/* Data loading: a pipeline that delivers 0.5 samples/s needs 2 s for a
+ * batch of one, longer than the 0.2708 s of compute worked out in
+ * test_training_flops_and_time: the step takes 2 s and data loading is the
+ * bottleneck.  By default (text tokenized on the fly, 12.5e6 tokens/s) a
+ * 1024-token sample takes 1024 / 12.5e6 = 81.92 us: compute-bound. */
+static void test_data_loading_bottleneck(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 80e9, 2.039e12, 312e12);
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16_MIXED;
+        in.batch_size = 1;
+        in.sequence_length = 1024;
+        in.mfu = 0.5;
+        in.set |= EST_SET_MFU;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_true(fabs(res.data_seconds_per_step - 1024 / 12.5e6) < 1e-12);
+        assert_int_equal(res.bottleneck, EST_BOUND_COMPUTE);
+        in.data_samples_per_s = 0.5;
+        run(&in, &g, 1);
+        assert_true(fabs(res.data_seconds_per_step - 2.0) < 1e-12);
+        assert_true(fabs(res.seconds_per_step - 2.0) < 1e-12);
+        assert_int_equal(res.bottleneck, EST_BOUND_DATA_LOADING);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_training_flops_and_time),
                 cmocka_unit_test(test_decode_tokens_per_second),
+                cmocka_unit_test(test_data_loading_bottleneck),
         };
         return cmocka_run_group_tests_name("compute", tests, NULL, NULL);
 }

@@ -153,6 +153,16 @@ static void test_refusals_name_the_field(void **state)
                 {"{\"model\":{\"id\":\"bert-base-uncased\"},\"workload\":{\"mode\":\"fine_tune\","
                  "\"sequence_length\":1024}}",
                  "/workload/sequence_length", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                 "\"runtime\":{\"cuda_context\":1}}",
+                 "/runtime/cuda_context", "unknown_field"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                 "\"runtime\":{\"allocator_reserve_fraction\":1.5}}",
+                 "/runtime/allocator_reserve_fraction", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                 "\"runtime\":{\"gradients_persist\":true},"
+                 "\"memory_savers\":{\"optimizer_in_backward\":true}}",
+                 "/runtime/gradients_persist", "contradiction"},
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":1048576,"
                  "\"sequence_length\":4096}}",
                  "/workload/batch_size", "overflow"},

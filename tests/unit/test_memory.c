@@ -284,6 +284,99 @@ static void test_qlora_weights(void **state)
         assert_true(fabs(got - (base + 8388608.0)) < 2);
 }
 
+/* QLoRA: bitsandbytes' MatMul4Bit keeps each 4-bit matmul's input for
+ * backward (ctx.tensors = (A, B)), which frozen bf16 layers do not: per
+ * block B*s*(2h + q + f).  LLaMA-2-7B, bf16, s = 256, b = 1:
+ *   2 * 256 * (2*4096 + 4096 + 11008) = 11,927,552 per block
+ *   x 32 blocks = 381,681,664 bytes more than the same LoRA run. */
+static void test_qlora_saved_inputs(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_LORA;
+        in.precision = EST_BF16;
+        in.flash_attention = true;
+        in.batch_size = 1;
+        in.sequence_length = 256;
+        run(&in, NULL, 0);
+        uint64_t lora = res.per_gpu[EST_C_ACTIVATIONS];
+        in.mode = EST_QLORA;
+        in.quantization = EST_QUANT_NF4;
+        run(&in, NULL, 0);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - lora, 381681664ull);
+}
+
+/* The runtime a measurement ran under: gradients kept between steps
+ * (zero_grad(set_to_none=False), PyTorch < 2.0) are alive during forward;
+ * a stated CUDA context and allocator reserve replace the defaults, so
+ * total = allocated x (1 + reserve) + context exactly. */
+static void test_runtime_overrides(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_FINE_TUNE;
+        in.precision = EST_BF16; /* pure bf16: 2-byte gradients */
+        in.optimizer = EST_OPT_SGD;
+        in.batch_size = 4;
+        in.sequence_length = 512;
+        run(&in, NULL, 0);
+        /* Without persistence the forward phase holds no gradients: the
+         * start of backward holds only the head's, 32000 x 4096 x 2 bytes. */
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_GRADIENTS], 262144000ull);
+        in.gradients_persist = true;
+        run(&in, NULL, 0);
+        /* Now every gradient is alive: 2 x 6,738,415,616 bytes. */
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_GRADIENTS], (uint64_t)(2 * P7));
+
+        in.cuda_context_bytes = 1343.0 * 1048576; /* measured on a V100, eager loading */
+        in.allocator_reserve_fraction = 0;
+        in.set |= EST_SET_CONTEXT | EST_SET_RESERVE;
+        run(&in, NULL, 0);
+        assert_int_equal(res.per_gpu_total_bytes - res.per_gpu_allocated_bytes, 1343ull * 1048576);
+}
+
+/* Pipeline parallelism, 1F1B: the first stage holds the embeddings and
+ * min(m, p) micro-batches of activations, the last the head, one
+ * micro-batch and the logits.  LLaMA-2-7B, pure bf16, p = 2, b = 2 in
+ * m = 2 micro-batches:
+ *   weights, either stage: blocks 6,476,005,376 / 2 + norms 266,240 / 2
+ *   + one 32000 x 4096 table (embeddings or head) = 3,369,207,808
+ *   parameters x 2 bytes = 6,738,415,616 bytes.
+ * With the 32k vocabulary the first stage sets the peak (no logits).
+ * With a 1,000,000-token vocabulary the last does: its fp32 loss buffers
+ * are 16 x s x V = 16 x 512 x 1e6 = 8,192,000,000 bytes for its one
+ * micro-batch of one sample. */
+static void test_pipeline_stages(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_SGD;
+        in.batch_size = 2;
+        in.sequence_length = 512;
+        in.gpus = 2;
+        in.pipeline_parallel = 2;
+        in.micro_batches = 2;
+        run(&in, NULL, 0);
+        assert_int_equal(res.pipeline_stage, 0);
+        assert_int_equal(res.per_gpu[EST_C_WEIGHTS], 6738415616ull);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 0);
+        in.arch.vocab = 1000000;
+        run(&in, NULL, 0);
+        assert_int_equal(res.pipeline_stage, 1);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8192000000ull);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -294,6 +387,9 @@ int main(void)
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_zero_divides_by_dp),
                 cmocka_unit_test(test_qlora_weights),
+                cmocka_unit_test(test_qlora_saved_inputs),
+                cmocka_unit_test(test_runtime_overrides),
+                cmocka_unit_test(test_pipeline_stages),
         };
         return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
 }
