@@ -9,12 +9,11 @@ import { renderTable } from '../table.js';
 import { memoryChart } from '../charts.js';
 import { bindForm, fillForm, applyRelevance, showProblem, clearProblems } from '../forms.js';
 import { estimateRequest, ModelInputError, relevant } from '../request.js';
-import { params, href, update } from '../state.js';
+import { params, href } from '../state.js';
 import * as data from '../catalogdata.js';
 
 let inflight = null;
 let lastGpus = [];
-let lastResult = null;
 let fitSort = null;
 
 // The order components are listed in (the API's contract order).
@@ -171,7 +170,6 @@ function fitTable(res) {
 }
 
 function render(res, req) {
-        lastResult = res;
         const gpu = req.gpu ? (lastGpus.find((g) => g.id === req.gpu) ||
                 (Array.isArray(res.fits) && res.fits.find((f) => f.gpu === req.gpu)) || null) : null;
         headline(res, gpu);
@@ -272,6 +270,4 @@ export default {
                 const req = estimateRequest(params());
                 return { method: 'POST', path: 'api/v1/estimate', body: req };
         },
-        lastResult: () => lastResult,
-        update,
 };

@@ -7,7 +7,7 @@ import { $, el } from '../dom.js';
 import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
-import { params, update } from '../state.js';
+import { params } from '../state.js';
 import * as data from '../catalogdata.js';
 
 let sort = null;
@@ -137,5 +137,4 @@ export default {
         request() {
                 return { method: 'GET', path: 'api/v1/gpus', query: query() };
         },
-        update,
 };

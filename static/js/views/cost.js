@@ -9,7 +9,7 @@ import { renderTable } from '../table.js';
 import { barChart, lineChart, hideChart } from '../charts.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
 import { estimateRequest } from '../request.js';
-import { params, href, update } from '../state.js';
+import { params, href } from '../state.js';
 import * as data from '../catalogdata.js';
 
 let sort = null;
@@ -289,5 +289,4 @@ export default {
         rentRequest() {
                 return { method: 'POST', path: 'api/v1/rent_vs_buy', body: rentRequest() };
         },
-        update,
 };

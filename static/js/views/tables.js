@@ -269,28 +269,24 @@ function renderSeed(holder, group, caption, rows) {
 let builderRun = 0;
 
 function builderRequest(model, p) {
+        const n = (v) => (v === undefined || v === '' ? undefined : (Number.isFinite(Number(v)) ? Number(v) : v));
         const req = {
                 model: { id: model.id },
-                workload: { mode: p.b_mode || 'fine_tune' },
-                precision: p.b_precision || 'fp32',
-                parallelism: { strategy: p.b_strategy || 'single', gpus: Number(p.b_gpus || 1) },
+                workload: { mode: p.b_mode },
+                precision: p.b_precision,
+                parallelism: { strategy: p.b_strategy },
         };
-        const n = (v) => (v === undefined || v === '' ? undefined : (Number.isFinite(Number(v)) ? Number(v) : v));
         if (n(p.b_batch) !== undefined) req.workload.batch_size = n(p.b_batch);
-        if (req.workload.mode === 'inference') {
-                if (n(p.b_seq) !== undefined) req.workload.sequence_length = n(p.b_seq);
-        } else {
-                if (n(p.b_seq) !== undefined) req.workload.sequence_length = n(p.b_seq);
-                req.optimizer = p.b_optimizer || 'adamw';
-        }
+        if (n(p.b_seq) !== undefined) req.workload.sequence_length = n(p.b_seq);
         if (n(p.b_samples) !== undefined) req.workload.dataset = { samples: n(p.b_samples), epochs: 1 };
-        if (p.b_gpus !== undefined && p.b_gpus !== '') req.parallelism.gpus = n(p.b_gpus);
-        if (p.b_gpu) req.gpu = p.b_gpu;
+        if (p.b_mode !== 'inference') req.optimizer = p.b_optimizer;
+        if (n(p.b_gpus) !== undefined) req.parallelism.gpus = n(p.b_gpus);
+        if (p.b_gpu && p.b_gpu !== 'none') req.gpu = p.b_gpu;
         return req;
 }
 
 const BUILDER_DEFAULTS = { b_family: '', b_mode: 'fine_tune', b_batch: '16', b_seq: '128', b_precision: 'bf16_mixed',
-        b_optimizer: 'adamw', b_strategy: 'single', b_gpus: '1', b_gpu: '', b_samples: '10000' };
+        b_optimizer: 'adamw', b_strategy: 'single', b_gpus: '1', b_gpu: 'a100-sxm-40gb', b_samples: '10000' };
 
 async function buildTable() {
         const p = { ...BUILDER_DEFAULTS, ...params() };
@@ -349,7 +345,7 @@ export default {
                         const fams = Array.from(new Set(ms.value.map((m) => m.family).filter(Boolean)));
                         $('#b-family').replaceChildren(...fams.map((f) => new Option(f, f)));
                 }
-                if (gs.status === 'fulfilled') data.fillGpuSelect($('#b-gpu'), gs.value, 'none');
+                if (gs.status === 'fulfilled') data.fillGpuSelect($('#b-gpu'), gs.value, 'none (no time)', 'none');
                 bindForm($('#builder-form'), () => buildTable(), 300);
                 await seedTables();
         },
@@ -363,5 +359,4 @@ export default {
         request() {
                 return { method: 'GET', path: 'api/v1/scenarios' };
         },
-        update,
 };
