@@ -41,6 +41,13 @@ struct db_pool {
         uint64_t reconnects_total;
 };
 
+/* Server notices ("relation ... already exists, skipping") go to the debug log, not stderr. */
+static void notice_to_log(void *arg, const char *message)
+{
+        (void)arg;
+        log_debug("postgresql: %.*s", (int)strcspn(message, "\n"), message);
+}
+
 PGconn *db_connect(const char *database_url, char *err, size_t errlen)
 {
         /*
@@ -71,6 +78,7 @@ PGconn *db_connect(const char *database_url, char *err, size_t errlen)
                 PQfinish(c);
                 return NULL;
         }
+        PQsetNoticeProcessor(c, notice_to_log, NULL);
         return c;
 }
 
