@@ -12,7 +12,7 @@
 /* bitsandbytes 8-bit optimizers quantize states in blocks of 2048 with one
  * fp32 absmax per block (Dettmers et al. 2022, "8-bit Optimizers via
  * Block-wise Quantization"). */
-static const double bnb_optimizer_block = 2048.0;
+const double derive_bnb_optimizer_block = 2048.0;
 
 static double quant_bytes(const struct estimate_input *in, struct estimate_result *res)
 {
@@ -222,7 +222,7 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
                         break;
                 case EST_OPT_ADAMW_8BIT:
                 case EST_OPT_PAGED_ADAMW_8BIT:
-                        d->e_opt = 2 + 2 * 4 / bnb_optimizer_block;
+                        d->e_opt = 2 + 2 * 4 / derive_bnb_optimizer_block;
                         break;
                 case EST_OPT_LION:
                 case EST_OPT_PAGED_LION:

@@ -201,6 +201,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 ASSUME(r, EST_A_BYTES_PER_PARAM, d->lora ? d->e_q : d->e_w,
                        d->e_g + d->e_master + d->e_opt);
         ASSUME(r, EST_A_CUDA_CONTEXT, d->context_bytes, 0);
+        if (in->gpus > 1)
+                ASSUME(r, EST_A_NCCL_BUFFERS, memory_nccl_buffer_bytes, 0);
         ASSUME(r, EST_A_ALLOCATOR_RESERVE, d->reserve_fraction, 0);
         if (d->training && in->gradients_persist)
                 ASSUME(r, EST_A_GRADIENTS_PERSIST, 0, 0);
@@ -219,6 +221,14 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 if (in->mode == EST_QLORA)
                         ASSUME(r, EST_A_QLORA_SAVED_INPUTS, memory_qlora_saved_bytes(in, d), 0);
                 ASSUME(r, EST_A_CPU_RUNTIME, memory_cpu_runtime_bytes, 0);
+                ASSUME(r, EST_A_CPU_DATA, memory_cpu_data_bytes, 0);
+                if (d->lm_logits && in->chunked_loss)
+                        ASSUME(r, EST_A_LOSS_CHUNKS, memory_loss_chunks, 0);
+                if (d->dp > 1 && d->stage >= 1 && d->stage <= 2 && in->strategy != EST_FSDP)
+                        ASSUME(r, EST_A_ZERO_BUCKETS, memory_zero_bucket_elements, 0);
+                if (in->optimizer == EST_OPT_ADAMW_8BIT ||
+                    in->optimizer == EST_OPT_PAGED_ADAMW_8BIT)
+                        ASSUME(r, EST_A_OPTIMIZER_8BIT, derive_bnb_optimizer_block, 0);
                 if (in->gpus > 1 || in->offload != EST_OFFLOAD_NONE)
                         ASSUME(r, EST_A_MODEL_LOAD, in->model_load, 0);
         }

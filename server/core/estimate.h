@@ -314,6 +314,11 @@ enum est_note_code {
         EST_A_QLORA_SAVED_INPUTS, /* a = bytes per sample */
         EST_A_PIPELINE_STAGE,     /* a = 0 first stage, 1 last stage */
         EST_A_GRADIENTS_PERSIST,
+        EST_A_NCCL_BUFFERS,   /* a = bytes per process */
+        EST_A_ZERO_BUCKETS,   /* a = elements per bucket */
+        EST_A_LOSS_CHUNKS,    /* a = chunks */
+        EST_A_CPU_DATA,       /* a = bytes per process */
+        EST_A_OPTIMIZER_8BIT, /* a = block size */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

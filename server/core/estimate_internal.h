@@ -26,11 +26,15 @@
 #define EST_MAX_BATCH_REPORTED 1048576u
 
 /* Constants shared by several modules; each is defined, with its source,
- * in memory.c. */
+ * in memory.c (derive_bnb_optimizer_block in derive.c). */
 extern const double memory_cuda_context_bytes;
 extern const double memory_allocator_reserve_fraction;
 extern const double memory_nccl_buffer_bytes;
 extern const double memory_cpu_runtime_bytes;
+extern const double memory_cpu_data_bytes;
+extern const double memory_zero_bucket_elements;
+extern const double memory_loss_chunks;
+extern const double derive_bnb_optimizer_block;
 
 /* ---- derived quantities --------------------------------------------------- */
 

@@ -47,13 +47,13 @@ const double memory_allocator_reserve_fraction = 0.05;
 const double memory_nccl_buffer_bytes = 392.0e6;
 /* DeepSpeed ZeRO-1/2 default reduce_bucket_size and allgather_bucket_size
  * (elements), DeepSpeed configuration docs. */
-static const double zero_bucket_elements = 5e8;
+const double memory_zero_bucket_elements = 5e8;
 /* torchtune CEWithChunkedOutputLoss default num_output_chunks. */
-static const double loss_chunks = 8.0;
+const double memory_loss_chunks = 8.0;
 /* Host memory per training process: PyTorch + CUDA libraries, host-side
  * CUDA allocations and pinned staging buffers (typical resident size). */
 const double memory_cpu_runtime_bytes = 3.0 * GIB;
-static const double cpu_data_bytes = 1.0 * GIB;
+const double memory_cpu_data_bytes = 1.0 * GIB;
 
 /* Activation bytes one block keeps for backward, per sample (b = 1),
  * after Korthikanti et al. 2022 (Reducing Activation Recomputation in
@@ -169,8 +169,8 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
         }
         n = (double)d->s * a->vocab / in->tensor_parallel;
         if (in->chunked_loss) {
-                *fwd = d->e_a * n + 8 * n / loss_chunks;
-                *bwd = 2 * d->e_a * n + 16 * n / loss_chunks;
+                *fwd = d->e_a * n + 8 * n / memory_loss_chunks;
+                *bwd = 2 * d->e_a * n + 16 * n / memory_loss_chunks;
         } else {
                 *fwd = 8 * n;
                 *bwd = 16 * n;
@@ -204,7 +204,7 @@ void memory_cpu(const struct estimate_input *in, const struct derived *d, struct
         mm->cpu[EST_CPU_MODEL_LOAD] =
                 load_bytes * (in->model_load == EST_LOAD_RANK_ZERO ? 1.0 : procs);
         mm->cpu[EST_CPU_RUNTIME] = memory_cpu_runtime_bytes * procs;
-        mm->cpu[EST_CPU_DATA] = cpu_data_bytes * procs;
+        mm->cpu[EST_CPU_DATA] = memory_cpu_data_bytes * procs;
 }
 
 /* Build the phases of one configuration.  Returns 0 or -1 (err filled). */
@@ -279,8 +279,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                         ASSUME(res, EST_A_DDP_BUCKETS, Ptr * d->e_g, 0);
                 } else if (d->stage <= 2 && in->strategy != EST_FSDP) {
                         /* DeepSpeed reduce and all-gather buckets (5e8 elements each). */
-                        double rb = fmin(zero_bucket_elements, Ptr) * d->e_g;
-                        double ab = fmin(zero_bucket_elements, Ptr) * d->e_w;
+                        double rb = fmin(memory_zero_bucket_elements, Ptr) * d->e_g;
+                        double ab = fmin(memory_zero_bucket_elements, Ptr) * d->e_w;
                         comm += rb + ab;
                 }
         }

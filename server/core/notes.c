@@ -53,6 +53,11 @@ static const struct note_def defs[] = {
         {EST_A_QLORA_SAVED_INPUTS, "qlora_saved_matmul_inputs"},
         {EST_A_PIPELINE_STAGE, "pipeline_peak_stage"},
         {EST_A_GRADIENTS_PERSIST, "gradients_persist"},
+        {EST_A_NCCL_BUFFERS, "nccl_buffers"},
+        {EST_A_ZERO_BUCKETS, "zero_buckets"},
+        {EST_A_LOSS_CHUNKS, "loss_chunks"},
+        {EST_A_CPU_DATA, "cpu_data_loading"},
+        {EST_A_OPTIMIZER_8BIT, "optimizer_8bit_blocks"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -322,6 +327,34 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 snprintf(buf, len,
                          "gradients stay allocated between steps (zero_grad(set_to_none=False), "
                          "the PyTorch default before 2.0)");
+                break;
+        case EST_A_NCCL_BUFFERS:
+                snprintf(buf, len,
+                         "NCCL communicator buffers: %.0f MB per process (measured by "
+                         "AIConfigurator)",
+                         a / 1e6);
+                break;
+        case EST_A_ZERO_BUCKETS:
+                snprintf(buf, len,
+                         "DeepSpeed reduce and all-gather buckets of %.0f elements each (DeepSpeed "
+                         "defaults)",
+                         a);
+                break;
+        case EST_A_LOSS_CHUNKS:
+                snprintf(buf, len,
+                         "chunked loss: %.0f chunks upcast to fp32 one at a time (torchtune "
+                         "CEWithChunkedOutputLoss)",
+                         a);
+                break;
+        case EST_A_CPU_DATA:
+                snprintf(buf, len, "CPU: %.1f GiB per training process for data loader buffers",
+                         a / GIB);
+                break;
+        case EST_A_OPTIMIZER_8BIT:
+                snprintf(buf, len,
+                         "8-bit optimizer states quantized in blocks of %.0f with one fp32 scale "
+                         "each (Dettmers et al. 2022)",
+                         a);
                 break;
         case EST_W_SEQUENCE_BEYOND_MAX:
                 snprintf(buf, len, "sequence_length %.0f exceeds the model's max positions %.0f", a,
