@@ -564,6 +564,44 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         return dispatch(conn, rq);
 }
 
+/*
+ * Append the peer address and, when a proxy set it, X-Real-IP (nginx
+ * passes the client's address there; it is logged, never trusted).
+ */
+static void log_remote(struct MHD_Connection *conn, char *fields, size_t cap, size_t *len)
+{
+        const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const char *real = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Real-IP");
+        char addr[INET6_ADDRSTRLEN] = "";
+
+        if (ci && ci->client_addr) {
+                const struct sockaddr *sa = ci->client_addr;
+                if (sa->sa_family == AF_INET)
+                        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+                                  addr, sizeof(addr));
+                else if (sa->sa_family == AF_INET6)
+                        inet_ntop(AF_INET6,
+                                  &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, addr,
+                                  sizeof(addr));
+        }
+        if (addr[0] && *len + 10 + 2 * sizeof(addr) < cap) {
+                memcpy(fields + *len, ",\"remote\":", 10);
+                *len += 10;
+                fields[*len] = '\0';
+                log_json_string(fields, cap, len, addr);
+        }
+        if (real && *len + 16 < cap) {
+                memcpy(fields + *len, ",\"real_ip\":", 11);
+                *len += 11;
+                fields[*len] = '\0';
+                if (log_json_string(fields, cap, len, real) != 0) {
+                        *len -= 11;
+                        fields[*len] = '\0';
+                }
+        }
+}
+
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
@@ -604,6 +642,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                 if (n > 0 && (size_t)n < sizeof(fields) - len)
                         len += (size_t)n;
                 log_json_string(fields, sizeof(fields), &len, rq->request_id);
+                log_remote(conn, fields, sizeof(fields), &len);
                 if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) {
                         static const char *const why[] = {"ok",      "error",           "timeout",
                                                           "shutdown", "read_error", "client_abort"};

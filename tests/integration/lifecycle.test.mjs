@@ -87,3 +87,27 @@ test('the epoll pool model (GPUPLAN_THREADS=2) serves and drains too', async () 
                 assert.equal((await srv.stop()).code, 0);
         }
 });
+
+test('one JSON access-log line per request, with the request id', async () => {
+        const srv = await startServer({ wait: 'listening' });
+        try {
+                await get('/healthz', { base: srv.url, headers: { 'X-Request-Id': 'log-check-1', 'X-Real-IP': '10.9.8.7' } });
+                await get('/api/v1/nope', { base: srv.url });
+                const line = await waitFor(() => srv.logs.find((l) => l.msg === 'request' && l.request_id === 'log-check-1'),
+                                           { what: 'the access-log line' });
+                assert.equal(line.method, 'GET');
+                assert.equal(line.path, '/healthz');
+                assert.equal(line.status, 200);
+                assert.equal(line.bytes, 15);
+                assert.equal(typeof line.duration_ms, 'number');
+                assert.equal(line.remote, '127.0.0.1');
+                assert.equal(line.real_ip, '10.9.8.7');
+                assert.match(line.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+                const miss = await waitFor(() => srv.logs.find((l) => l.msg === 'request' && l.path === '/api/v1/nope'));
+                assert.equal(miss.status, 404);
+                assert.match(miss.request_id, /^[0-9a-f]{16}$/);
+                assert.ok(srv.logs.every((l) => !('unparsed' in l)), 'every stdout line is JSON');
+        } finally {
+                await srv.stop();
+        }
+});
