@@ -13,17 +13,17 @@
 #include "log.h"
 
 /* Defaults; the reasons are in README "Configuration". */
-#define DEFAULT_HOST "127.0.0.1"
-#define DEFAULT_PORT 8080u
-#define DEFAULT_STATIC_DIR "static"
+#define DEFAULT_HOST             "127.0.0.1"
+#define DEFAULT_PORT             8080u
+#define DEFAULT_STATIC_DIR       "static"
 #define DEFAULT_CONNECTION_LIMIT 256u
 /* Above nginx's upstream keepalive_timeout (60 s), so nginx closes first. */
-#define DEFAULT_IDLE_TIMEOUT_S 75u
-#define DEFAULT_BODY_LIMIT_BYTES (1024u * 1024u)
-#define DEFAULT_DB_POOL_SIZE 4u
+#define DEFAULT_IDLE_TIMEOUT_S        75u
+#define DEFAULT_BODY_LIMIT_BYTES      (1024u * 1024u)
+#define DEFAULT_DB_POOL_SIZE          4u
 #define DEFAULT_DB_ACQUIRE_TIMEOUT_MS 2000u
-#define DEFAULT_SHUTDOWN_GRACE_S 10u
-#define ADMIN_TOKEN_MIN_LEN 16u
+#define DEFAULT_SHUTDOWN_GRACE_S      10u
+#define ADMIN_TOKEN_MIN_LEN           16u
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
@@ -64,8 +64,9 @@ static int env_uint(const char *name, uint64_t def, uint64_t min, uint64_t max, 
                 return 0;
         }
         if (parse_uint(s, min, max, out))
-                return fail(err, errlen, "%s: expected an integer in %" PRIu64 "..%" PRIu64
-                            ", got \"%.64s\"", name, min, max, s);
+                return fail(err, errlen,
+                            "%s: expected an integer in %" PRIu64 "..%" PRIu64 ", got \"%.64s\"",
+                            name, min, max, s);
         return 0;
 }
 
@@ -79,7 +80,8 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
         if (s[0] == '[') {
                 const char *close = strchr(s, ']');
                 if (!close || close == s + 1)
-                        return fail(err, errlen, "GPUPLAN_LISTEN: unterminated IPv6 address: \"%.64s\"", s);
+                        return fail(err, errlen,
+                                    "GPUPLAN_LISTEN: unterminated IPv6 address: \"%.64s\"", s);
                 host_len = (size_t)(close - s - 1);
                 if (host_len >= sizeof(cfg->listen_host))
                         return fail(err, errlen, "GPUPLAN_LISTEN: host too long");
@@ -87,12 +89,15 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
                 cfg->listen_host[host_len] = '\0';
                 colon = close[1] == ':' ? close + 1 : NULL;
                 if (!colon && close[1] != '\0')
-                        return fail(err, errlen, "GPUPLAN_LISTEN: expected [host]:port, got \"%.64s\"", s);
+                        return fail(err, errlen,
+                                    "GPUPLAN_LISTEN: expected [host]:port, got \"%.64s\"", s);
         } else {
                 colon = strrchr(s, ':');
                 if (colon && strchr(s, ':') != colon)
                         return fail(err, errlen,
-                                    "GPUPLAN_LISTEN: write IPv6 addresses as [addr]:port, got \"%.64s\"", s);
+                                    "GPUPLAN_LISTEN: write IPv6 addresses as [addr]:port, got "
+                                    "\"%.64s\"",
+                                    s);
                 host_len = colon ? (size_t)(colon - s) : strlen(s);
                 if (host_len >= sizeof(cfg->listen_host))
                         return fail(err, errlen, "GPUPLAN_LISTEN: host too long");
@@ -104,10 +109,12 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
                 }
         }
         if (colon && parse_uint(colon + 1, 0, 65535, &port))
-                return fail(err, errlen, "GPUPLAN_LISTEN: port must be 0..65535, got \"%.64s\"", colon + 1);
+                return fail(err, errlen, "GPUPLAN_LISTEN: port must be 0..65535, got \"%.64s\"",
+                            colon + 1);
         for (const char *p = cfg->listen_host; *p; p++)
                 if (*p <= ' ' || *p == '/' || *p == '@')
-                        return fail(err, errlen, "GPUPLAN_LISTEN: bad host \"%.64s\"", cfg->listen_host);
+                        return fail(err, errlen, "GPUPLAN_LISTEN: bad host \"%.64s\"",
+                                    cfg->listen_host);
         cfg->listen_port = (unsigned)port;
         return 0;
 }
@@ -124,20 +131,24 @@ static int parse_base_path(const char *s, char **out, char *err, size_t errlen)
                 return *out ? 0 : fail(err, errlen, "out of memory");
         }
         if (s[0] != '/')
-                return fail(err, errlen, "GPUPLAN_BASE_PATH: must start with '/', got \"%.64s\"", s);
+                return fail(err, errlen, "GPUPLAN_BASE_PATH: must start with '/', got \"%.64s\"",
+                            s);
         if (n > 128)
                 return fail(err, errlen, "GPUPLAN_BASE_PATH: longer than 128 characters");
         for (size_t i = 0; i < n; i++) {
                 char c = s[i];
-                int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                         c == '-' || c == '_' || c == '.' || c == '/';
+                int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '/';
                 if (!ok || (c == '/' && i + 1 < n && s[i + 1] == '/'))
                         return fail(err, errlen,
-                                    "GPUPLAN_BASE_PATH: only letters, digits, '-', '_', '.' and single '/' allowed, got \"%.64s\"",
+                                    "GPUPLAN_BASE_PATH: only letters, digits, '-', '_', '.' and "
+                                    "single '/' allowed, got \"%.64s\"",
                                     s);
                 if (c == '.' && (i == 0 || s[i - 1] == '/') &&
-                    (i + 1 == n || s[i + 1] == '/' || (s[i + 1] == '.' && (i + 2 == n || s[i + 2] == '/'))))
-                        return fail(err, errlen, "GPUPLAN_BASE_PATH: '.' and '..' segments are not allowed");
+                    (i + 1 == n || s[i + 1] == '/' ||
+                     (s[i + 1] == '.' && (i + 2 == n || s[i + 2] == '/'))))
+                        return fail(err, errlen,
+                                    "GPUPLAN_BASE_PATH: '.' and '..' segments are not allowed");
         }
         *out = strndup(s, n);
         return *out ? 0 : fail(err, errlen, "out of memory");
@@ -169,7 +180,10 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         if (s && *s) {
                 level = log_level_parse(s);
                 if (level < 0) {
-                        fail(err, errlen, "GPUPLAN_LOG_LEVEL: expected debug, info, warn or error, got \"%.32s\"", s);
+                        fail(err, errlen,
+                             "GPUPLAN_LOG_LEVEL: expected debug, info, warn or error, got "
+                             "\"%.32s\"",
+                             s);
                         goto fail;
                 }
         } else {
@@ -185,26 +199,28 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
                         goto fail;
                 cfg->threads = (unsigned)v;
         }
-        if (env_uint("GPUPLAN_MAX_CONNECTIONS", DEFAULT_CONNECTION_LIMIT, 4, 10000, &v, err, errlen))
+        if (env_uint("GPUPLAN_MAX_CONNECTIONS", DEFAULT_CONNECTION_LIMIT, 4, 10000, &v, err,
+                     errlen))
                 goto fail;
         cfg->connection_limit = (unsigned)v;
         if (cfg->threads > cfg->connection_limit) {
-                fail(err, errlen, "GPUPLAN_THREADS (%u) must not exceed GPUPLAN_MAX_CONNECTIONS (%u)",
+                fail(err, errlen,
+                     "GPUPLAN_THREADS (%u) must not exceed GPUPLAN_MAX_CONNECTIONS (%u)",
                      cfg->threads, cfg->connection_limit);
                 goto fail;
         }
         if (env_uint("GPUPLAN_IDLE_TIMEOUT_S", DEFAULT_IDLE_TIMEOUT_S, 1, 3600, &v, err, errlen))
                 goto fail;
         cfg->idle_timeout_s = (unsigned)v;
-        if (env_uint("GPUPLAN_BODY_LIMIT_BYTES", DEFAULT_BODY_LIMIT_BYTES, 1024, 64u * 1024 * 1024, &v,
-                     err, errlen))
+        if (env_uint("GPUPLAN_BODY_LIMIT_BYTES", DEFAULT_BODY_LIMIT_BYTES, 1024, 64u * 1024 * 1024,
+                     &v, err, errlen))
                 goto fail;
         cfg->body_limit_bytes = (size_t)v;
         if (env_uint("GPUPLAN_DB_POOL_SIZE", DEFAULT_DB_POOL_SIZE, 1, 256, &v, err, errlen))
                 goto fail;
         cfg->db_pool_size = (unsigned)v;
-        if (env_uint("GPUPLAN_DB_ACQUIRE_TIMEOUT_MS", DEFAULT_DB_ACQUIRE_TIMEOUT_MS, 0, 60000, &v, err,
-                     errlen))
+        if (env_uint("GPUPLAN_DB_ACQUIRE_TIMEOUT_MS", DEFAULT_DB_ACQUIRE_TIMEOUT_MS, 0, 60000, &v,
+                     err, errlen))
                 goto fail;
         cfg->db_acquire_timeout_ms = (unsigned)v;
         if (env_uint("GPUPLAN_SHUTDOWN_GRACE_S", DEFAULT_SHUTDOWN_GRACE_S, 0, 600, &v, err, errlen))
@@ -231,7 +247,8 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
                 for (size_t i = 0; i < n; i++) {
                         unsigned char c = (unsigned char)cfg->admin_token[i];
                         if (c <= ' ' || c >= 0x7f) {
-                                fail(err, errlen, "GPUPLAN_ADMIN_TOKEN: only printable ASCII without spaces");
+                                fail(err, errlen,
+                                     "GPUPLAN_ADMIN_TOKEN: only printable ASCII without spaces");
                                 goto fail;
                         }
                 }
@@ -257,15 +274,20 @@ void config_usage(FILE *out)
 {
         fputs("usage: gpuplan [serve]        run the HTTP service (default)\n"
               "       gpuplan migrate        apply pending database migrations and exit\n"
-              "       gpuplan --healthcheck  GET /healthz on the configured address; exit 0 if 200\n"
+              "       gpuplan --healthcheck  GET /healthz on the configured address; exit 0 if "
+              "200\n"
               "       gpuplan --version | --help\n"
               "\n"
               "Configuration (environment variables):\n"
-              "  DATABASE_URL                 libpq URI or key=value string; unset: the PG* variables\n"
-              "  GPUPLAN_LISTEN               host:port or [v6]:port to listen on (127.0.0.1:8080; port 0 = any)\n"
+              "  DATABASE_URL                 libpq URI or key=value string; unset: the PG* "
+              "variables\n"
+              "  GPUPLAN_LISTEN               host:port or [v6]:port to listen on (127.0.0.1:8080; "
+              "port 0 = any)\n"
               "  GPUPLAN_STATIC_DIR           directory of the web page (static)\n"
-              "  GPUPLAN_ADMIN_TOKEN          bearer token for admin writes, 16-256 chars (unset: admin API off)\n"
-              "  GPUPLAN_THREADS              0 = one thread per connection (default); N = epoll pool of N threads\n"
+              "  GPUPLAN_ADMIN_TOKEN          bearer token for admin writes, 16-256 chars (unset: "
+              "admin API off)\n"
+              "  GPUPLAN_THREADS              0 = one thread per connection (default); N = epoll "
+              "pool of N threads\n"
               "  GPUPLAN_LOG_LEVEL            debug, info, warn or error (info)\n"
               "  GPUPLAN_BASE_PATH            serve under this prefix too, e.g. /gpuplan (none)\n"
               "  GPUPLAN_MAX_CONNECTIONS      concurrent connections (256)\n"
@@ -273,6 +295,7 @@ void config_usage(FILE *out)
               "  GPUPLAN_BODY_LIMIT_BYTES     largest request body; 413 beyond (1048576)\n"
               "  GPUPLAN_DB_POOL_SIZE         PostgreSQL connections in the pool (4)\n"
               "  GPUPLAN_DB_ACQUIRE_TIMEOUT_MS  wait for a free connection before 503 (2000)\n"
-              "  GPUPLAN_SHUTDOWN_GRACE_S     on SIGTERM, wait this long for requests in flight (10)\n",
+              "  GPUPLAN_SHUTDOWN_GRACE_S     on SIGTERM, wait this long for requests in flight "
+              "(10)\n",
               out);
 }

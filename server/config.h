@@ -19,14 +19,14 @@
 #define CONFIG_HOST_MAX 256
 
 struct config {
-        char listen_host[CONFIG_HOST_MAX];      /* GPUPLAN_LISTEN host part, "127.0.0.1" */
-        unsigned listen_port;                   /* 0 = pick a free port (tests) */
-        char *database_url;     /* DATABASE_URL; NULL = libpq's PG* environment */
-        char *static_dir;       /* GPUPLAN_STATIC_DIR, default "static" */
-        char *admin_token;      /* GPUPLAN_ADMIN_TOKEN; NULL = admin API disabled */
-        unsigned threads;       /* GPUPLAN_THREADS: 0 = a thread per connection, N = epoll pool */
-        int log_level;          /* enum log_level, from GPUPLAN_LOG_LEVEL */
-        char *base_path;        /* GPUPLAN_BASE_PATH: "" or "/prefix" (no trailing slash) */
+        char listen_host[CONFIG_HOST_MAX]; /* GPUPLAN_LISTEN host part, "127.0.0.1" */
+        unsigned listen_port;              /* 0 = pick a free port (tests) */
+        char *database_url;                /* DATABASE_URL; NULL = libpq's PG* environment */
+        char *static_dir;                  /* GPUPLAN_STATIC_DIR, default "static" */
+        char *admin_token;                 /* GPUPLAN_ADMIN_TOKEN; NULL = admin API disabled */
+        unsigned threads; /* GPUPLAN_THREADS: 0 = a thread per connection, N = epoll pool */
+        int log_level;    /* enum log_level, from GPUPLAN_LOG_LEVEL */
+        char *base_path;  /* GPUPLAN_BASE_PATH: "" or "/prefix" (no trailing slash) */
         unsigned connection_limit;      /* GPUPLAN_MAX_CONNECTIONS */
         unsigned idle_timeout_s;        /* GPUPLAN_IDLE_TIMEOUT_S */
         size_t body_limit_bytes;        /* GPUPLAN_BODY_LIMIT_BYTES */

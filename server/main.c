@@ -131,7 +131,8 @@ static int healthcheck(const struct config *cfg)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
         if (connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
-                fprintf(stderr, "gpuplan: cannot connect to %s:%s: %s\n", host, port, strerror(errno));
+                fprintf(stderr, "gpuplan: cannot connect to %s:%s: %s\n", host, port,
+                        strerror(errno));
                 goto out;
         }
         snprintf(req, sizeof(req),
@@ -240,7 +241,8 @@ static int serve(struct config *cfg)
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg->shutdown_grace_s);
         atomic_store(&app.stopping, true);
         if (!http_server_drain(srv, cfg->shutdown_grace_s))
-                log_warn("requests still in flight after %u s; closing them", cfg->shutdown_grace_s);
+                log_warn("requests still in flight after %u s; closing them",
+                         cfg->shutdown_grace_s);
         http_server_stop(srv);
         pthread_join(boot.thread, NULL);
         catalog_listener_stop(app.catalog);

@@ -16,7 +16,7 @@
 
 /* Readiness must answer quickly even when the pool is busy. */
 #define READY_ACQUIRE_TIMEOUT_MS 1000u
-#define READY_RETRY_AFTER_S "5"
+#define READY_RETRY_AFTER_S      "5"
 
 void health_live(const struct api_request *rq, struct api_response *rs)
 {

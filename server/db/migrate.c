@@ -18,7 +18,8 @@
 
 #define NO_TRANSACTION_MARK "-- gpuplan:no-transaction"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -145,7 +146,8 @@ int db_migrate(PGconn *c, const struct migration_file *files, unsigned n, unsign
                     " applied_at timestamptz NOT NULL DEFAULT now())",
                     "cannot create schema_migrations", err, errlen))
                 goto out;
-        res = PQexecParams(c, "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+        res = PQexecParams(c,
+                           "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
                            0, NULL, NULL, NULL, NULL, 0);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
                 int len;
@@ -218,8 +220,8 @@ int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigne
                 return (int)n;
         }
         PQclear(res);
-        res = PQexecParams(c, "SELECT version, checksum FROM schema_migrations", 0, NULL, NULL, NULL,
-                           NULL, 0);
+        res = PQexecParams(c, "SELECT version, checksum FROM schema_migrations", 0, NULL, NULL,
+                           NULL, NULL, 0);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
                 int len;
                 const char *m = first_line(PQresultErrorMessage(res), &len);

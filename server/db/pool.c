@@ -26,14 +26,14 @@ struct pool_slot {
 };
 
 struct db_pool {
-        char *url;                      /* NULL: PG* environment */
+        char *url; /* NULL: PG* environment */
         unsigned size;
         pthread_mutex_t mu;
         pthread_cond_t cv;
         struct pool_slot *slots;
         unsigned in_use;
         unsigned waiting;
-        struct timespec down_until;     /* CLOCK_MONOTONIC; zero when up */
+        struct timespec down_until; /* CLOCK_MONOTONIC; zero when up */
         bool healthy;
         uint64_t acquired_total;
         uint64_t timeouts_total;
@@ -54,8 +54,8 @@ PGconn *db_connect(const char *database_url, char *err, size_t errlen)
          * Array entries after "dbname" override what the URL says
          * (libpq-connect, PQconnectdbParams with expand_dbname).
          */
-        static const char *const keys[] = {"dbname", "application_name", "connect_timeout",
-                                           "keepalives_idle", "options", NULL};
+        static const char *const keys[] = {"dbname",          "application_name", "connect_timeout",
+                                           "keepalives_idle", "options",          NULL};
         const char *values[] = {
                 database_url && *database_url ? database_url : NULL,
                 "gpuplan",
@@ -267,7 +267,7 @@ void db_pool_release(struct db_pool *p, PGconn *c)
                 drop = PQresultStatus(res) != PGRES_COMMAND_OK;
                 PQclear(res);
                 break;
-        default:        /* a query still running, or the connection is gone */
+        default: /* a query still running, or the connection is gone */
                 drop = true;
                 break;
         }

@@ -37,15 +37,15 @@
 struct db_pool;
 
 struct db_pool_stats {
-        unsigned size;          /* configured maximum */
-        unsigned open;          /* connections currently open */
-        unsigned in_use;        /* checked out */
-        unsigned waiting;       /* threads waiting for a free slot */
-        bool healthy;           /* last connect or health check succeeded */
+        unsigned size;    /* configured maximum */
+        unsigned open;    /* connections currently open */
+        unsigned in_use;  /* checked out */
+        unsigned waiting; /* threads waiting for a free slot */
+        bool healthy;     /* last connect or health check succeeded */
         uint64_t acquired_total;
-        uint64_t timeouts_total;        /* acquire gave up (busy or database down) */
+        uint64_t timeouts_total; /* acquire gave up (busy or database down) */
         uint64_t connect_failures_total;
-        uint64_t reconnects_total;      /* a broken connection was replaced */
+        uint64_t reconnects_total; /* a broken connection was replaced */
 };
 
 /*

@@ -19,22 +19,22 @@
 #include "api/handler.h"
 #include "db/pool.h"
 
-static const char *const methods[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
-                                      "OTHER"};
+static const char *const methods[] = {"GET",   "HEAD",   "POST",    "PUT",
+                                      "PATCH", "DELETE", "OPTIONS", "OTHER"};
 #define N_METHODS (sizeof(methods) / sizeof(methods[0]))
 
 /* Statuses the service sends; anything else is counted under its class ("2xx"...). */
 static const int statuses[] = {200, 201, 204, 301, 304, 400, 401, 403, 404, 405, 406,
                                409, 412, 413, 414, 415, 422, 428, 429, 431, 500, 503};
 #define N_LISTED_STATUSES (sizeof(statuses) / sizeof(statuses[0]))
-#define N_STATUSES (N_LISTED_STATUSES + 5) /* + 1xx..5xx catch-alls */
+#define N_STATUSES        (N_LISTED_STATUSES + 5) /* + 1xx..5xx catch-alls */
 
 /* Latency bucket upper bounds, seconds (Prometheus client defaults, extended downwards). */
 static const double buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                  0.1,    0.25,  0.5,    1,     2.5,  5,     10};
 #define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
-#define N_NAMED 32
+#define N_NAMED   32
 #define NAMED_LEN 96
 
 struct named_counter {
@@ -44,15 +44,15 @@ struct named_counter {
 };
 
 struct route_hist {
-        atomic_ullong bucket[N_BUCKETS];        /* non-cumulative; summed at render */
+        atomic_ullong bucket[N_BUCKETS]; /* non-cumulative; summed at render */
         atomic_ullong count;
         atomic_ullong sum_ns;
 };
 
 struct metrics {
-        unsigned n_slots;               /* routes + 2 pseudo-routes */
-        atomic_ullong *requests;        /* [slot][method][status] */
-        struct route_hist *hist;        /* [slot] */
+        unsigned n_slots;        /* routes + 2 pseudo-routes */
+        atomic_ullong *requests; /* [slot][method][status] */
+        struct route_hist *hist; /* [slot] */
         atomic_long inflight;
         time_t start_time;
         pthread_mutex_t named_mu;
@@ -216,7 +216,8 @@ struct textbuf {
 
 #define TEXTBUF_MAX (4u * 1024u * 1024u)
 
-static void tb_printf(struct textbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tb_printf(struct textbuf *b, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 
 static void tb_printf(struct textbuf *b, const char *fmt, ...)
 {
@@ -272,8 +273,8 @@ char *metrics_render(struct metrics *m, struct db_pool *pool, size_t *len)
                 for (unsigned mi = 0; mi < N_METHODS; mi++) {
                         for (unsigned si = 0; si < N_STATUSES; si++) {
                                 size_t i = ((size_t)s * N_METHODS + mi) * N_STATUSES + si;
-                                unsigned long long v = atomic_load_explicit(&m->requests[i],
-                                                                            memory_order_relaxed);
+                                unsigned long long v =
+                                        atomic_load_explicit(&m->requests[i], memory_order_relaxed);
                                 if (!v)
                                         continue;
                                 render_status(st, si);

@@ -24,8 +24,8 @@ struct metrics;
 struct db_pool;
 
 /* Pseudo-routes for requests that matched no route. */
-#define METRICS_ROUTE_STATIC   (-1)     /* served from the static directory */
-#define METRICS_ROUTE_NONE     (-2)     /* 404 / 405 / rejected before routing */
+#define METRICS_ROUTE_STATIC (-1) /* served from the static directory */
+#define METRICS_ROUTE_NONE   (-2) /* 404 / 405 / rejected before routing */
 
 /* n_routes: entries in api_routes[] (labels are taken from it). */
 struct metrics *metrics_new(unsigned n_routes);

@@ -24,14 +24,14 @@
 #define ROUTER_ALLOW_MAX 96
 
 enum router_result {
-        ROUTER_FOUND = 0,               /* m->route and params set */
-        ROUTER_NOT_FOUND,               /* no pattern matches the path */
-        ROUTER_METHOD_NOT_ALLOWED,      /* m->allow lists the methods that match */
-        ROUTER_BAD_PATH,                /* bad %-escape, encoded NUL, parameter too long */
+        ROUTER_FOUND = 0,          /* m->route and params set */
+        ROUTER_NOT_FOUND,          /* no pattern matches the path */
+        ROUTER_METHOD_NOT_ALLOWED, /* m->allow lists the methods that match */
+        ROUTER_BAD_PATH,           /* bad %-escape, encoded NUL, parameter too long */
 };
 
 struct router_match {
-        int route;                      /* index into the table, or -1 */
+        int route; /* index into the table, or -1 */
         unsigned n_params;
         char params[API_PATH_PARAMS_MAX][ROUTER_PARAM_MAX];
         /* Methods the path accepts, "GET, HEAD, OPTIONS" style, for Allow. */

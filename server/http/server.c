@@ -32,7 +32,7 @@
 #include "http/static_files.h"
 #include "log.h"
 
-#define RAW_PATH_MAX 2048
+#define RAW_PATH_MAX   2048
 #define REQUEST_ID_MAX 64
 /* Request line and headers per connection (MHD's default is 32 KiB). */
 #define CONNECTION_MEMORY_BYTES (64u * 1024u)
@@ -70,21 +70,21 @@ struct request {
         struct timespec start;
         char raw_uri[RAW_PATH_MAX];
         bool uri_too_long;
-        bool started;           /* the access handler has seen this request */
-        bool responded;         /* a response is queued */
-        bool read_body;         /* the route wants the body */
+        bool started;   /* the access handler has seen this request */
+        bool responded; /* a response is queued */
+        bool read_body; /* the route wants the body */
         bool too_large;
-        bool discard_body;      /* a problem is decided: read and drop the body first */
-        uint64_t received;      /* body bytes seen, kept or not */
-        int deferred_status;    /* the problem to send once the body is drained */
+        bool discard_body;   /* a problem is decided: read and drop the body first */
+        uint64_t received;   /* body bytes seen, kept or not */
+        int deferred_status; /* the problem to send once the body is drained */
         char deferred_detail[192];
         char deferred_hname[32];
         char deferred_hvalue[ROUTER_ALLOW_MAX];
-        int route;              /* api_routes index or METRICS_ROUTE_* */
+        int route; /* api_routes index or METRICS_ROUTE_* */
         int status;
         uint64_t bytes;
         char method[16];
-        char path[RAW_PATH_MAX];        /* raw path below the base path */
+        char path[RAW_PATH_MAX]; /* raw path below the base path */
         char request_id[REQUEST_ID_MAX];
         char *body;
         size_t body_len;
@@ -229,8 +229,8 @@ static enum MHD_Result send_problem(struct MHD_Connection *conn, struct request 
 static enum MHD_Result reject(struct MHD_Connection *conn, struct request *rq, int status,
                               const char *detail, const char *hname, const char *hvalue)
 {
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *cl =
+                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_TRANSFER_ENCODING);
         size_t limit = rq->srv->cfg->body_limit_bytes;
@@ -242,7 +242,7 @@ static enum MHD_Result reject(struct MHD_Connection *conn, struct request *rq, i
                 unsigned long long n = strtoull(cl, &end, 10);
                 small_body = !errno && !*end && n > 0 && n <= limit + limit / 8;
         } else if (te) {
-                small_body = true;      /* chunked: drained up to the same allowance */
+                small_body = true; /* chunked: drained up to the same allowance */
         }
         if (!small_body)
                 return send_problem(conn, rq, status, detail, hname, hvalue);
@@ -280,19 +280,19 @@ static bool token_equal(const char *given, const char *want)
 static int check_admin(struct MHD_Connection *conn, struct request *rq, enum MHD_Result *ret)
 {
         const char *token = rq->srv->cfg->admin_token;
-        const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                       MHD_HTTP_HEADER_AUTHORIZATION);
+        const char *auth =
+                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
         if (!token) {
                 *ret = reject(conn, rq, 403,
-                                    "the admin API is disabled: the server has no GPUPLAN_ADMIN_TOKEN",
-                                    NULL, NULL);
+                              "the admin API is disabled: the server has no GPUPLAN_ADMIN_TOKEN",
+                              NULL, NULL);
                 return -1;
         }
         if (!auth || strncasecmp(auth, "Bearer ", 7) != 0 || !token_equal(auth + 7, token)) {
                 *ret = reject(conn, rq, 401,
-                                    "this endpoint needs the header Authorization: Bearer <admin token>",
-                                    MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gpuplan\"");
+                              "this endpoint needs the header Authorization: Bearer <admin token>",
+                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gpuplan\"");
                 return -1;
         }
         return 0;
@@ -330,8 +330,8 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         snprintf(rq->method, sizeof(rq->method), "%s", method);
         set_request_id(srv, conn, rq);
         if (rq->uri_too_long)
-                return reject(conn, rq, 414, "the request target is longer than 2047 bytes",
-                                    NULL, NULL);
+                return reject(conn, rq, 414, "the request target is longer than 2047 bytes", NULL,
+                              NULL);
         path[strcspn(path, "?#")] = '\0';
         if (blen && strncmp(path, base, blen) == 0 && (path[blen] == '\0' || path[blen] == '/')) {
                 if (path[blen] == '\0') {
@@ -350,11 +350,11 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
 
         switch (router_match(api_routes, method, rq->path, &rq->match)) {
         case ROUTER_BAD_PATH:
-                return reject(conn, rq, 400,
-                                    "the path has a malformed %-escape or an encoded NUL", NULL, NULL);
+                return reject(conn, rq, 400, "the path has a malformed %-escape or an encoded NUL",
+                              NULL, NULL);
         case ROUTER_METHOD_NOT_ALLOWED:
                 return reject(conn, rq, 405, "the path does not accept this method", "Allow",
-                                    rq->match.allow);
+                              rq->match.allow);
         case ROUTER_NOT_FOUND:
                 if (strncmp(rq->path, "/api/", 5) == 0 || strcmp(rq->path, "/api") == 0)
                         return reject(conn, rq, 404, "no such API endpoint", NULL, NULL);
@@ -368,13 +368,13 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                 }
                 if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
                         return reject(conn, rq, 405, "static files accept GET and HEAD only",
-                                            "Allow", "GET, HEAD, OPTIONS");
+                                      "Allow", "GET, HEAD, OPTIONS");
                 rq->route = METRICS_ROUTE_STATIC;
                 return MHD_YES;
         case ROUTER_FOUND:
                 break;
         }
-        if (rq->match.route < 0) {      /* OPTIONS on an API path */
+        if (rq->match.route < 0) { /* OPTIONS on an API path */
                 struct api_response rs;
                 memset(&rs, 0, sizeof(rs));
                 rs.status = 204;
@@ -404,9 +404,8 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                         }
                 }
                 if (!body_type_ok(ct))
-                        return reject(conn, rq, 415,
-                                            "send the request body as application/json", "Accept-Post",
-                                            "application/json");
+                        return reject(conn, rq, 415, "send the request body as application/json",
+                                      "Accept-Post", "application/json");
                 rq->read_body = true;
         }
         return MHD_YES;
@@ -466,7 +465,7 @@ static enum MHD_Result serve_static(struct MHD_Connection *conn, struct request 
         } else {
                 r = MHD_create_response_from_fd64(f.size, f.fd);
                 if (r)
-                        f.fd = -1;      /* MHD closes it */
+                        f.fd = -1; /* MHD closes it */
         }
         static_file_release(&f);
         if (!r)
@@ -523,7 +522,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         (void)url;
         (void)version;
         if (!rq)
-                return MHD_NO;  /* the URI logger could not allocate */
+                return MHD_NO; /* the URI logger could not allocate */
         if (!rq->started)
                 return first_call(conn, rq, method);
         if (*upload_data_size != 0) {
@@ -578,8 +577,9 @@ static void log_remote(struct MHD_Connection *conn, char *fields, size_t cap, si
         if (ci && ci->client_addr) {
                 const struct sockaddr *sa = ci->client_addr;
                 if (sa->sa_family == AF_INET)
-                        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
-                                  addr, sizeof(addr));
+                        inet_ntop(AF_INET,
+                                  &((const struct sockaddr_in *)(const void *)sa)->sin_addr, addr,
+                                  sizeof(addr));
                 else if (sa->sa_family == AF_INET6)
                         inet_ntop(AF_INET6,
                                   &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, addr,
@@ -634,8 +634,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                 log_json_string(fields, sizeof(fields), &len, rq->method[0] ? rq->method : "-");
                 n = snprintf(fields + len, sizeof(fields) - len, ",\"path\":");
                 len += (size_t)n;
-                log_json_string(fields, sizeof(fields), &len,
-                                rq->path[0] ? rq->path : rq->raw_uri);
+                log_json_string(fields, sizeof(fields), &len, rq->path[0] ? rq->path : rq->raw_uri);
                 n = snprintf(fields + len, sizeof(fields) - len,
                              ",\"status\":%d,\"bytes\":%llu,\"duration_ms\":%.3f,\"request_id\":",
                              status, (unsigned long long)rq->bytes, secs * 1e3);
@@ -644,7 +643,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                 log_json_string(fields, sizeof(fields), &len, rq->request_id);
                 log_remote(conn, fields, sizeof(fields), &len);
                 if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) {
-                        static const char *const why[] = {"ok",      "error",           "timeout",
+                        static const char *const why[] = {"ok",       "error",      "timeout",
                                                           "shutdown", "read_error", "client_abort"};
                         n = snprintf(fields + len, sizeof(fields) - len, ",\"termination\":\"%s\"",
                                      (unsigned)toe < 6 ? why[toe] : "other");
@@ -658,8 +657,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 }
 
 /* Resolve host:port into a socket address; -1 with a reason. */
-static int resolve(const struct config *cfg, struct sockaddr_storage *ss, socklen_t *len,
-                   char *err, size_t errlen)
+static int resolve(const struct config *cfg, struct sockaddr_storage *ss, socklen_t *len, char *err,
+                   size_t errlen)
 {
         struct addrinfo hints;
         struct addrinfo *res = NULL;
@@ -726,18 +725,14 @@ struct http_server *http_server_start(struct app *app, char *err, size_t errlen)
                 {MHD_OPTION_END, 0, NULL},
         };
         srv->daemon = MHD_start_daemon(
-                flags, 0, NULL, NULL, access_handler, srv,
-                MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, srv,
-                MHD_OPTION_ARRAY, pool_opts,
-                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                flags, 0, NULL, NULL, access_handler, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger,
+                srv, MHD_OPTION_ARRAY, pool_opts, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->connection_limit,
                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s,
                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_BYTES,
-                MHD_OPTION_PER_IP_CONNECTION_LIMIT, 0u,
-                MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
-                MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
-                MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
-                MHD_OPTION_END);
+                MHD_OPTION_PER_IP_CONNECTION_LIMIT, 0u, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+                MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv, MHD_OPTION_NOTIFY_COMPLETED,
+                completed, srv, MHD_OPTION_END);
         if (!srv->daemon) {
                 snprintf(err, errlen, "cannot listen on %s:%u (address in use or not local?)",
                          cfg->listen_host, cfg->listen_port);

@@ -20,7 +20,7 @@
 struct gz_entry {
         dev_t dev;
         ino_t ino;
-        char etag[64];          /* of the identity version it was made from */
+        char etag[64]; /* of the identity version it was made from */
         unsigned char *data;
         size_t len;
         uint64_t last_use;
@@ -137,8 +137,8 @@ bool static_accepts_gzip(const char *ae)
                         const char *end = item + n;
                         const char *qp = NULL;
                         for (const char *s = q; s + 1 < end; s++)
-                                if (s[0] == 'q' && s[1] == '=' && (s == q || s[-1] == ';' ||
-                                                                   s[-1] == ' '))
+                                if (s[0] == 'q' && s[1] == '=' &&
+                                    (s == q || s[-1] == ';' || s[-1] == ' '))
                                         qp = s + 2;
                         if (!qp)
                                 return true;
@@ -329,7 +329,8 @@ static int gzip_copy(struct static_files *sf, int fd, const struct stat *st, con
         raw = malloc((size_t)st->st_size ? (size_t)st->st_size : 1);
         if (!raw)
                 return -1;
-        if (read_all(fd, raw, (size_t)st->st_size) || gzip_bytes(raw, (size_t)st->st_size, &gz, &gz_len)) {
+        if (read_all(fd, raw, (size_t)st->st_size) ||
+            gzip_bytes(raw, (size_t)st->st_size, &gz, &gz_len)) {
                 free(raw);
                 return -1;
         }
@@ -378,9 +379,8 @@ int static_files_get(struct static_files *sf, const char *decoded_path, const ch
         ti = type_index(leaf);
         out->content_type = ti < 0 ? "application/octet-stream" : types[ti].type;
         /* The page itself revalidates every time; assets may be reused for an hour. */
-        out->cache_control = strcmp(out->content_type, types[0].type) == 0
-                                     ? "no-cache"
-                                     : "public, max-age=3600";
+        out->cache_control =
+                strcmp(out->content_type, types[0].type) == 0 ? "no-cache" : "public, max-age=3600";
         snprintf(out->etag, sizeof(out->etag), "\"%llx-%llx%09lx\"", (unsigned long long)st.st_size,
                  (unsigned long long)st.st_mtim.tv_sec, (unsigned long)st.st_mtim.tv_nsec);
         bool want_gzip = ti >= 0 && types[ti].compress && st.st_size > 256 &&

@@ -26,19 +26,19 @@
 #include <stdint.h>
 
 #define STATIC_GZIP_CACHE_ENTRIES 64
-#define STATIC_GZIP_MAX_BYTES (8u * 1024u * 1024u)
+#define STATIC_GZIP_MAX_BYTES     (8u * 1024u * 1024u)
 
 struct static_files;
 
 struct static_file {
-        int status;                     /* 200, 304 or 404 */
-        int fd;                         /* 200 identity: the open file; else -1 */
-        unsigned char *body;            /* 200 gzip: malloc'd compressed bytes; else NULL */
-        uint64_t size;                  /* bytes of fd or body */
-        const char *content_type;       /* static string */
-        const char *cache_control;      /* static string */
-        bool gzip;                      /* Content-Encoding: gzip */
-        char etag[64];                  /* quoted strong validator */
+        int status;                /* 200, 304 or 404 */
+        int fd;                    /* 200 identity: the open file; else -1 */
+        unsigned char *body;       /* 200 gzip: malloc'd compressed bytes; else NULL */
+        uint64_t size;             /* bytes of fd or body */
+        const char *content_type;  /* static string */
+        const char *cache_control; /* static string */
+        bool gzip;                 /* Content-Encoding: gzip */
+        char etag[64];             /* quoted strong validator */
 };
 
 /* NULL with a reason in err when dir cannot be opened as a directory. */

@@ -15,10 +15,19 @@
 #include "log.h"
 
 static const char *const vars[] = {
-        "DATABASE_URL", "GPUPLAN_LISTEN", "GPUPLAN_STATIC_DIR", "GPUPLAN_ADMIN_TOKEN",
-        "GPUPLAN_THREADS", "GPUPLAN_LOG_LEVEL", "GPUPLAN_BASE_PATH", "GPUPLAN_MAX_CONNECTIONS",
-        "GPUPLAN_IDLE_TIMEOUT_S", "GPUPLAN_BODY_LIMIT_BYTES", "GPUPLAN_DB_POOL_SIZE",
-        "GPUPLAN_DB_ACQUIRE_TIMEOUT_MS", "GPUPLAN_SHUTDOWN_GRACE_S",
+        "DATABASE_URL",
+        "GPUPLAN_LISTEN",
+        "GPUPLAN_STATIC_DIR",
+        "GPUPLAN_ADMIN_TOKEN",
+        "GPUPLAN_THREADS",
+        "GPUPLAN_LOG_LEVEL",
+        "GPUPLAN_BASE_PATH",
+        "GPUPLAN_MAX_CONNECTIONS",
+        "GPUPLAN_IDLE_TIMEOUT_S",
+        "GPUPLAN_BODY_LIMIT_BYTES",
+        "GPUPLAN_DB_POOL_SIZE",
+        "GPUPLAN_DB_ACQUIRE_TIMEOUT_MS",
+        "GPUPLAN_SHUTDOWN_GRACE_S",
 };
 
 static int clear_env(void **state)
@@ -88,7 +97,7 @@ static void test_listen_and_base_path(void **state)
 struct bad {
         const char *var;
         const char *value;
-        const char *reason;     /* substring of the message */
+        const char *reason; /* substring of the message */
 };
 
 static void test_refusals(void **state)

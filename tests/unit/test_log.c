@@ -21,10 +21,10 @@ static void test_json_string(void **state)
                 {"q\"b\\", "\"q\\\"b\\\\\""},
                 {"a\nb\tc", "\"a\\nb\\u0009c\""},
                 {"\x01", "\"\\u0001\""},
-                {"caf\xc3\xa9", "\"caf\xc3\xa9\""},             /* valid UTF-8 kept */
-                {"\xff", "\"\\u00ff\""},                        /* invalid byte escaped */
-                {"\xc0\xaf", "\"\\u00c0\\u00af\""},             /* overlong '/' (RFC 3629 s.10) */
-                {"\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""},  /* UTF-16 surrogate */
+                {"caf\xc3\xa9", "\"caf\xc3\xa9\""},            /* valid UTF-8 kept */
+                {"\xff", "\"\\u00ff\""},                       /* invalid byte escaped */
+                {"\xc0\xaf", "\"\\u00c0\\u00af\""},            /* overlong '/' (RFC 3629 s.10) */
+                {"\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""}, /* UTF-16 surrogate */
                 {"", "\"\""},
         };
         (void)state;

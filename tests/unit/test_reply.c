@@ -38,7 +38,8 @@ static void test_problem(void **state)
         assert_string_equal(json_string_value(json_object_get(doc, "type")), "about:blank");
         assert_string_equal(json_string_value(json_object_get(doc, "title")), "Not Found");
         assert_int_equal(json_integer_value(json_object_get(doc, "status")), 404);
-        assert_string_equal(json_string_value(json_object_get(doc, "detail")), "no such GPU: \"x\"");
+        assert_string_equal(json_string_value(json_object_get(doc, "detail")),
+                            "no such GPU: \"x\"");
         assert_null(json_object_get(doc, "errors"));
         json_decref(doc);
         free(rs.body);
@@ -51,10 +52,14 @@ static void test_titles(void **state)
                 const char *title;
         } rows[] = {
                 /* RFC 9110 section 15 reason phrases. */
-                {400, "Bad Request"},    {401, "Unauthorized"},
-                {405, "Method Not Allowed"}, {413, "Content Too Large"},
-                {415, "Unsupported Media Type"}, {422, "Unprocessable Content"},
-                {500, "Internal Server Error"}, {503, "Service Unavailable"},
+                {400, "Bad Request"},
+                {401, "Unauthorized"},
+                {405, "Method Not Allowed"},
+                {413, "Content Too Large"},
+                {415, "Unsupported Media Type"},
+                {422, "Unprocessable Content"},
+                {500, "Internal Server Error"},
+                {503, "Service Unavailable"},
                 /* Not a client or server error: becomes 500 rather than an invalid problem. */
                 {200, "Internal Server Error"},
         };
@@ -64,7 +69,8 @@ static void test_titles(void **state)
                 memset(&rs, 0, sizeof(rs));
                 api_problem(&rs, rows[i].status, NULL);
                 json_t *doc = parse(&rs);
-                assert_string_equal(json_string_value(json_object_get(doc, "title")), rows[i].title);
+                assert_string_equal(json_string_value(json_object_get(doc, "title")),
+                                    rows[i].title);
                 assert_int_equal(json_integer_value(json_object_get(doc, "status")), rs.status);
                 /* detail is always present (the spec requires it). */
                 assert_non_null(json_string_value(json_object_get(doc, "detail")));
@@ -84,14 +90,17 @@ static void test_problem_field(void **state)
         api_problem_field(&rs, 422, "/workload/batch_size", "minimum", "batch_size must be >= 1");
         assert_int_equal(rs.status, 422);
         doc = parse(&rs);
-        assert_string_equal(json_string_value(json_object_get(doc, "pointer")), "/workload/batch_size");
+        assert_string_equal(json_string_value(json_object_get(doc, "pointer")),
+                            "/workload/batch_size");
         assert_string_equal(json_string_value(json_object_get(doc, "rule")), "minimum");
         err = json_array_get(json_object_get(doc, "errors"), 0);
         assert_non_null(err);
         assert_int_equal(json_array_size(json_object_get(doc, "errors")), 1);
-        assert_string_equal(json_string_value(json_object_get(err, "pointer")), "/workload/batch_size");
+        assert_string_equal(json_string_value(json_object_get(err, "pointer")),
+                            "/workload/batch_size");
         assert_string_equal(json_string_value(json_object_get(err, "rule")), "minimum");
-        assert_string_equal(json_string_value(json_object_get(err, "detail")), "batch_size must be >= 1");
+        assert_string_equal(json_string_value(json_object_get(err, "detail")),
+                            "batch_size must be >= 1");
         json_decref(doc);
         /* Replacing an earlier reply frees it (ASan would report the leak). */
         api_problem(&rs, 400, "second");
@@ -111,7 +120,7 @@ static void test_reply_json(void **state)
         assert_string_equal(rs.body, "{\"x\":0.10000000000000001}");
         free(rs.body);
         memset(&rs, 0, sizeof(rs));
-        api_reply_json(&rs, 200, NULL);         /* a failed json_pack upstream */
+        api_reply_json(&rs, 200, NULL); /* a failed json_pack upstream */
         assert_int_equal(rs.status, 500);
         assert_string_equal(rs.content_type, "application/problem+json");
         free(rs.body);
@@ -141,10 +150,8 @@ static void test_headers(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_problem),
-                cmocka_unit_test(test_titles),
-                cmocka_unit_test(test_problem_field),
-                cmocka_unit_test(test_reply_json),
+                cmocka_unit_test(test_problem),       cmocka_unit_test(test_titles),
+                cmocka_unit_test(test_problem_field), cmocka_unit_test(test_reply_json),
                 cmocka_unit_test(test_headers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,12 +21,12 @@ static void h(const struct api_request *rq, struct api_response *rs)
 }
 
 static const struct api_route routes[] = {
-        {"GET", "/healthz", h, 0},                      /* 0 */
-        {"GET", "/api/v1/gpus", h, 0},                  /* 1 */
-        {"GET", "/api/v1/gpus/{id}", h, 0},             /* 2 */
+        {"GET", "/healthz", h, 0},                       /* 0 */
+        {"GET", "/api/v1/gpus", h, 0},                   /* 1 */
+        {"GET", "/api/v1/gpus/{id}", h, 0},              /* 2 */
         {"PUT", "/api/v1/gpus/{id}", h, API_ROUTE_BODY}, /* 3 */
         {"POST", "/api/v1/estimate", h, API_ROUTE_BODY}, /* 4 */
-        {"GET", "/api/v1/a/{x}/b/{y}", h, 0},           /* 5 */
+        {"GET", "/api/v1/a/{x}/b/{y}", h, 0},            /* 5 */
         {NULL, NULL, NULL, 0},
 };
 
@@ -45,7 +45,8 @@ static const struct row rows[] = {
         {"GET", "/healthz", ROUTER_FOUND, 0, NULL, NULL, "", "literal route"},
         {"HEAD", "/healthz", ROUTER_FOUND, 0, NULL, NULL, "", "HEAD is served by the GET route"},
         {"GET", "/heal%74hz", ROUTER_FOUND, 0, NULL, NULL, "", "literal segments compare decoded"},
-        {"GET", "/healthz/", ROUTER_NOT_FOUND, -1, NULL, NULL, "", "a trailing slash is another path"},
+        {"GET", "/healthz/", ROUTER_NOT_FOUND, -1, NULL, NULL, "",
+         "a trailing slash is another path"},
         {"GET", "/healthz/x", ROUTER_NOT_FOUND, -1, NULL, NULL, "", "extra segment"},
         {"GET", "/", ROUTER_NOT_FOUND, -1, NULL, NULL, "", "root is not a route"},
         {"GET", "/api/v1/gpus/h100-sxm", ROUTER_FOUND, 2, "h100-sxm", NULL, "", "parameter"},
@@ -53,7 +54,8 @@ static const struct row rows[] = {
          "an encoded slash stays inside its segment and is decoded in the parameter"},
         {"GET", "/api/v1/gpus/a%20b", ROUTER_FOUND, 2, "a b", NULL, "", "escapes decoded"},
         {"GET", "/api/v1/gpus/", ROUTER_NOT_FOUND, -1, NULL, NULL, "", "empty parameter"},
-        {"GET", "/api/v1/gpus/x/y", ROUTER_NOT_FOUND, -1, NULL, NULL, "", "one segment per parameter"},
+        {"GET", "/api/v1/gpus/x/y", ROUTER_NOT_FOUND, -1, NULL, NULL, "",
+         "one segment per parameter"},
         {"PUT", "/api/v1/gpus/x", ROUTER_FOUND, 3, "x", NULL, "", "same pattern, other method"},
         {"DELETE", "/api/v1/gpus/x", ROUTER_METHOD_NOT_ALLOWED, -1, NULL, NULL,
          "GET, HEAD, PUT, OPTIONS", "405 lists every method of the path"},
@@ -84,7 +86,8 @@ static void test_route_table(void **state)
                 if (r->param1)
                         assert_string_equal(m.params[1], r->param1);
                 if (r->result == ROUTER_FOUND && r->route >= 0) {
-                        unsigned want = (unsigned)(r->param0 != NULL) + (unsigned)(r->param1 != NULL);
+                        unsigned want =
+                                (unsigned)(r->param0 != NULL) + (unsigned)(r->param1 != NULL);
                         assert_int_equal(m.n_params, want);
                 }
                 if (r->allow[0])
@@ -114,7 +117,7 @@ static void test_decode(void **state)
 
         (void)state;
         assert_int_equal(router_decode("a%41+", 5, out, sizeof(out)), 3);
-        assert_string_equal(out, "aA+");       /* '+' is not a space in a path */
+        assert_string_equal(out, "aA+"); /* '+' is not a space in a path */
         assert_int_equal(router_decode("%2e%2E", 6, out, sizeof(out)), 2);
         assert_string_equal(out, "..");
         assert_int_equal(router_decode("%", 1, out, sizeof(out)), -1);

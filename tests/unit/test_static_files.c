@@ -168,11 +168,16 @@ static void test_accepts_gzip(void **state)
                 const char *header;
                 bool gzip;
         } rows[] = {
-                {"gzip", true},         {"gzip, deflate, br", true},
-                {"br;q=1.0, gzip;q=0.8", true},  {"*", true},
-                {"gzip;q=0", false},    {"gzip;q=0.000", false},
-                {"gzip;q=0.001", true}, {"identity", false},
-                {"", false},            {NULL, false},
+                {"gzip", true},
+                {"gzip, deflate, br", true},
+                {"br;q=1.0, gzip;q=0.8", true},
+                {"*", true},
+                {"gzip;q=0", false},
+                {"gzip;q=0.000", false},
+                {"gzip;q=0.001", true},
+                {"identity", false},
+                {"", false},
+                {NULL, false},
                 {"x-gzip-not", false},
         };
         (void)state;
@@ -185,7 +190,7 @@ static void test_etag_matches(void **state)
 {
         (void)state;
         assert_true(static_etag_matches("\"a\"", "\"a\""));
-        assert_true(static_etag_matches("W/\"a\"", "\"a\""));  /* weak comparison */
+        assert_true(static_etag_matches("W/\"a\"", "\"a\"")); /* weak comparison */
         assert_true(static_etag_matches("\"b\" , \"a\"", "\"a\""));
         assert_true(static_etag_matches("*", "\"a\""));
         assert_false(static_etag_matches("\"ab\"", "\"a\""));
@@ -205,10 +210,8 @@ static void test_content_types(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_resolution),
-                cmocka_unit_test(test_etag_and_gzip),
-                cmocka_unit_test(test_accepts_gzip),
-                cmocka_unit_test(test_etag_matches),
+                cmocka_unit_test(test_resolution),    cmocka_unit_test(test_etag_and_gzip),
+                cmocka_unit_test(test_accepts_gzip),  cmocka_unit_test(test_etag_matches),
                 cmocka_unit_test(test_content_types),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
