@@ -13,7 +13,9 @@ import { params, href } from '../state.js';
 import * as data from '../catalogdata.js';
 
 let inflight = null;
-let lastGpus = [];
+// The GPU list comes from the first answer's fit table (every catalog GPU
+// with its name and memory), so the first view needs no GET api/v1/gpus.
+let gpuListFilled = false;
 let fitSort = null;
 
 // The order components are listed in (the API's contract order).
@@ -170,8 +172,13 @@ function fitTable(res) {
 }
 
 function render(res, req) {
-        const gpu = req.gpu ? (lastGpus.find((g) => g.id === req.gpu) ||
-                (Array.isArray(res.fits) && res.fits.find((f) => f.gpu === req.gpu)) || null) : null;
+        const fits = Array.isArray(res.fits) ? res.fits : [];
+        if (!gpuListFilled && fits.length) {
+                data.fillGpuSelect($('#f-gpu'), fits.map((f) => ({ id: f.gpu, name: f.name, memory_bytes: f.memory_bytes })),
+                        'none (fit table only, no time)', 'none');
+                gpuListFilled = true;
+        }
+        const gpu = req.gpu ? (fits.find((f) => f.gpu === req.gpu) || null) : null;
         headline(res, gpu);
         const comps = (res.per_gpu && res.per_gpu.components) || {};
         memoryChart($('#calc-chart'), comps, gpu);
@@ -244,16 +251,11 @@ async function run() {
 }
 
 async function loadLists() {
-        const [ms, gs] = await Promise.allSettled([data.models(), data.gpus()]);
-        const p = params();
-        if (ms.status === 'fulfilled') {
-                data.fillModelSelect($('#f-model'), ms.value);
-        }
-        if (gs.status === 'fulfilled') {
-                lastGpus = gs.value;
-                data.fillGpuSelect($('#f-gpu'), gs.value, 'none (fit table only, no time)', 'none');
-        }
-        fillForm($('#calc-form'), p);
+        const [ms] = await Promise.allSettled([data.models()]);
+        if (ms.status === 'fulfilled') data.fillModelSelect($('#f-model'), ms.value);
+        const none = $('#f-gpu');
+        if (!none.options.length) none.add(new Option('none (fit table only, no time)', 'none'));
+        fillForm($('#calc-form'), params());
 }
 
 export default {
