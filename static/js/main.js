@@ -35,8 +35,9 @@ function updateNav() {
         }
 }
 
-async function route() {
+async function route(event) {
         const s = parseLocation();
+        const previous = document.body.dataset.view;
         for (const v of VIEWS) $('#view-' + v).hidden = v !== s.view;
         updateNav();
         document.title = `${$('#h-' + s.view).textContent} — gpuplan`;
@@ -51,6 +52,13 @@ async function route() {
                 setStatus(`Could not load this view: ${e.message || e}`);
         }
         document.body.dataset.view = s.view;
+        // After following a link to another view, put keyboard and screen-reader
+        // focus on its heading rather than leaving it on the link.
+        if (event && previous && previous !== s.view) {
+                const h = $('#h-' + s.view);
+                h.setAttribute('tabindex', '-1');
+                h.focus({ preventScroll: false });
+        }
 }
 
 // The snippet dialog: the exact request the view makes, as curl or Python.

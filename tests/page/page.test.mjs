@@ -424,8 +424,8 @@ test('keyboard and labels: every control is labelled, the views are reachable by
                 assert.deepEqual(unlabelled, [], `${view}: unlabelled controls`);
         }
         await page.goto(BASE + '#/calculator');
+        await page.reload();                    // Tab from the top of a freshly opened page
         await ready(page);
-        await page.focus('body');
         let reached = false;
         for (let i = 0; i < 12 && !reached; i++) {
                 await page.keyboard.press('Tab');
@@ -434,6 +434,8 @@ test('keyboard and labels: every control is labelled, the views are reachable by
         assert.ok(reached, 'the catalog link is reachable with Tab');
         await page.keyboard.press('Enter');
         await page.waitForSelector('#view-catalog:not([hidden]) #gpu-table');
+        // Focus follows to the new view's heading.
+        await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'h-catalog');
         await page.close_();
 });
 
