@@ -250,9 +250,17 @@ MEMORY=$(
         printf '| idle, catalog loaded | %s |\n' "$(mib "$RSS_IDLE")"
         printf '| after the measured runs | %s |\n' "$(mib "$RSS_AFTER_RUNS")"
         printf '| soak start | %s |\n' "$(mib "$RSS_SOAK_START")"
-        for s in "${SOAK_SAMPLES[@]}"; do
-                printf '| after %s soak requests | %s |\n' "${s%%:*}" "$(mib "${s##*:}")"
+        # About ten evenly spaced samples, and always the last.
+        n=${#SOAK_SAMPLES[@]}
+        step=$(((n + 9) / 10))
+        for ((k = 0; k < n; k++)); do
+                if [ $((k % step)) -eq $((step - 1)) ] || [ "$k" -eq $((n - 1)) ]; then
+                        s=${SOAK_SAMPLES[$k]}
+                        printf '| after %s soak requests | %s |\n' "${s%%:*}" "$(mib "${s##*:}")"
+                fi
         done
+        printf '%s\n' "${SOAK_SAMPLES[@]}" | awk -F: 'NR == 1 || $2 < lo {lo = $2} $2 > hi {hi = $2}
+                END {if (NR) printf "| lowest / highest soak sample | %.1f / %.1f |\n", lo / 1024, hi / 1024}'
         printf '| peak (VmHWM) over %s requests | %s |\n' "$TOTAL_SERVED" "$(mib "$HWM")"
 )
 CPU=$(awk -F: '/model name/ {gsub(/^ +/, "", $2); print $2; exit}' /proc/cpuinfo)
