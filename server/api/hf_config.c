@@ -136,7 +136,7 @@ static int import_encoder(struct imp *im, struct model_arch *a, const char *type
         bool roberta = strcmp(type, "bert") != 0;
         bool xl = strcmp(type, "xlm-roberta-xl") == 0;
         uint32_t pos;
-        bool tied;
+        bool tied = true;
 
         a->kind = MODEL_ENCODER;
         if (get_u32(im, "vocab_size", xl ? 250880 : (roberta ? 50265 : 30522), 16777216,
@@ -175,7 +175,7 @@ static int import_encoder(struct imp *im, struct model_arch *a, const char *type
 static int import_gpt2(struct imp *im, struct model_arch *a)
 {
         uint32_t inner;
-        bool tied;
+        bool tied = true;
         a->kind = MODEL_DECODER;
         if (get_u32(im, "vocab_size", 50257, 16777216, &a->vocab) ||
             get_u32(im, "n_positions", 1024, 16777216, &a->max_positions) ||
@@ -207,7 +207,7 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
 {
         bool mistral = !strcmp(type, "mistral") || !strcmp(type, "mixtral");
         bool qwen = !strcmp(type, "qwen2");
-        bool tied, attn_bias, mlp_bias;
+        bool tied = false, attn_bias = false, mlp_bias = false;
         uint32_t kv;
 
         a->kind = MODEL_DECODER;
@@ -250,7 +250,7 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
 
 static int import_t5(struct imp *im, struct model_arch *a)
 {
-        bool tied;
+        bool tied = true;
         json_t *ff = json_object_get(im->cfg, "feed_forward_proj");
         a->kind = MODEL_ENCODER_DECODER;
         if (get_u32(im, "vocab_size", 32128, 16777216, &a->vocab) ||
