@@ -257,7 +257,7 @@ static void render_status(char out[16], unsigned si)
         if (si < N_LISTED_STATUSES)
                 snprintf(out, 16, "%d", statuses[si]);
         else
-                snprintf(out, 16, "%ux", si - (unsigned)N_LISTED_STATUSES + 1);
+                snprintf(out, 16, "%uxx", si - (unsigned)N_LISTED_STATUSES + 1);
 }
 
 char *metrics_render(struct metrics *m, struct db_pool *pool, size_t *len)
