@@ -56,7 +56,7 @@ free_port() {
 # Run a command as the cluster owner: postgres when we are root, else ourselves.
 as_pg() {
         if [ "$(id -u)" -eq 0 ]; then
-                su postgres -s /bin/bash -c "$*"
+                su postgres -s /bin/bash -c "cd / && $*"
         else
                 bash -c "$*"
         fi

@@ -43,18 +43,19 @@ cmake --build "$BUILD" -j"$(nproc)" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^gmake|Conso
 
 if [ -z "${DATABASE_URL:-}" ]; then
         PG_DIR=$ROOT/data/pg
-        # The server's socket path must fit in sun_path (107 bytes).
-        if [ ${#PG_DIR} -gt 80 ]; then
-                log "the checkout path is too long for a PostgreSQL socket; set DATABASE_URL"
-                exit 1
-        fi
-        if [ "$(id -u)" -eq 0 ] && ! su postgres -s /bin/sh -c "test -x '$ROOT'"; then
-                log "the postgres user cannot enter $ROOT; make it world-searchable or set DATABASE_URL"
-                exit 1
+        # PostgreSQL runs as the postgres user when we are root; it must be able
+        # to enter the checkout (not so under a private /root), and the socket
+        # path must fit in sun_path (107 bytes).  Otherwise the cluster lives
+        # in /var/lib/gpuplan, one per checkout, and survives there.
+        if { [ "$(id -u)" -eq 0 ] && ! su postgres -s /bin/sh -c "test -x '$ROOT'"; } ||
+                [ ${#PG_DIR} -gt 80 ]; then
+                PG_DIR=/var/lib/gpuplan/$(printf '%s' "$ROOT" | md5sum | cut -c1-12)/pg
+                mkdir -p "$(dirname "$PG_DIR")"
+                log "keeping the PostgreSQL cluster in $PG_DIR (the postgres user cannot use $ROOT/data)"
         fi
         if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
-                log "creating a PostgreSQL cluster in data/pg"
-                mkdir -p "$ROOT/data"
+                log "creating a PostgreSQL cluster in $PG_DIR"
+                mkdir -p "$(dirname "$PG_DIR")"
                 pg_init "$PG_DIR"
         fi
         # A cluster left running by a killed run: stop it first.
