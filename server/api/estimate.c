@@ -908,6 +908,20 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
                           "communication_bytes_per_step", real_or_null(r->comm_bytes_per_step),
                           "link_bytes_per_s", real_or_null(r->link_bytes_per_s),
                           "peak_flops_per_gpu", real_or_null(r->peak_flops_per_gpu)));
+        if (compute && g) {
+                /* A GPU that cannot run the precision has no time: say so
+                 * rather than print zeros. */
+                json_object_set_new(compute, "precision_supported",
+                                    json_boolean(!r->precision_unsupported));
+                if (r->precision_unsupported) {
+                        json_object_set_new(
+                                compute, "suggested_precision",
+                                json_string(estimate_precision_name(r->suggested_precision)));
+                        json_object_set_new(compute, "seconds_per_step", json_null());
+                        json_object_set_new(compute, "total_seconds", json_null());
+                        json_object_set_new(compute, "tokens_per_second", json_null());
+                }
+        }
         json_object_set_new(doc, "compute", compute);
 
         if (in->mode == EST_INFERENCE) {

@@ -47,19 +47,42 @@ static enum gpu_precision compute_precision(const struct estimate_input *in)
         }
 }
 
+/* The GPU's dense rate at p, or 0.  tf32 falls back to fp32: with
+ * torch.backends.cuda.matmul.allow_tf32 on a GPU without tf32 tensor cores
+ * the matmuls simply run in fp32.  bf16 and fp8 do not fall back: a GPU
+ * without bf16 units (compute capability below 8.0: P100, V100, T4, K80)
+ * has no bf16 rate - PyTorch autocast refuses bfloat16 there
+ * ("Current CUDA Device does not support bfloat16", see
+ * torch.cuda.is_bf16_supported) and vLLM refuses it below compute
+ * capability 8.0 - and fp8 matmuls (torch._scaled_mm, Transformer Engine)
+ * need compute capability 8.9 or 9.0 (Ada, Hopper). */
 static double gpu_flops(const struct gpu_spec *g, enum gpu_precision p)
 {
-        /* Fall back along tf32 -> fp32, bf16 -> fp16, fp8 -> bf16 -> fp16. */
         double f = g->flops[p];
         if (f > 0)
                 return f;
         if (p == GPU_TF32)
                 return g->flops[GPU_FP32];
-        if (p == GPU_FP8)
-                return g->flops[GPU_BF16] > 0 ? g->flops[GPU_BF16] : g->flops[GPU_FP16];
-        if (p == GPU_BF16)
-                return g->flops[GPU_FP16];
         return 0;
+}
+
+bool compute_precision_unsupported(const struct estimate_input *in, const struct gpu_spec *g)
+{
+        enum gpu_precision p = compute_precision(in);
+        if (p != GPU_BF16 && p != GPU_FP8)
+                return false;
+        /* A GPU with no figure at all is unknown, not unsupported. */
+        return g->flops[p] <= 0 && (g->flops[GPU_FP16] > 0 || g->flops[GPU_FP32] > 0);
+}
+
+enum est_precision compute_precision_suggestion(const struct estimate_input *in,
+                                                const struct gpu_spec *g)
+{
+        if (in->precision == EST_FP8_MIXED && g->flops[GPU_BF16] > 0)
+                return EST_BF16_MIXED;
+        if (in->precision == EST_BF16 && in->mode == EST_INFERENCE)
+                return EST_FP16;
+        return EST_FP16_MIXED;
 }
 
 /* Default model-FLOPs utilisation by GPU class and precision.  Data-centre
@@ -110,8 +133,13 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         r->peak_flops_per_gpu = peak;
         if (g && !(in->set & EST_SET_MFU))
                 ASSUME(r, EST_A_MFU, mfu, 0);
-        if (g && peak <= 0)
+        if (g && compute_precision_unsupported(in, g)) {
+                r->precision_unsupported = true;
+                r->suggested_precision = compute_precision_suggestion(in, g);
+                WARN(r, EST_W_PRECISION_UNSUPPORTED, in->precision, r->suggested_precision);
+        } else if (g && peak <= 0) {
                 WARN(r, EST_W_GPU_NO_FLOPS, 0, 0);
+        }
 
         if (d->training) {
                 double s = d->s;

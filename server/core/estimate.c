@@ -37,7 +37,7 @@ static const char *const cpu_names[] = {"offloaded_states", "model_load", "runti
 static const char *const bottleneck_names[] = {"compute", "memory_bandwidth", "interconnect",
                                                "data_loading"};
 static const char *const fit_reason_names[] = {"fits", "too_small", "cannot_train",
-                                               "unknown_memory"};
+                                               "unknown_memory", "precision_unsupported"};
 
 int estimate_enum_parse(const char *const *names, const char *s)
 {

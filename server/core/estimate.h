@@ -256,9 +256,11 @@ enum est_bottleneck {
 
 enum est_fit_reason {
         EST_FIT_OK = 0,
-        EST_FIT_TOO_SMALL,      /* does not fit with the requested GPU count */
-        EST_FIT_CANNOT_TRAIN,   /* inference-only part, training requested */
-        EST_FIT_UNKNOWN_MEMORY, /* the catalog has no memory figure */
+        EST_FIT_TOO_SMALL,             /* does not fit with the requested GPU count */
+        EST_FIT_CANNOT_TRAIN,          /* inference-only part, training requested */
+        EST_FIT_UNKNOWN_MEMORY,        /* the catalog has no memory figure */
+        EST_FIT_PRECISION_UNSUPPORTED, /* no tensor throughput at the requested precision
+                                          (bf16 before Ampere, fp8 before Ada/Hopper) */
         EST_FIT_REASON_COUNT
 };
 
@@ -336,7 +338,8 @@ enum est_note_code {
         EST_W_ACT_OFFLOAD_INFERENCE,
         EST_W_FP8_NO_SUPPORT,
         EST_W_OPT_IN_BACKWARD_GA,
-        EST_W_MAX_POSITIONS, /* a = context, b = model limit (serving answer capped) */
+        EST_W_MAX_POSITIONS,         /* a = context, b = model limit (serving answer capped) */
+        EST_W_PRECISION_UNSUPPORTED, /* a = requested est_precision, b = suggested one */
         /* suggestions: a = per-GPU bytes with the change applied, b = extra figure */
         EST_S_CHECKPOINTING = 128,
         EST_S_FLASH,
@@ -392,7 +395,9 @@ struct estimate_result {
         double total_seconds;
         double tokens_per_second;
         double mfu;
-        double peak_flops_per_gpu; /* at the precision used; 0 if no GPU chosen */
+        double peak_flops_per_gpu;  /* at the precision used; 0 if no GPU chosen */
+        bool precision_unsupported; /* the chosen GPU cannot run the precision: no time */
+        enum est_precision suggested_precision; /* what it can run instead (when unsupported) */
         double compute_seconds_per_step;
         double comm_seconds_per_step;
         double comm_bytes_per_step; /* per GPU over the link */

@@ -132,6 +132,12 @@ double memory_total_from_allocated(const struct mem_model *mm, double alloc);
 enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc);
 
 /* compute.c */
+/* True when g has no tensor rate at the request's precision although it
+ * has others (bf16 before Ampere, fp8 before Ada/Hopper); the suggestion
+ * is the precision to run instead. */
+bool compute_precision_unsupported(const struct estimate_input *in, const struct gpu_spec *g);
+enum est_precision compute_precision_suggestion(const struct estimate_input *in,
+                                                const struct gpu_spec *g);
 void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r);
 

@@ -217,7 +217,8 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
         int best_i = -1;
         for (size_t i = 0; i < n_gpus; i++) {
                 double u = fit_usable_bytes(&gpus[i]);
-                if (u >= cur && (best_i < 0 || u < best) && (!d->training || gpus[i].can_train)) {
+                if (u >= cur && (best_i < 0 || u < best) && (!d->training || gpus[i].can_train) &&
+                    !compute_precision_unsupported(in, &gpus[i])) {
                         best = u;
                         best_i = (int)i;
                 }
@@ -286,6 +287,10 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                 f->max_batch_size = fit_max_batch(mm, cap);
                 if (d->training && !gi->can_train) {
                         f->reason = EST_FIT_CANNOT_TRAIN;
+                        continue;
+                }
+                if (compute_precision_unsupported(in, gi)) {
+                        f->reason = EST_FIT_PRECISION_UNSUPPORTED;
                         continue;
                 }
                 f->fits = total <= cap;

@@ -75,6 +75,7 @@ static const struct note_def defs[] = {
         {EST_W_FP8_NO_SUPPORT, "fp8_unsupported"},
         {EST_W_OPT_IN_BACKWARD_GA, "optimizer_in_backward_accumulation"},
         {EST_W_MAX_POSITIONS, "context_beyond_max_positions"},
+        {EST_W_PRECISION_UNSUPPORTED, "precision_unsupported"},
         {EST_S_CHECKPOINTING, "activation_checkpointing"},
         {EST_S_FLASH, "flash_attention"},
         {EST_S_CHUNKED_LOSS, "chunked_loss"},
@@ -419,6 +420,13 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_W_OPT_IN_BACKWARD_GA:
                 snprintf(buf, len, "optimizer_in_backward cannot accumulate gradients");
+                break;
+        case EST_W_PRECISION_UNSUPPORTED:
+                snprintf(buf, len,
+                         "the chosen GPU has no %s tensor throughput (bf16 needs compute "
+                         "capability 8.0, fp8 8.9): no time estimate; run it in %s",
+                         estimate_precision_name((enum est_precision)(int)a),
+                         estimate_precision_name((enum est_precision)(int)b));
                 break;
         case EST_W_MAX_POSITIONS:
                 snprintf(buf, len,

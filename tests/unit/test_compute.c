@@ -117,12 +117,102 @@ static void test_data_loading_bottleneck(void **state)
         assert_int_equal(res.bottleneck, EST_BOUND_DATA_LOADING);
 }
 
+static bool has_warning(uint16_t code)
+{
+        for (size_t i = 0; i < res.n_warnings; i++)
+                if (res.warnings[i].code == code)
+                        return true;
+        return false;
+}
+
+/* A GPU without bf16 units is not timed at its fp16 rate.  A T4 (Turing,
+ * compute capability 7.5; NVIDIA T4 datasheet: 65 TFLOPS fp16 tensor,
+ * 8.1 TFLOPS fp32, no bf16) cannot run bf16 mixed precision: PyTorch
+ * autocast refuses bfloat16 below compute capability 8.0.  The engine must
+ * give no time, warn, suggest fp16_mixed and mark the fit row.  In
+ * fp16_mixed the step of test_training_flops_and_time (42,243,150,839,808
+ * FLOPs) takes 42,243,150,839,808 / (65e12 x 0.5) = 1.29979 s. */
+static void test_bf16_on_gpu_without_bf16(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g[2];
+        g[0] = gpu("t4", 16e9, 320e9, 65e12);
+        g[0].flops[GPU_FP32] = 8.1e12;
+        g[0].flops[GPU_TF32] = 0;
+        g[0].flops[GPU_BF16] = 0;
+        g[0].link = GPU_LINK_PCIE;
+        g[1] = gpu("a100", 80e9, 2.039e12, 312e12);
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_LORA;
+        in.precision = EST_BF16_MIXED;
+        in.batch_size = 1;
+        in.sequence_length = 256;
+        in.mfu = 0.5;
+        in.set |= EST_SET_MFU;
+        in.gpu_index = 0;
+        run(&in, g, 2);
+        assert_true(res.precision_unsupported);
+        assert_int_equal(res.suggested_precision, EST_FP16_MIXED);
+        assert_true(res.seconds_per_step == 0);
+        assert_true(res.peak_flops_per_gpu == 0);
+        assert_true(has_warning(EST_W_PRECISION_UNSUPPORTED));
+        assert_false(res.fits[0].fits);
+        assert_int_equal(res.fits[0].reason, EST_FIT_PRECISION_UNSUPPORTED);
+        assert_int_equal(res.fits[1].reason, EST_FIT_OK);
+
+        /* fp16_mixed runs, at the fp16 rate. */
+        in.mode = EST_PRE_TRAIN;
+        in.sequence_length = 1024;
+        in.precision = EST_FP16_MIXED;
+        run(&in, g, 2);
+        assert_false(res.precision_unsupported);
+        assert_false(has_warning(EST_W_PRECISION_UNSUPPORTED));
+        assert_true(fabs(res.seconds_per_step - 42243150839808.0 / (65e12 * 0.5)) < 1e-9);
+        assert_true(fabs(res.seconds_per_step - 1.29979) < 1e-5);
+}
+
+/* fp8 before Ada/Hopper: an A100 (no fp8 tensor cores; 312 TFLOPS bf16)
+ * asked for fp8_mixed is not timed at its bf16 rate; bf16_mixed is
+ * suggested.  An H100 SXM with its 1979 TFLOPS dense fp8 figure is timed:
+ * 42,243,150,839,808 / (1979e12 x 0.5) = 0.042691 s. */
+static void test_fp8_before_hopper(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g[2];
+        g[0] = gpu("a100", 80e9, 2.039e12, 312e12);
+        g[1] = gpu("h100", 80e9, 3.35e12, 989e12);
+        g[1].flops[GPU_FP8] = 1979e12;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_FP8_MIXED;
+        in.batch_size = 1;
+        in.sequence_length = 1024;
+        in.mfu = 0.5;
+        in.set |= EST_SET_MFU;
+        in.gpu_index = 0;
+        run(&in, g, 2);
+        assert_true(res.precision_unsupported);
+        assert_int_equal(res.suggested_precision, EST_BF16_MIXED);
+        assert_true(res.seconds_per_step == 0);
+        assert_int_equal(res.fits[0].reason, EST_FIT_PRECISION_UNSUPPORTED);
+        in.gpu_index = 1;
+        run(&in, g, 2);
+        assert_false(res.precision_unsupported);
+        assert_true(fabs(res.seconds_per_step - 0.042691) < 1e-6);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_training_flops_and_time),
                 cmocka_unit_test(test_decode_tokens_per_second),
                 cmocka_unit_test(test_data_loading_bottleneck),
+                cmocka_unit_test(test_bf16_on_gpu_without_bf16),
+                cmocka_unit_test(test_fp8_before_hopper),
         };
         return cmocka_run_group_tests_name("compute", tests, NULL, NULL);
 }
