@@ -177,6 +177,31 @@ uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_
 
 /* ---- the run ------------------------------------------------------------------------- */
 
+/* Weight bytes one decode step reads per GPU at batch b, W being all the
+ * weights the GPU holds.  A dense model reads them all.  A mixture of
+ * experts reads the shared weights and only the experts its b tokens are
+ * routed to: with k of E experts per token, chosen uniformly, an expert
+ * is untouched by one token with probability 1 - k/E and by all b with
+ * (1 - k/E)^b, so E (1 - (1 - k/E)^b) experts per layer are read (the
+ * expected-coverage argument of Fedus et al. 2022 / Switch Transformer's
+ * load-balancing assumption; Mixtral 8x7B at b = 1 reads its 12.9B active
+ * parameters of 46.7B, Jiang et al. 2024). */
+static double decode_weight_bytes(const struct estimate_input *in, const struct derived *d,
+                                  double W, double b)
+{
+        const struct model_arch *a = &in->arch;
+        if (a->experts <= 1 || a->active_experts >= a->experts)
+                return W;
+        double E = a->experts, k = a->active_experts;
+        /* Expert matrices of all layers: (linear - linear_active) is the
+         * (E - k) experts a token skips. */
+        double experts_linear = (double)(d->pb.linear - d->pb.linear_active) * E / (E - k);
+        double touched = E * (1.0 - pow(1.0 - k / E, b));
+        double untouched = experts_linear * (1.0 - touched / E);
+        double bytes = untouched * d->e_q / ((double)in->tensor_parallel * in->pipeline_parallel);
+        return W > bytes ? W - bytes : 0;
+}
+
 static void record_assumptions(const struct estimate_input *in, const struct derived *d,
                                struct estimate_result *r)
 {
@@ -307,7 +332,8 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                 double kv_avg = kv_tok * b * ((double)d.prompt + d.generated / 2.0);
                 if (in->arch.kind == MODEL_ENCODER)
                         kv_avg = kv_total = 0;
-                r->decode_bytes_per_token = (uint64_t)llround(ph->fixed[EST_C_WEIGHTS] + kv_avg);
+                r->decode_bytes_per_token = (uint64_t)llround(
+                        decode_weight_bytes(in, &d, ph->fixed[EST_C_WEIGHTS], b) + kv_avg);
                 r->kv_bytes_per_token = (uint64_t)llround(kv_tok);
         }
         compute_fill(in, &d, g, r);

@@ -34,6 +34,23 @@ static inline struct model_arch llama2_7b(void)
 
 #define P7 6738415616.0
 
+/* Mixtral-8x7B: config.json of mistralai/Mixtral-8x7B-v0.1 (32 layers,
+ * hidden 4096, 32 heads, 8 KV heads, expert FFN 14336, 8 experts, 2 per
+ * token, vocabulary 32000, untied); 46.7B parameters of which 12.9B are
+ * active per token (Jiang et al. 2024, "Mixtral of Experts"). */
+static inline struct model_arch mixtral_8x7b(void)
+{
+        struct model_arch a = llama2_7b();
+        strcpy(a.name, "mixtral-8x7b");
+        strcpy(a.model_type, "mixtral");
+        a.kv_heads = 8;
+        a.ffn = 14336;
+        a.experts = 8;
+        a.active_experts = 2;
+        a.max_positions = 32768;
+        return a;
+}
+
 static inline struct gpu_spec gpu(const char *id, double mem, double bw, double bf16)
 {
         struct gpu_spec g;
