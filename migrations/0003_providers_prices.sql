@@ -48,8 +48,8 @@ INSERT INTO offerings (id, provider_id, instance_type, accelerator_id, gpus_per_
         vcpus, ram_bytes, region, interconnect, interconnect_bytes_per_s, network_bytes_per_s,
         notes, source, source_date) VALUES
 ('colab-free-t4', 'colab', 'Free tier (GPU runtime)', 't4', 1,
- NULL, NULL, 'global (assigned)', NULL, NULL, NULL,
- 'Free: a T4 when capacity allows; at most 12 h per session, idle disconnects, usage limits that Google does not publish. Priced at 0 but unusable for long jobs.',
+ NULL, (12.7 * 1073741824)::bigint, 'global (assigned)', NULL, NULL, NULL,
+ 'Free: a T4 when capacity allows; at most 12 h per session, idle disconnects, usage limits that Google does not publish. Priced at 0 but unusable for long jobs. The VM has 12.7 GB of system RAM (the runtime''s resource panel; about 11 GB left after the VM''s own use): https://linux-blog.anracom.com/2023/05/04/google-colab-ram-vram-and-gpu-usage-limits-i-no-clear-conditions-over-multiple-sessions/ (2023-05-04).',
  'https://colab.research.google.com/signup', '2026-11-22'),
 ('colab-pro-t4', 'colab', 'Colab Pro / pay-as-you-go, standard GPU', 't4', 1,
  NULL, NULL, 'global (assigned)', NULL, NULL, NULL,

@@ -48,7 +48,9 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
+        bool no_rate; /* refused: no throughput figure at the precision run */
         uint64_t per_gpu_bytes;
+        uint64_t cpu_bytes; /* the engine's CPU total for one node (= one instance) */
         double total_seconds, tokens_per_second, seconds_per_step;
         enum est_bottleneck bottleneck;
 };
@@ -59,15 +61,27 @@ struct shape {
         struct run_memo runs[COMPARE_GPUS_MAX + 1][EST_STRATEGY_COUNT];
 };
 
+typedef uint64_t memory_table_t[COMPARE_GPUS_MAX + 1][EST_STRATEGY_COUNT][COMPARE_SAVER_COUNT];
+
 struct search {
         const struct catalog_provider *providers; /* by offering.provider_index */
-        const struct estimate_input *base;
+        const struct estimate_input *base;        /* the variant being searched (see below) */
+        const struct estimate_input *request;     /* the request as decoded */
         const struct compare_constraints *c;
         bool training;
         bool level_ok[COMPARE_SAVER_COUNT]; /* the saver level adds only allowed savers */
         unsigned n_levels_ok;
         /* mem[count][strategy][saver]: per-GPU bytes, 0 = not a valid layout */
-        uint64_t mem[COMPARE_GPUS_MAX + 1][EST_STRATEGY_COUNT][COMPARE_SAVER_COUNT];
+        memory_table_t *mem;
+        memory_table_t mem_request;
+        /*
+         * The request re-planned at fp16 mixed precision, for GPUs without
+         * bf16 (see bf16_substitute()); built on first use.
+         */
+        struct estimate_input fp16_input;
+        memory_table_t mem_fp16;
+        int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
+        struct estimate_error fp16_error;
         struct shape shapes[SHAPES_MAX];
         size_t n_shapes;
         struct estimate_result res; /* scratch for estimate_run (about 20 KiB) */
@@ -175,7 +189,7 @@ static int lightest_fit(const struct search *sr, uint32_t count, enum est_strate
                         uint64_t usable)
 {
         for (int sv = 0; sv < (int)savers_used(sr); sv++)
-                if (sr->mem[count][st][sv] && sr->mem[count][st][sv] <= usable)
+                if ((*sr->mem)[count][st][sv] && (*sr->mem)[count][st][sv] <= usable)
                         return sv;
         return -1;
 }
@@ -209,8 +223,11 @@ static bool plan_better(const struct compare_plan *a, const struct compare_plan 
 }
 
 struct offering_outcome {
-        bool any_fit;         /* some count within max_gpus fits */
-        double fastest_hours; /* among fitting plans, before deadline/budget */
+        bool gpu_fit;            /* some count within max_gpus fits GPU memory */
+        bool any_fit;            /* ... and the instance's CPU memory (where known) */
+        uint64_t ram_need_bytes; /* least CPU memory per instance among GPU fits short of RAM */
+        bool no_rate;            /* the engine had no throughput figure for some fitting layout */
+        double fastest_hours;    /* among fitting plans, before deadline/budget */
         double cheapest_usd;
 };
 
@@ -232,7 +249,10 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
         double per_gpu_hour = price->usd_per_hour / gpi;
         bool found = false;
 
+        oc->gpu_fit = false;
         oc->any_fit = false;
+        oc->ram_need_bytes = 0;
+        oc->no_rate = false;
         oc->fastest_hours = HUGE_VAL;
         oc->cheapest_usd = HUGE_VAL;
         if (!sh)
@@ -263,17 +283,41 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                 m->done = true;
                                 sr->out->engine_calls++;
                                 m->ok = estimate_run(&p.input, g, 1, &sr->res, &e) == 0;
+                                /*
+                                 * No throughput figure at the precision run (the
+                                 * engine's peak is 0): no time, so no plan.
+                                 */
+                                if (m->ok && sr->res.peak_flops_per_gpu <= 0) {
+                                        m->ok = false;
+                                        m->no_rate = true;
+                                }
                                 if (m->ok) {
                                         m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
+                                        m->cpu_bytes = sr->res.cpu_total_bytes;
                                         m->total_seconds = sr->res.total_seconds;
                                         m->tokens_per_second = sr->res.tokens_per_second;
                                         m->seconds_per_step = sr->res.seconds_per_step;
                                         m->bottleneck = sr->res.bottleneck;
                                 }
                         }
+                        if (m->no_rate)
+                                oc->no_rate = true;
                         /* The engine's own full estimate must fit, not just the memory pass. */
                         if (!m->ok || m->per_gpu_bytes > g->usable_memory_bytes)
                                 continue;
+                        oc->gpu_fit = true;
+                        /*
+                         * CPU memory: the engine's CPU total is per node, and
+                         * every instance is one node running gpus_per_instance
+                         * processes, so it is what one instance must hold
+                         * (offloaded optimizer states, checkpoint copies while
+                         * loading, runtime and data loader buffers).
+                         */
+                        if (o->ram_bytes > 0 && m->cpu_bytes > o->ram_bytes) {
+                                if (!oc->ram_need_bytes || m->cpu_bytes < oc->ram_need_bytes)
+                                        oc->ram_need_bytes = m->cpu_bytes;
+                                continue;
+                        }
                         oc->any_fit = true;
                         p.strategy = (enum est_strategy)st;
                         p.saver = (enum compare_saver)sv;
@@ -281,6 +325,9 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         p.instances = k;
                         p.price = price;
                         p.per_gpu_bytes = m->per_gpu_bytes;
+                        p.cpu_bytes_per_instance = m->cpu_bytes;
+                        p.ram_unknown = o->ram_bytes == 0;
+                        p.precision_substituted = sr->base != sr->request;
                         p.usd_per_gpu_hour = per_gpu_hour;
                         p.tokens_per_second = m->tokens_per_second;
                         p.seconds_per_step = m->seconds_per_step;
@@ -369,11 +416,53 @@ static int memory_table(struct search *sr, struct estimate_error *err)
                                 layout(sr, &x, count, 1, (enum est_strategy)st,
                                        (enum compare_saver)sv);
                                 sr->out->engine_calls++;
-                                sr->mem[count][st][sv] = estimate_memory_bytes(&x, &e);
+                                (*sr->mem)[count][st][sv] = estimate_memory_bytes(&x, &e);
                         }
                 }
         }
         return 0;
+}
+
+/*
+ * bf16 on a GPU without bf16 (Pascal P100, Volta V100, Turing T4: their
+ * datasheets list fp16 tensor or vector rates and no bf16; bf16 arrived
+ * with Ampere, NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020):
+ * PyTorch can emulate it, but far below the fp16 rate, and the engine has
+ * no rate for it.  A team would run such a GPU at fp16 mixed precision
+ * (fp16 compute with loss scaling, fp32 master weights and optimizer
+ * states, Micikevicius et al. 2018), so that is what the plan is made for,
+ * and the plan says so.  Pure bf16 also becomes fp16 mixed: pure fp16
+ * training without fp32 master weights is not a safe stand-in.
+ */
+static bool bf16_substitute(const struct estimate_input *request, const struct gpu_spec *g)
+{
+        bool bf16 = request->precision == EST_BF16_MIXED || request->precision == EST_BF16;
+
+        return bf16 && g->flops[GPU_BF16] <= 0 && g->flops[GPU_FP16] > 0;
+}
+
+/*
+ * Point the search at the request itself or at its fp16 mixed variant for
+ * GPU g, building the variant's memory table on first use.  Returns 0, or
+ * -1 when the engine refuses the variant (sr->fp16_error says why).
+ */
+static int select_variant(struct search *sr, const struct gpu_spec *g)
+{
+        if (!bf16_substitute(sr->request, g)) {
+                sr->base = sr->request;
+                sr->mem = &sr->mem_request;
+                return 0;
+        }
+        if (sr->fp16_state == 0) {
+                sr->fp16_input = *sr->request;
+                sr->fp16_input.precision = EST_FP16_MIXED;
+                sr->base = &sr->fp16_input;
+                sr->mem = &sr->mem_fp16;
+                sr->fp16_state = memory_table(sr, &sr->fp16_error) == 0 ? 1 : -1;
+        }
+        sr->base = &sr->fp16_input;
+        sr->mem = &sr->mem_fp16;
+        return sr->fp16_state == 1 ? 0 : -1;
 }
 
 /* The smallest per-GPU peak any layout reaches, for "does not fit" reasons. */
@@ -384,7 +473,7 @@ static uint64_t memory_floor(const struct search *sr, uint32_t *count_out)
         for (uint32_t count = 1; count <= sr->c->max_gpus; count++)
                 for (int st = 0; st < EST_STRATEGY_COUNT; st++)
                         for (int sv = 0; sv < COMPARE_SAVER_COUNT; sv++) {
-                                uint64_t m = sr->mem[count][st][sv];
+                                uint64_t m = (*sr->mem)[count][st][sv];
 
                                 if (m && (!best || m < best)) {
                                         best = m;
@@ -426,6 +515,8 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
         }
         sr->providers = catalog_providers(s, &n_providers);
         sr->base = base;
+        sr->request = base;
+        sr->mem = &sr->mem_request;
         sr->c = c;
         sr->out = out;
         sr->training = base->mode != EST_INFERENCE;
@@ -455,6 +546,13 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
                         add_excluded(sr, gi, SIZE_MAX, "the catalog has no memory size for it");
                         continue;
                 }
+                if (select_variant(sr, g)) {
+                        add_excluded(sr, gi, SIZE_MAX,
+                                     "no bf16 on this GPU, and the workload at fp16 mixed"
+                                     " precision is refused: %s",
+                                     sr->fp16_error.detail);
+                        continue;
+                }
                 for (uint32_t count = 1; count <= c->max_gpus; count++)
                         for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                                 if (!strategy_used(sr, count, (enum est_strategy)st))
@@ -470,8 +568,11 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
                         add_excluded(sr, gi, SIZE_MAX,
                                      "does not fit: needs at least %.1f GB per GPU (best layout: "
                                      "%u GPU%s, with"
-                                     " the savers allowed) against %.1f GB usable",
+                                     " the savers allowed%s) against %.1f GB usable",
                                      (double)floor_bytes / 1e9, at, at == 1 ? "" : "s",
+                                     sr->base != sr->request
+                                             ? ", at fp16 mixed precision: no bf16 on this GPU"
+                                             : "",
                                      (double)usable / 1e9);
                         continue;
                 }
@@ -498,11 +599,24 @@ int compare_search(const struct catalog_snapshot *s, const struct estimate_input
                                 best.gpu_index = gi;
                                 best.offering_index = oi;
                                 out->plans[out->n_plans++] = best;
-                        } else if (!oc.any_fit) {
+                        } else if (!oc.gpu_fit && oc.no_rate) {
+                                add_excluded(sr, gi, oi,
+                                             "the GPU has no %s throughput figure, so the"
+                                             " engine cannot time the job",
+                                             estimate_precision_name(sr->base->precision));
+                        } else if (!oc.gpu_fit) {
                                 add_excluded(sr, gi, oi,
                                              "no whole number of %d-GPU instances up to %u GPUs"
                                              " fits",
                                              o->gpus_per_instance, c->max_gpus);
+                        } else if (!oc.any_fit) {
+                                add_excluded(sr, gi, oi,
+                                             "CPU memory: every layout that fits GPU memory needs"
+                                             " at least %.1f GB of CPU memory per instance (the"
+                                             " engine's CPU total) but the instance has %.1f GB"
+                                             " of RAM",
+                                             (double)oc.ram_need_bytes / 1e9,
+                                             (double)o->ram_bytes / 1e9);
                         } else if (c->deadline_hours > 0 && oc.fastest_hours > c->deadline_hours) {
                                 add_excluded(sr, gi, oi,
                                              "misses the deadline: the fastest plan takes %.3g h"
@@ -564,6 +678,31 @@ static json_t *num_or_null(double v)
         return v >= 0 && isfinite(v) ? json_real(v) : json_null();
 }
 
+/* What a reader must know before trusting a plan. */
+static json_t *plan_warnings_json(const struct estimate_input *base, const struct compare_plan *p)
+{
+        json_t *arr = json_array();
+        char text[256];
+
+        if (!arr)
+                return NULL;
+        if (p->precision_substituted) {
+                snprintf(text, sizeof(text),
+                         "planned at fp16_mixed instead of %s: the GPU has no bf16 rate (it"
+                         " would emulate bf16 far below its fp16 speed); fp16 needs loss scaling",
+                         estimate_precision_name(base->precision));
+                json_array_append_new(arr, json_string(text));
+        }
+        if (p->ram_unknown) {
+                snprintf(text, sizeof(text),
+                         "the catalog has no RAM figure for this instance: check that it has"
+                         " the %.1f GB of CPU memory the plan needs per instance",
+                         (double)p->cpu_bytes_per_instance / 1e9);
+                json_array_append_new(arr, json_string(text));
+        }
+        return arr;
+}
+
 static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate_input *base,
                          const struct compare_plan *p)
 {
@@ -603,6 +742,12 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate
         json_object_set_new(doc, "seconds_per_step", num_or_null(p->seconds_per_step));
         json_object_set_new(doc, "bottleneck",
                             json_string(estimate_bottleneck_name(p->bottleneck)));
+        json_object_set_new(doc, "precision",
+                            json_string(estimate_precision_name(p->input.precision)));
+        json_object_set_new(doc, "cpu_bytes_per_instance",
+                            json_integer((json_int_t)p->cpu_bytes_per_instance));
+        json_object_set_new(doc, "instance_ram_bytes", api_json_u64(o->ram_bytes));
+        json_object_set_new(doc, "warnings", plan_warnings_json(base, p));
         return doc;
 }
 

@@ -71,6 +71,9 @@ struct compare_plan {
         enum compare_saver saver;
         struct estimate_input input;    /* what the engine was run with */
         uint64_t per_gpu_bytes;         /* the engine's per-GPU peak */
+        uint64_t cpu_bytes_per_instance; /* the engine's CPU total for one instance (node) */
+        bool ram_unknown;               /* the catalog has no RAM figure for the instance */
+        bool precision_substituted;     /* bf16 asked, GPU has none: planned at fp16 mixed */
         double hours;                   /* whole job; < 0 when the workload has no dataset size */
         double cost_usd;                /* gpus x hours x usd_per_gpu_hour; < 0 when hours unknown */
         double usd_per_gpu_hour;

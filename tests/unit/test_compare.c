@@ -311,6 +311,184 @@ static void test_without_dataset_ranks_per_token(void **state)
         catalog_release(s);
 }
 
+/*
+ * A second catalog for host memory and precision support:
+ *   card-16     16 GiB, bf16 and fp16 at 300 TFLOP/s, rented by three
+ *               single-GPU offerings that differ only in host RAM:
+ *               12.7 GiB (a free notebook VM), 256 GiB, and unknown;
+ *   fp16-only   16 GiB, fp16 at 65 TFLOP/s and no bf16 figure (a T4-like part);
+ *   fp32-only   16 GiB, no fp16 or bf16 figure (a K80-like part).
+ */
+static int setup_hosts(void **state)
+{
+        struct catalog *c = catalog_new();
+        struct catalog_tables t;
+
+        memset(&t, 0, sizeof(t));
+        t.n_gpus = 3;
+        t.gpus = calloc(3, sizeof(*t.gpus));
+        t.gpu_infos = calloc(3, sizeof(*t.gpu_infos));
+        gpu(&t, 0, "card-16", 16, true);
+        gpu(&t, 1, "fp16-only", 16, true);
+        t.gpus[1].flops[GPU_BF16] = 0;
+        t.gpus[1].flops[GPU_FP16] = 65e12;
+        t.gpus[1].flops[GPU_TF32] = 0;
+        gpu(&t, 2, "fp32-only", 16, true);
+        t.gpus[2].flops[GPU_BF16] = 0;
+        t.gpus[2].flops[GPU_FP16] = 0;
+        t.gpus[2].flops[GPU_TF32] = 0;
+        t.n_providers = 1;
+        t.providers = calloc(1, sizeof(*t.providers));
+        t.providers[0] =
+                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
+        t.n_offerings = t.n_prices = 5;
+        t.offerings = calloc(5, sizeof(*t.offerings));
+        t.prices = calloc(5, sizeof(*t.prices));
+        /* Bytewise id order, as the loader sorts. */
+        offering(&t, 0, "big-ram", "alpha", "card-16", 1, 1.0);
+        t.offerings[0].ram_bytes = 256 * (uint64_t)GiB;
+        offering(&t, 1, "fp16-box", "alpha", "fp16-only", 1, 0.3);
+        offering(&t, 2, "fp32-box", "alpha", "fp32-only", 1, 0.2);
+        offering(&t, 3, "small-ram", "alpha", "card-16", 1, 0.0);
+        t.offerings[3].ram_bytes = (uint64_t)(12.7 * GiB);
+        offering(&t, 4, "unknown-ram", "alpha", "card-16", 1, 0.5);
+        t.content_hash[0] = 2;
+        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
+        assert_int_equal(catalog_install(c, &t), 0);
+        *state = c;
+        return 0;
+}
+
+static const struct compare_plan *find_plan(const struct catalog_snapshot *s,
+                                            const struct compare_result *r, const char *offering)
+{
+        size_t n_off;
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+
+        for (size_t i = 0; i < r->n_plans; i++)
+                if (strcmp(off[r->plans[i].offering_index].id, offering) == 0)
+                        return &r->plans[i];
+        return NULL;
+}
+
+static const struct compare_excluded *find_excluded_offering(const struct catalog_snapshot *s,
+                                                             const struct compare_result *r,
+                                                             const char *offering)
+{
+        size_t n_off;
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+
+        for (size_t i = 0; i < r->n_excluded; i++)
+                if (r->excluded[i].offering_index != SIZE_MAX &&
+                    strcmp(off[r->excluded[i].offering_index].id, offering) == 0)
+                        return &r->excluded[i];
+        return NULL;
+}
+
+/*
+ * The 1.3B model on one 16 GiB card: AdamW in mixed precision keeps 16
+ * bytes of model state per parameter (ZeRO, Rajbhandari et al. 2020,
+ * section 3): 24 x 12 x 2048^2 + 50257 x 2048 + 2048 x 2048 = 1.315e9
+ * parameters -> 21.0e9 bytes > 17.2e9 (16 GiB), so only optimizer offload
+ * fits.  Offloaded, the CPU holds fp32 parameters, fp32 gradients and both
+ * Adam moments, 16 bytes per parameter (ZeRO-Offload, Ren et al. 2021):
+ * at least 16 x 1.3e9 = 20.8e9 bytes, more than a 12.7 GiB (13.6e9 byte)
+ * notebook VM has and far less than 256 GiB (274.9e9 bytes).
+ */
+static void test_host_memory_limits_offload(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct estimate_input in;
+        struct compare_constraints c;
+        struct compare_result r;
+        struct estimate_error e;
+        const struct compare_plan *big, *unknown;
+        const struct compare_excluded *small;
+
+        workload(&in);
+        compare_constraints_defaults(&c);
+        c.max_gpus = 1;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+
+        /* The free notebook VM would rank first at 0 USD, but its RAM is too small. */
+        assert_null(find_plan(s, &r, "small-ram"));
+        small = find_excluded_offering(s, &r, "small-ram");
+        assert_non_null(small);
+        assert_non_null(strstr(small->reason, "CPU memory"));
+
+        big = find_plan(s, &r, "big-ram");
+        assert_non_null(big);
+        assert_int_equal(big->saver, COMPARE_SAVER_OFFLOAD);
+        assert_true(big->cpu_bytes_per_instance >= 20.8e9);
+        assert_true(big->cpu_bytes_per_instance <= 256 * (uint64_t)GiB);
+        assert_false(big->ram_unknown);
+
+        /* Unknown RAM: planned, but flagged rather than assumed to fit. */
+        unknown = find_plan(s, &r, "unknown-ram");
+        assert_non_null(unknown);
+        assert_true(unknown->ram_unknown);
+        assert_int_equal(unknown->cpu_bytes_per_instance, big->cpu_bytes_per_instance);
+        compare_result_free(&r);
+        catalog_release(s);
+}
+
+/*
+ * bf16 asked for: the fp16-only part is planned at fp16 mixed precision and
+ * timed at its 65 TFLOP/s fp16 rate; the card with bf16 keeps bf16; the
+ * part with neither has no rate to time the job with and is excluded.
+ */
+static void test_bf16_replanned_on_gpus_without_it(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct estimate_input in;
+        struct compare_constraints c;
+        struct compare_result r;
+        struct estimate_error e;
+        static struct estimate_result check;
+        size_t n;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n);
+        const struct compare_plan *fp16, *bf16;
+        const struct compare_excluded *fp32;
+
+        workload(&in);
+        /* A 124M-parameter model (12 layers, hidden 768) fits 16 GiB without savers. */
+        in.arch.layers = 12;
+        in.arch.hidden = 768;
+        in.arch.heads = 12;
+        in.arch.kv_heads = 12;
+        in.arch.head_dim = 64;
+        in.arch.ffn = 3072;
+        compare_constraints_defaults(&c);
+        c.max_gpus = 1;
+        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+
+        fp16 = find_plan(s, &r, "fp16-box");
+        assert_non_null(fp16);
+        assert_true(fp16->precision_substituted);
+        assert_int_equal(fp16->input.precision, EST_FP16_MIXED);
+        assert_int_equal(estimate_run(&fp16->input, &gpus[fp16->gpu_index], 1, &check, &e), 0);
+        assert_close(check.peak_flops_per_gpu, 65e12);
+        assert_int_equal(check.per_gpu_total_bytes, fp16->per_gpu_bytes);
+
+        bf16 = find_plan(s, &r, "big-ram");
+        assert_non_null(bf16);
+        assert_false(bf16->precision_substituted);
+        assert_int_equal(bf16->input.precision, EST_BF16_MIXED);
+
+        assert_null(find_plan(s, &r, "fp32-box"));
+        fp32 = find_excluded_offering(s, &r, "fp32-box");
+        assert_non_null(fp32);
+        assert_non_null(strstr(fp32->reason, "throughput"));
+        compare_result_free(&r);
+        catalog_release(s);
+}
+
+static int teardown_hosts(void **state)
+{
+        catalog_free(*state);
+        return 0;
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -319,6 +497,12 @@ int main(void)
                 cmocka_unit_test(test_constraints_filter_and_rank),
                 cmocka_unit_test(test_without_dataset_ranks_per_token),
         };
+        const struct CMUnitTest host_tests[] = {
+                cmocka_unit_test(test_host_memory_limits_offload),
+                cmocka_unit_test(test_bf16_replanned_on_gpus_without_it),
+        };
+        int failed = cmocka_run_group_tests_name("compare", tests, setup, teardown);
 
-        return cmocka_run_group_tests_name("compare", tests, setup, teardown);
+        return failed + cmocka_run_group_tests_name("compare hosts and precision", host_tests,
+                                                    setup_hosts, teardown_hosts);
 }
