@@ -786,6 +786,8 @@ json_t *api_model_arch_encode(const struct model_arch *a)
         json_object_set_new(o, "experts", json_integer(a->experts));
         json_object_set_new(o, "active_experts", json_integer(a->active_experts));
         json_object_set_new(o, "dropout", json_real(floor(a->dropout * 1000.0 + 0.5) / 1000.0));
+        if (a->extra_parameters)
+                json_object_set_new(o, "extra_parameters", u64(a->extra_parameters));
         json_object_set_new(o, "pooler", json_boolean(a->pooler));
         return o;
 }

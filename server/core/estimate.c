@@ -220,8 +220,7 @@ static void record_assumptions(const struct estimate_input *in, const struct der
         if (!d->training && in->arch.kind != MODEL_ENCODER && !(in->set & EST_SET_KV_DTYPE))
                 ASSUME(r, EST_A_DEFAULT_KV_DTYPE, d->e_kv, 0);
         if (in->parameters_hint)
-                ASSUME(r, EST_A_SHAPE_FROM_PARAMETERS, (double)in->parameters_hint,
-                       (double)r->parameters);
+                ASSUME(r, EST_A_SHAPE_FROM_PARAMETERS, in->arch.layers, in->arch.hidden);
         if (d->training)
                 ASSUME(r, EST_A_BYTES_PER_PARAM, d->lora ? d->e_q : d->e_w,
                        d->e_g + d->e_master + d->e_opt);

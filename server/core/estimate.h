@@ -287,7 +287,7 @@ enum est_note_code {
         EST_A_DEFAULT_LABELS,
         EST_A_DEFAULT_LORA,
         EST_A_DEFAULT_KV_DTYPE,
-        EST_A_SHAPE_FROM_PARAMETERS,
+        EST_A_SHAPE_FROM_PARAMETERS, /* a = layers, b = hidden size */
         EST_A_BYTES_PER_PARAM, /* a = weights, b = gradients+optimizer+master per trainable param */
         EST_A_MFU,             /* a = mfu */
         EST_A_CUDA_CONTEXT,    /* a = bytes */

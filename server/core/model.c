@@ -141,6 +141,7 @@ int model_arch_check(const struct model_arch *a, const char **field, const char 
                 CHECK(a->active_experts <= 1, "active_experts",
                       "a dense model has no routed experts");
         CHECK(a->dropout >= 0.0f && a->dropout < 1.0f, "dropout", "must be in [0, 1)");
+        CHECK(a->extra_parameters <= 10000000000000ull, "extra_parameters", "must be 0..1e13");
         return 0;
 }
 
@@ -267,6 +268,12 @@ int model_param_breakdown(const struct model_arch *a, struct model_param_breakdo
         if (a->lm_head_bias)
                 o->head_extra += a->vocab;
 
+        /* A bare count's remainder counts as block matrices (it is
+         * quantized, trained and multiplied like them). */
+        if (__builtin_add_overflow(o->linear, a->extra_parameters, &o->linear) ||
+            __builtin_add_overflow(o->linear_active, a->extra_parameters, &o->linear_active))
+                return -1;
+
         uint64_t t = 0;
         if (__builtin_add_overflow(o->embeddings, o->linear, &t) ||
             __builtin_add_overflow(t, o->small, &t) || __builtin_add_overflow(t, o->lm_head, &t) ||
@@ -295,6 +302,30 @@ uint64_t model_kv_elements_per_token(const struct model_arch *a)
         return 2u * (uint64_t)layers * a->kv_heads * a->head_dim;
 }
 
+/* The decoder model_arch_from_parameters() assumes, at hidden size hid,
+ * vocabulary V and FFN size ffn. */
+static void shape_fill(struct model_arch *a, uint32_t layers, uint32_t hid, uint32_t V,
+                       uint32_t ffn)
+{
+        memset(a, 0, sizeof(*a));
+        strcpy(a->name, "decoder from a parameter count");
+        a->kind = MODEL_DECODER;
+        a->layers = layers;
+        a->hidden = hid;
+        a->head_dim = hid >= 2048 ? 128 : 64;
+        a->heads = hid / a->head_dim;
+        a->kv_heads = a->heads;
+        a->ffn = ffn;
+        a->gated_mlp = true;
+        a->activation = MODEL_ACT_SILU;
+        a->vocab = V;
+        a->max_positions = 4096;
+        a->norm = MODEL_NORM_RMSNORM;
+        a->pre_norm = true;
+        a->final_norm = true;
+        a->position = MODEL_POS_ROTARY;
+}
+
 int model_arch_from_parameters(uint64_t n, struct model_arch *a)
 {
         double V = 32000.0, L, h;
@@ -320,22 +351,38 @@ int model_arch_from_parameters(uint64_t n, struct model_arch *a)
         uint32_t hid = (uint32_t)(floor(h / 128.0 + 0.5) * 128.0);
         if (hid < 128)
                 hid = 128;
-        memset(a, 0, sizeof(*a));
-        strcpy(a->name, "decoder from a parameter count");
-        a->kind = MODEL_DECODER;
-        a->layers = (uint32_t)L;
-        a->hidden = hid;
-        a->head_dim = hid >= 2048 ? 128 : 64;
-        a->heads = hid / a->head_dim;
-        a->kv_heads = a->heads;
-        a->ffn = (uint32_t)((8u * (uint64_t)hid / 3u + 255u) / 256u * 256u);
-        a->gated_mlp = true;
-        a->activation = MODEL_ACT_SILU;
-        a->vocab = 32000;
-        a->max_positions = 4096;
-        a->norm = MODEL_NORM_RMSNORM;
-        a->pre_norm = true;
-        a->final_norm = true;
-        a->position = MODEL_POS_ROTARY;
+        /* Tiny counts: a 32000-row vocabulary alone would exceed them; keep
+         * the embeddings to at most half the count (at least 256 rows). */
+        uint32_t vocab = 32000;
+        if (2.0 * V * hid > (double)n / 2) {
+                double v = (double)n / (4.0 * hid);
+                vocab = v < 256 ? 256 : (uint32_t)v;
+        }
+        /* The FFN size fills the count: with ffn = 0 the shape has c0
+         * parameters, and each FFN column adds 3 h L (gate, up, down).
+         * Narrow the hidden size, then halve the layers, if even one
+         * column does not fit. */
+        for (;;) {
+                shape_fill(a, (uint32_t)L, hid, vocab, 1);
+                uint64_t column = 3u * (uint64_t)hid * (uint64_t)L;
+                uint64_t c1 = model_parameters(a);
+                if (c1 > n && hid <= 128 && L > 1) {
+                        L = floor(L / 2);
+                        continue;
+                }
+                if (c1 <= n || hid <= 128) {
+                        uint64_t c0 = c1 - column;
+                        uint64_t ffn = c1 <= n ? (n - c0) / column : 1;
+                        if (ffn > 1048576u)
+                                ffn = 1048576u;
+                        a->ffn = (uint32_t)ffn;
+                        break;
+                }
+                hid -= 128;
+        }
+        uint64_t c = model_parameters(a);
+        if (c > n)
+                return -1;
+        a->extra_parameters = n - c;
         return 0;
 }

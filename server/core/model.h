@@ -83,6 +83,9 @@ struct model_arch {
         bool lm_head_transform;    /* encoder MLM head: dense + norm before the vocab projection */
         bool lm_head_bias;         /* a bias over the vocabulary in the LM head */
         float dropout; /* hidden/attention dropout probability (masks cost 1 byte/element) */
+        uint64_t extra_parameters; /* block-matrix parameters the shape does not place: the
+                                      remainder that makes a bare parameter count exact
+                                      (model_arch_from_parameters); 0 otherwise */
 };
 
 /* Parameters by where they live; the sum is model_parameters(). */
@@ -126,10 +129,13 @@ uint64_t model_kv_elements_per_token(const struct model_arch *arch);
 
 /*
  * Fill arch with a LLaMA-like decoder (RMSNorm, SwiGLU, RoPE, untied,
- * vocabulary 32000, MHA) whose parameter count is close to parameters.
- * Layers and heads come from the size buckets in model.c; the hidden size
- * solves 12*L*h^2 + 2*V*h = N, rounded to a multiple of 128.  Returns 0 or
- * -1 if parameters is outside 1e6 .. 1e13.
+ * vocabulary 32000, MHA) whose parameter count is exactly parameters.
+ * Layers come from the size buckets in model.c; the hidden size solves
+ * 12*L*h^2 + 2*V*h = N, rounded to a multiple of 128; the FFN size is then
+ * the largest that keeps the count at or below N, and the remainder (less
+ * than one FFN column, 3*h*L parameters) goes to extra_parameters.  Very
+ * small counts shrink the vocabulary so the embeddings leave room for the
+ * blocks.  Returns 0, or -1 if parameters is outside 1e6 .. 1e13.
  */
 int model_arch_from_parameters(uint64_t parameters, struct model_arch *arch);
 

@@ -161,9 +161,11 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_SHAPE_FROM_PARAMETERS:
                 snprintf(buf, len,
-                         "only a parameter count (%.0f) was given: assumed a LLaMA-like decoder "
-                         "(RMSNorm, SwiGLU, "
-                         "RoPE, untied head, vocabulary 32000) with %.0f parameters",
+                         "only a parameter count was given: assumed a LLaMA-like decoder of %.0f "
+                         "layers and hidden size %.0f (multi-head attention, RMSNorm, SwiGLU, "
+                         "RoPE, untied head; see model.architecture) whose FFN size, plus a "
+                         "remainder below one FFN column counted as block matrices, makes the "
+                         "count exactly the one asked for",
                          a, b);
                 break;
         case EST_A_BYTES_PER_PARAM:

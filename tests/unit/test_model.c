@@ -149,22 +149,32 @@ static void test_importer_refuses(void **state)
         json_decref(cfg);
 }
 
-/* A bare parameter count gets a shape whose count is close to it. */
+/* A bare parameter count gets a shape whose count is exactly it, for
+ * counts from 1e6 to 1e13 (the accepted range), and a shape that looks
+ * like the published decoder of that size: LLaMA-2-7B has 32 layers of
+ * hidden size 4096 (Touvron et al. 2023), so a 7e9 count gets 32 layers
+ * and a hidden size within 128 x 2 of 4096. */
 static void test_shape_from_parameters(void **state)
 {
         (void)state;
-        static const uint64_t counts[] = {125000000ull, 3000000000ull, 7000000000ull,
-                                          70000000000ull};
-        for (size_t i = 0; i < 4; i++) {
+        static const uint64_t counts[] = {1000000ull,      3000000ull,       125000000ull,
+                                          3000000000ull,   7000000000ull,    70000000000ull,
+                                          123456789012ull, 10000000000000ull};
+        for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
                 struct model_arch a;
+                const char *f, *w;
                 assert_int_equal(model_arch_from_parameters(counts[i], &a), 0);
-                double rel =
-                        fabs((double)model_parameters(&a) - (double)counts[i]) / (double)counts[i];
-                if (rel > 0.08)
+                assert_int_equal(model_arch_check(&a, &f, &w), 0);
+                if (model_parameters(&a) != counts[i])
                         fail_msg("%llu: shape has %llu parameters", (unsigned long long)counts[i],
                                  (unsigned long long)model_parameters(&a));
+                /* The remainder is less than one FFN column (3 h L). */
+                assert_true(a.extra_parameters < 3ull * a.hidden * a.layers);
         }
         struct model_arch a;
+        assert_int_equal(model_arch_from_parameters(7000000000ull, &a), 0);
+        assert_int_equal(a.layers, 32);
+        assert_true(a.hidden >= 4096 - 256 && a.hidden <= 4096 + 256);
         assert_int_not_equal(model_arch_from_parameters(10, &a), 0);
 }
 
