@@ -298,13 +298,20 @@ static void test_seed_scenarios(void **state)
                 double reported = num(rep, "max_per_gpu_size_usage");
                 if (gib > reported)
                         fail_msg("%s: %.2f GiB above the reported %.0f", id, gib, reported);
+                double below = 0;
+                for (int k = 0; k < 7 && sizes[k] < reported; k++)
+                        below = sizes[k];
                 if (num(rep, "num_gpus") == 1) {
-                        double below = 0;
-                        for (int k = 0; k < 7 && sizes[k] < reported; k++)
-                                below = sizes[k];
                         if (gib <= below)
                                 fail_msg("%s: %.2f GiB not above %.0f", id, gib, below);
                         singles++;
+                } else if (gib <= below) {
+                        /* A multi-GPU row below the reported size class
+                         * must say why, at length. */
+                        const char *why = json_string_value(json_object_get(row, "explanation"));
+                        if (!why || strlen(why) < 200)
+                                fail_msg("%s: %.2f GiB not above %.0f and no explanation", id, gib,
+                                         below);
                 }
                 if (in.offload != EST_OFFLOAD_NONE) {
                         double cpu = (double)res.cpu_total_bytes / 1e9,
