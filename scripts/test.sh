@@ -3,7 +3,8 @@
 # AddressSanitizer + UBSan, start a throwaway PostgreSQL and the server on
 # free ports, and run every suite:
 #
-#   unit          cmocka tests under ctest
+#   unit          cmocka tests under ctest (incl. fuzz corpus replays)
+#   fuzz smoke    each libFuzzer harness for a fixed number of runs (clang)
 #   integration   node --test tests/integration/ (HTTP against the real server
 #                 and database; nginx with deploy/nginx.conf; contract checks
 #                 against openapi.yaml)
@@ -21,7 +22,7 @@ ROOT=$PWD
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 
-DEB_PACKAGES="nginx chromium docker-compose"
+DEB_PACKAGES="nginx chromium docker-compose clang-14 libclang-rt-14-dev"
 BUILD=${GPUPLAN_TEST_BUILD:-build/test-sanitize}
 START=$(date +%s)
 PASSED=0
@@ -117,6 +118,11 @@ unit_total=${unit_total:-0}
 unit_failed=${unit_failed:-0}
 [ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ] && unit_failed=1
 count unit $((unit_total - unit_failed)) "$unit_failed"
+
+# ---------------------------------------------------------------- fuzz
+# Each libFuzzer harness for a short, fixed number of runs (clang build in
+# build/fuzz); the seed corpora already ran above through the replay tests.
+run_step "fuzz smoke" tests/fuzz/smoke.sh "${GPUPLAN_FUZZ_RUNS:-100000}"
 
 # ---------------------------------------------------------------- database
 PG_PORT=$(free_port)

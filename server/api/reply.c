@@ -90,8 +90,13 @@ static void reply_doc(struct api_response *rs, int status, const char *content_t
                 reply_oom(rs);
                 return;
         }
-        /* Reals with 17 significant digits: round-trips every double exactly. */
-        text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        /*
+         * Reals with 15 significant digits: every figure we serve (prices
+         * stored as numeric(14,6), seconds, fractions) is shown as written
+         * (55.04, not 55.039999999999999), and 15 digits is the most a
+         * double always carries faithfully (DBL_DIG).
+         */
+        text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15));
         json_decref(doc);
         if (!text) {
                 reply_oom(rs);

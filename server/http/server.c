@@ -120,6 +120,8 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
         return rq;
 }
 
+/* MHD's log callback; fmt is libmicrohttpd's own printf format. */
+__attribute__((format(printf, 2, 0)))
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
         char msg[512];
