@@ -19,7 +19,14 @@
  *
  * Straight-line amortisation with no resale value, financing or staff time:
  * stated in "assumptions" so a reader can see what is and is not counted.
+ *
+ * When no offering rents the exact variant asked for (no A100 PCIe 40GB is
+ * rented anywhere in the catalog), the rent side lists the offerings of
+ * the same family instead (every A100), each row labelled with the GPU it
+ * rents and "match": "family", so the answer is an A100 answer rather than
+ * none at all.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +39,41 @@
 #define RVB_DEFAULT_OVERHEAD        1.3
 #define RVB_DEFAULT_HOURS_PER_MONTH 730.0 /* 8760 h / 12 */
 #define RVB_HOURS_PER_WEEK          168.0
+
+/*
+ * The family of an accelerator id: the id without its form-factor and
+ * memory-size segments, following the catalog's id scheme
+ * ("<model>[-<form factor>][-<size>gb]", migration 0002):
+ * "a100-sxm-40gb" -> "a100", "h100-nvl-94gb" -> "h100", "v100-sxm2-16gb" ->
+ * "v100", while "rtx-3090", "a10g" and "l40s" are families of their own.
+ */
+static void gpu_family(const char *id, char *out, size_t len)
+{
+        size_t used = 0;
+
+        out[0] = '\0';
+        while (*id) {
+                size_t seg = strcspn(id, "-"), digits = 0;
+                bool drop;
+
+                while (digits < seg && isdigit((unsigned char)id[digits]))
+                        digits++;
+                drop = (seg == 4 && strncmp(id, "pcie", 4) == 0) ||
+                       (seg >= 3 && strncmp(id, "sxm", 3) == 0) ||
+                       (seg == 3 && strncmp(id, "nvl", 3) == 0) ||
+                       (digits > 0 && seg == digits + 2 && strncmp(id + digits, "gb", 2) == 0);
+                if (!drop && used + seg + 2 <= len) {
+                        if (used)
+                                out[used++] = '-';
+                        memcpy(out + used, id, seg);
+                        used += seg;
+                        out[used] = '\0';
+                }
+                id += seg;
+                if (*id == '-')
+                        id++;
+        }
+}
 
 /* A usage figure given as a number or as [low, high]. */
 static int usage_range(struct api_response *rs, json_t *body, const char *key, double max,
@@ -82,6 +124,31 @@ static json_t *low_high(double lo, double hi)
         return json_pack("{s:f, s:f}", "low", lo, "high", hi);
 }
 
+/* 422 for a buy side without a price, naming priced GPUs of the same family. */
+static void purchase_missing(struct api_response *rs, const struct catalog_snapshot *s,
+                             const char *buy_id)
+{
+        size_t n, used;
+        const struct catalog_purchase_price *all = catalog_purchase_prices(s, &n);
+        char family[GPU_ID_MAX], member[GPU_ID_MAX], detail[400];
+        const char *last = "";
+
+        gpu_family(buy_id, family, sizeof(family));
+        used = (size_t)snprintf(detail, sizeof(detail),
+                                "the catalog has no purchase price for %s; pass purchase_usd",
+                                buy_id);
+        for (size_t i = 0; i < n && used < sizeof(detail); i++) {
+                gpu_family(all[i].accelerator_id, member, sizeof(member));
+                if (strcmp(member, family) != 0 || strcmp(all[i].accelerator_id, last) == 0)
+                        continue;
+                used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%s",
+                                         *last ? ", " : ", or buy_gpu, priced in its family: ",
+                                         all[i].accelerator_id);
+                last = all[i].accelerator_id;
+        }
+        api_problem_field(rs, 422, "/purchase_usd", "required", detail);
+}
+
 static const char *const rvb_keys[] = {"gpu",
                                        "buy_gpu",
                                        "gpus",
@@ -120,7 +187,7 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
         json_t *body, *providers, *rent = NULL, *assumptions = NULL, *doc;
         size_t n, n_off, buy_index;
         double boards, fixed_monthly, energy_per_hour, watts;
-        char detail[256];
+        char detail[256], family[GPU_ID_MAX];
 
         body = api_body_object(rq, rs);
         if (!body)
@@ -207,9 +274,7 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                         pp = &all_pp[i];
         }
         if (purchase_usd == 0 && !pp) {
-                api_problem_field(rs, 422, "/purchase_usd", "required",
-                                  "the catalog has no purchase price for this accelerator; pass"
-                                  " purchase_usd");
+                purchase_missing(rs, s, buy_gpu->id);
                 goto out;
         }
         if (buy_gpu->tdp_watts <= 0) {
@@ -230,50 +295,72 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
 
         rent = json_array();
         off = catalog_offerings(s, &n_off);
-        for (size_t i = 0; rent && i < n_off; i++) {
-                const struct catalog_price *p;
-                double instances, per_hour, breakeven;
-                bool listed = !providers;
-                json_t *row;
+        gpu_family(rent_gpu->id, family, sizeof(family));
+        /* Pass 0: the exact variant; pass 1, only if pass 0 found none: its family. */
+        for (int pass = 0; rent && pass < 2 && json_array_size(rent) == 0; pass++)
+                for (size_t i = 0; rent && i < n_off; i++) {
+                        const struct catalog_price *p;
+                        double instances, per_hour, breakeven;
+                        bool listed = !providers;
+                        json_t *row;
+                        char member[GPU_ID_MAX];
 
-                if (strcmp(off[i].accelerator_id, rent_gpu->id) != 0)
-                        continue;
-                for (size_t j = 0; providers && j < json_array_size(providers); j++)
-                        listed |= strcmp(json_string_value(json_array_get(providers, j)),
-                                         off[i].provider_id) == 0;
-                p = catalog_price(s, off[i].id, pricing);
-                if (!listed || !p)
-                        continue;
-                instances = ceil((double)gpus / off[i].gpus_per_instance);
-                per_hour = instances * p->usd_per_hour;
-                breakeven = per_hour > energy_per_hour
-                                    ? fixed_monthly / (per_hour - energy_per_hour)
-                                    : -1;
-                row = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:s, s:s, s:o}",
-                                "provider", off[i].provider_id, "offering", off[i].id,
-                                "instance_type", off[i].instance_type, "pricing",
-                                catalog_pricing_name(pricing), "gpus_per_instance",
-                                off[i].gpus_per_instance, "instances", (json_int_t)instances,
-                                "usd_per_hour", per_hour, "usd_per_gpu_hour",
-                                p->usd_per_hour / off[i].gpus_per_instance, "price_as_of", p->as_of,
-                                "price_source", p->source, "monthly_usd",
-                                low_high(per_hour * hours[0], per_hour * hours[1]));
-                if (!row)
-                        continue;
-                json_object_set_new(row, "break_even_hours_per_month",
-                                    breakeven >= 0 ? json_real(breakeven) : json_null());
-                json_object_set_new(
-                        row, "cheaper",
-                        json_pack("{s:s, s:s}", "low",
-                                  per_hour * hours[0] <= fixed_monthly + energy_per_hour * hours[0]
-                                          ? "rent"
-                                          : "buy",
-                                  "high",
-                                  per_hour * hours[1] <= fixed_monthly + energy_per_hour * hours[1]
-                                          ? "rent"
-                                          : "buy"));
-                json_array_append_new(rent, row);
-        }
+                        if (pass == 0 && strcmp(off[i].accelerator_id, rent_gpu->id) != 0)
+                                continue;
+                        if (pass == 1) {
+                                gpu_family(off[i].accelerator_id, member, sizeof(member));
+                                if (strcmp(member, family) != 0)
+                                        continue;
+                        }
+                        for (size_t j = 0; providers && j < json_array_size(providers); j++)
+                                listed |= strcmp(json_string_value(json_array_get(providers, j)),
+                                                 off[i].provider_id) == 0;
+                        p = catalog_price(s, off[i].id, pricing);
+                        if (!listed || !p)
+                                continue;
+                        instances = ceil((double)gpus / off[i].gpus_per_instance);
+                        per_hour = instances * p->usd_per_hour;
+                        breakeven = per_hour > energy_per_hour
+                                            ? fixed_monthly / (per_hour - energy_per_hour)
+                                            : -1;
+                        row = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:s, s:s, s:o}",
+                                        "provider", off[i].provider_id, "offering", off[i].id,
+                                        "instance_type", off[i].instance_type, "pricing",
+                                        catalog_pricing_name(pricing), "gpus_per_instance",
+                                        off[i].gpus_per_instance, "instances",
+                                        (json_int_t)instances, "usd_per_hour", per_hour,
+                                        "usd_per_gpu_hour",
+                                        p->usd_per_hour / off[i].gpus_per_instance, "price_as_of",
+                                        p->as_of, "price_source", p->source, "monthly_usd",
+                                        low_high(per_hour * hours[0], per_hour * hours[1]));
+                        if (!row)
+                                continue;
+                        json_object_set_new(row, "gpu", json_string(off[i].accelerator_id));
+                        json_object_set_new(row, "match",
+                                            json_string(pass == 0 ? "exact" : "family"));
+                        if (pass == 1) {
+                                snprintf(detail, sizeof(detail),
+                                         "no offering rents %s; this one rents %s, of the same "
+                                         "family (%s)",
+                                         rent_gpu->id, off[i].accelerator_id, family);
+                                json_object_set_new(row, "note", json_string(detail));
+                        }
+                        json_object_set_new(row, "break_even_hours_per_month",
+                                            breakeven >= 0 ? json_real(breakeven) : json_null());
+                        json_object_set_new(
+                                row, "cheaper",
+                                json_pack("{s:s, s:s}", "low",
+                                          per_hour * hours[0] <=
+                                                          fixed_monthly + energy_per_hour * hours[0]
+                                                  ? "rent"
+                                                  : "buy",
+                                          "high",
+                                          per_hour * hours[1] <=
+                                                          fixed_monthly + energy_per_hour * hours[1]
+                                                  ? "rent"
+                                                  : "buy"));
+                        json_array_append_new(rent, row);
+                }
 
         assumptions = json_array();
         for (int i = 0; assumptions && i < S_COUNT; i++) {
