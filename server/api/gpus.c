@@ -6,12 +6,14 @@
  * replica's snapshot before answering.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/catalog_render.h"
 #include "db/catalog_queries.h"
 
 static const char *const precision_keys[GPU_PRECISION_COUNT] = {
@@ -243,6 +245,8 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
         const struct catalog_snapshot *s;
         size_t n, *idx = NULL, m = 0;
         json_t *arr;
+        const struct api_catalog_render *render;
+        char tail[160];
 
         if (min_memory) {
                 char *end;
@@ -304,6 +308,16 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                 idx[m++] = i;
         }
         sort_indices(idx, m, &sc);
+        /* Served from the snapshot's rendering: the whole list, or the chosen rows. */
+        render = api_catalog_render(s);
+        if (render && !min_memory && !vendor && !kind && !can_train_q && !sort &&
+            api_reply_text(rs, &render->gpus_list) == 0)
+                goto out;
+        if (render &&
+            snprintf(tail, sizeof(tail), "],\"count\":%zu,\"catalog_loaded_at\":%.*s}", m,
+                     (int)render->loaded_at.len, render->loaded_at.bytes) < (int)sizeof(tail) &&
+            api_reply_rows(rs, "{\"gpus\":[", render->gpu_rows, idx, m, tail) == 0)
+                goto out;
         arr = json_array();
         for (size_t i = 0; arr && i < m; i++)
                 json_array_append_new(arr, api_gpu_json(s, idx[i], false));
@@ -328,7 +342,10 @@ void api_gpus_get(const struct api_request *rq, struct api_response *rs)
         if (i == SIZE_MAX) {
                 api_problem(rs, 404, "no accelerator with this id in the catalog");
         } else if (!api_catalog_etag(rq, rs, s)) {
-                api_reply_json(rs, 200, api_gpu_json(s, i, true));
+                const struct api_catalog_render *render = api_catalog_render(s);
+
+                if (!render || api_reply_text(rs, &render->gpu_docs[i]))
+                        api_reply_json(rs, 200, api_gpu_json(s, i, true));
         }
         catalog_release(s);
 }

@@ -13,6 +13,7 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/catalog_render.h"
 #include "app.h"
 #include "catalog/catalog_tables.h"
 #include "db/catalog_queries.h"
@@ -135,9 +136,26 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
                 rows = hist.prices;
                 n = hist.n_prices;
         } else {
+                const struct api_catalog_render *render;
+                size_t *idx, m = 0;
+                int rc;
+
                 if (api_catalog_etag(rq, rs, s))
                         goto out;
                 rows = catalog_prices(s, &n);
+                /* Current prices: the snapshot's rendered rows, filtered. */
+                render = api_catalog_render(s);
+                idx = render ? calloc(n + 1, sizeof(*idx)) : NULL;
+                for (size_t i = 0; idx && i < n; i++)
+                        if (price_matches(s, &rows[i], &f))
+                                idx[m++] = i;
+                rc = !idx     ? -1
+                     : m == n ? api_reply_text(rs, &render->prices_list)
+                              : api_reply_rows(rs, "{\"prices\":[", render->price_rows, idx, m,
+                                               "]}");
+                free(idx);
+                if (rc == 0)
+                        goto out;
         }
         arr = json_array();
         for (size_t i = 0; arr && i < n; i++)
@@ -267,14 +285,29 @@ void api_purchase_prices_list(const struct api_request *rq, struct api_response 
         const char *condition = rq->query(rq, "condition");
         const struct catalog_snapshot *s = api_catalog_snapshot(rq, rs);
         const struct catalog_purchase_price *pp;
-        size_t n;
+        const struct api_catalog_render *render;
+        size_t n, *idx, m = 0;
         json_t *arr;
+        int rc;
 
         if (!s)
                 return;
         if (api_catalog_etag(rq, rs, s))
                 goto out;
         pp = catalog_purchase_prices(s, &n);
+        render = api_catalog_render(s);
+        idx = render ? calloc(n + 1, sizeof(*idx)) : NULL;
+        for (size_t i = 0; idx && i < n; i++)
+                if ((!gpu || strcmp(gpu, pp[i].accelerator_id) == 0) &&
+                    (!condition || strcmp(condition, pp[i].condition) == 0))
+                        idx[m++] = i;
+        rc = !idx     ? -1
+             : m == n ? api_reply_text(rs, &render->purchase_list)
+                      : api_reply_rows(rs, "{\"purchase_prices\":[", render->purchase_rows, idx, m,
+                                       "]}");
+        free(idx);
+        if (rc == 0)
+                goto out;
         arr = json_array();
         for (size_t i = 0; arr && i < n; i++) {
                 if (gpu && strcmp(gpu, pp[i].accelerator_id) != 0)

@@ -6,10 +6,12 @@
  * offering's current prices, so "what does an A100 cost where, as of when,
  * says who" is one read from the snapshot.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/catalog_render.h"
 #include "db/catalog_queries.h"
 
 json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog_offering *o)
@@ -68,7 +70,9 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
         size_t n, n_off;
         const struct catalog_provider *prov;
         const struct catalog_offering *off;
+        const struct api_catalog_render *render;
         json_t *arr;
+        int rc;
 
         if (!s)
                 return;
@@ -76,6 +80,22 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
                 goto out;
         prov = catalog_providers(s, &n);
         off = catalog_offerings(s, &n_off);
+        /* Without a GPU filter every listed provider is its rendered document. */
+        render = api_catalog_render(s);
+        if (render && !gpu) {
+                size_t *idx = calloc(n + 1, sizeof(*idx)), m = 0;
+
+                for (size_t i = 0; idx && i < n; i++)
+                        if (!kind || strcmp(kind, prov[i].kind) == 0)
+                                idx[m++] = i;
+                rc = !idx    ? -1
+                     : !kind ? api_reply_text(rs, &render->providers_list)
+                             : api_reply_rows(rs, "{\"providers\":[", render->provider_docs, idx, m,
+                                              "]}");
+                free(idx);
+                if (rc == 0)
+                        goto out;
+        }
         arr = json_array();
         for (size_t i = 0; arr && i < n; i++) {
                 json_t *doc, *offs;
@@ -113,10 +133,16 @@ void api_providers_get(const struct api_request *rq, struct api_response *rs)
         if (!s)
                 return;
         p = catalog_provider(s, rq->params[0]);
-        if (!p)
+        if (!p) {
                 api_problem(rs, 404, "no provider with this id in the catalog");
-        else if (!api_catalog_etag(rq, rs, s))
-                api_reply_json(rs, 200, api_provider_json(s, p, true));
+        } else if (!api_catalog_etag(rq, rs, s)) {
+                const struct api_catalog_render *render = api_catalog_render(s);
+                size_t n;
+
+                if (!render ||
+                    api_reply_text(rs, &render->provider_docs[p - catalog_providers(s, &n)]))
+                        api_reply_json(rs, 200, api_provider_json(s, p, true));
+        }
         catalog_release(s);
 }
 

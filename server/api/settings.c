@@ -7,6 +7,7 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/catalog_render.h"
 #include "db/catalog_queries.h"
 
 json_t *api_setting_json(const struct catalog_setting *st)
@@ -28,12 +29,17 @@ void api_settings_list(const struct api_request *rq, struct api_response *rs)
         if (!s)
                 return;
         if (!api_catalog_etag(rq, rs, s)) {
+                const struct api_catalog_render *render = api_catalog_render(s);
+
+                if (render && api_reply_text(rs, &render->settings_list) == 0)
+                        goto out;
                 st = catalog_settings(s, &n);
                 arr = json_array();
                 for (size_t i = 0; arr && i < n; i++)
                         json_array_append_new(arr, api_setting_json(&st[i]));
                 api_reply_json(rs, 200, json_pack("{s:o}", "settings", arr ? arr : json_array()));
         }
+out:
         catalog_release(s);
 }
 

@@ -39,6 +39,7 @@
 
 struct catalog_snapshot {
         atomic_uint refs;
+        _Atomic(struct catalog_attachment *) attachment; /* set at most once */
         struct catalog_tables t;
         char etag[40]; /* "\"" + 32 hex + "\"" */
         char loaded_at[32];
@@ -189,8 +190,13 @@ int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen)
 
 static void snapshot_free(struct catalog_snapshot *s)
 {
+        struct catalog_attachment *a;
+
         if (!s)
                 return;
+        a = atomic_load_explicit(&s->attachment, memory_order_acquire);
+        if (a)
+                a->free_fn(a);
         catalog_tables_free(&s->t);
         free(s);
 }
@@ -239,6 +245,7 @@ static struct catalog_snapshot *snapshot_new(struct catalog_tables *t)
         if (!s)
                 return NULL;
         atomic_init(&s->refs, 1);
+        atomic_init(&s->attachment, NULL);
         s->t = *t;
         memset(t, 0, sizeof(*t));
         snprintf(s->etag, sizeof(s->etag), "\"%016" PRIx64 "%016" PRIx64 "\"", s->t.content_hash[0],
@@ -305,6 +312,28 @@ void catalog_release(const struct catalog_snapshot *cs)
                 return;
         if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
                 snapshot_free(s);
+}
+
+struct catalog_attachment *catalog_attachment(const struct catalog_snapshot *cs)
+{
+        struct catalog_snapshot *s = (struct catalog_snapshot *)(uintptr_t)cs;
+
+        /* Acquire pairs with the release in catalog_attach(): a reader sees a fully built object.
+         */
+        return s ? atomic_load_explicit(&s->attachment, memory_order_acquire) : NULL;
+}
+
+struct catalog_attachment *catalog_attach(const struct catalog_snapshot *cs,
+                                          struct catalog_attachment *a)
+{
+        struct catalog_snapshot *s = (struct catalog_snapshot *)(uintptr_t)cs;
+        struct catalog_attachment *expected = NULL;
+
+        if (atomic_compare_exchange_strong_explicit(&s->attachment, &expected, a,
+                                                    memory_order_acq_rel, memory_order_acquire))
+                return a;
+        a->free_fn(a); /* another thread attached first: use theirs */
+        return expected;
 }
 
 uint64_t catalog_swaps(struct catalog *c)

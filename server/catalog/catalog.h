@@ -211,6 +211,29 @@ const struct catalog_purchase_price *catalog_purchase_prices(const struct catalo
 const struct catalog_setting *catalog_settings(const struct catalog_snapshot *s, size_t *count);
 const struct catalog_setting *catalog_setting(const struct catalog_snapshot *s, const char *key);
 
+/*
+ * An object derived from one snapshot by another layer and kept with it:
+ * the API attaches the snapshot's rendered JSON documents, so each is
+ * built once per snapshot instead of once per request.  Embed this struct
+ * first in the derived object.  The snapshot frees it with free_fn when
+ * its last reference is released.
+ */
+struct catalog_attachment {
+        void (*free_fn)(struct catalog_attachment *a);
+};
+
+/* The snapshot's attachment, or NULL when none has been attached yet. */
+struct catalog_attachment *catalog_attachment(const struct catalog_snapshot *s);
+
+/*
+ * Attach a (fully built) to s unless another thread attached one first.
+ * Returns the snapshot's attachment from now on: a, or the earlier one, in
+ * which case a has been freed with its free_fn.  Lock-free; the object
+ * must not be changed once attached, since any thread may read it.
+ */
+struct catalog_attachment *catalog_attach(const struct catalog_snapshot *s,
+                                          struct catalog_attachment *a);
+
 /* A strong validator for the snapshot's content, for ETag headers ("\"...\""). */
 const char *catalog_etag(const struct catalog_snapshot *s);
 /* When the snapshot was loaded, RFC 3339 UTC. */

@@ -18,6 +18,7 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/catalog_render.h"
 #include "app.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_tables.h"
@@ -72,6 +73,10 @@ static int setup(void **state)
                 bool train;
         } g[] = {
                 {"a100-80", "NVIDIA", 80, 300, true},
+                /* Two H100 variants of unknown memory (kept out of the memory filters):
+                 * only the SXM one is rented, only the PCIe one has a purchase price. */
+                {"h100-pcie-80gb", "NVIDIA", 0, 350, true},
+                {"h100-sxm-80gb", "NVIDIA", 0, 700, true},
                 {"mi300x", "AMD", 192, 750, true},
                 {"npu-x", "Acme", 16, 0, false},
                 {"rtx-3090", "NVIDIA", 24, 350, true},
@@ -81,10 +86,10 @@ static int setup(void **state)
         e->app.config = &e->cfg;
         e->app.catalog = catalog_new();
         memset(&t, 0, sizeof(t));
-        t.n_gpus = 4;
-        t.gpus = calloc(4, sizeof(*t.gpus));
-        t.gpu_infos = calloc(4, sizeof(*t.gpu_infos));
-        for (size_t i = 0; i < 4; i++) {
+        t.n_gpus = 6;
+        t.gpus = calloc(6, sizeof(*t.gpus));
+        t.gpu_infos = calloc(6, sizeof(*t.gpu_infos));
+        for (size_t i = 0; i < 6; i++) {
                 strcpy(t.gpus[i].id, g[i].id);
                 strcpy(t.gpus[i].name, g[i].id);
                 strcpy(t.gpus[i].vendor, g[i].vendor);
@@ -104,38 +109,60 @@ static int setup(void **state)
         }
         t.n_providers = 1;
         t.providers = calloc(1, sizeof(*t.providers));
-        t.providers[0] =
-                (struct catalog_provider){.id = dup(&t, "cloud"), .kind = dup(&t, "gpu_cloud")};
-        t.n_offerings = 2;
-        t.offerings = calloc(2, sizeof(*t.offerings));
+        t.providers[0] = (struct catalog_provider){.id = dup(&t, "cloud"),
+                                                   .name = dup(&t, "Cloud"),
+                                                   .kind = dup(&t, "gpu_cloud"),
+                                                   .source = dup(&t, "https://example.org"),
+                                                   .source_date = dup(&t, "2026-01-01")};
+        t.n_offerings = 3;
+        t.offerings = calloc(3, sizeof(*t.offerings));
         t.offerings[0] = (struct catalog_offering){.id = dup(&t, "cloud-1x-a100"),
                                                    .provider_id = dup(&t, "cloud"),
                                                    .accelerator_id = dup(&t, "a100-80"),
                                                    .instance_type = dup(&t, "1x"),
                                                    .region = dup(&t, "r"),
                                                    .gpus_per_instance = 1};
-        t.offerings[1] = (struct catalog_offering){.id = dup(&t, "cloud-8x-a100"),
+        t.offerings[1] = (struct catalog_offering){.id = dup(&t, "cloud-1x-h100-sxm"),
+                                                   .provider_id = dup(&t, "cloud"),
+                                                   .accelerator_id = dup(&t, "h100-sxm-80gb"),
+                                                   .instance_type = dup(&t, "1x-h100"),
+                                                   .region = dup(&t, "r"),
+                                                   .gpus_per_instance = 1};
+        t.offerings[2] = (struct catalog_offering){.id = dup(&t, "cloud-8x-a100"),
                                                    .provider_id = dup(&t, "cloud"),
                                                    .accelerator_id = dup(&t, "a100-80"),
                                                    .instance_type = dup(&t, "8x"),
                                                    .region = dup(&t, "r"),
                                                    .gpus_per_instance = 8};
-        t.n_prices = 2;
-        t.prices = calloc(2, sizeof(*t.prices));
+        t.n_prices = 3;
+        t.prices = calloc(3, sizeof(*t.prices));
         t.prices[0] = (struct catalog_price){.id = 1,
                                              .offering_id = dup(&t, "cloud-1x-a100"),
                                              .pricing = CATALOG_ON_DEMAND,
                                              .usd_per_hour = 1.5,
                                              .as_of = dup(&t, "2026-01-01"),
                                              .source = dup(&t, "s")};
-        t.prices[1] = (struct catalog_price){.id = 2,
+        t.prices[1] = (struct catalog_price){.id = 3,
+                                             .offering_id = dup(&t, "cloud-1x-h100-sxm"),
+                                             .pricing = CATALOG_ON_DEMAND,
+                                             .usd_per_hour = 3.0,
+                                             .as_of = dup(&t, "2026-01-01"),
+                                             .source = dup(&t, "s")};
+        t.prices[2] = (struct catalog_price){.id = 2,
                                              .offering_id = dup(&t, "cloud-8x-a100"),
                                              .pricing = CATALOG_ON_DEMAND,
                                              .usd_per_hour = 16.0,
                                              .as_of = dup(&t, "2026-01-01"),
                                              .source = dup(&t, "s")};
-        t.n_purchase_prices = 1;
-        t.purchase_prices = calloc(1, sizeof(*t.purchase_prices));
+        t.n_purchase_prices = 2;
+        t.purchase_prices = calloc(2, sizeof(*t.purchase_prices));
+        t.purchase_prices[1] =
+                (struct catalog_purchase_price){.id = 2,
+                                                .accelerator_id = dup(&t, "h100-pcie-80gb"),
+                                                .condition = dup(&t, "new"),
+                                                .usd = 25200,
+                                                .as_of = dup(&t, "2026-01-01"),
+                                                .source = dup(&t, "s")};
         t.purchase_prices[0] = (struct catalog_purchase_price){.id = 1,
                                                                .accelerator_id = dup(&t, "a100-80"),
                                                                .condition = dup(&t, "new"),
@@ -318,6 +345,119 @@ static void test_gpu_filters_and_etag(void **state)
         }
 }
 
+/* ---- reads served from the snapshot's rendering ------------------------- */
+
+/* The reply body is byte for byte the live encoding of doc (reference stolen). */
+static void assert_body_is(const struct api_response *rs, json_t *doc)
+{
+        struct api_response want = {0};
+
+        api_reply_json(&want, 200, doc);
+        assert_int_equal(want.status, 200);
+        assert_int_equal(rs->status, 200);
+        assert_string_equal(rs->content_type, "application/json");
+        assert_int_equal(rs->body_len, want.body_len);
+        assert_memory_equal(rs->body, want.body, want.body_len);
+        free(want.body);
+}
+
+static json_t *gpu_list_doc(const struct catalog_snapshot *s, const size_t *idx, size_t n)
+{
+        json_t *arr = json_array();
+
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(arr, api_gpu_json(s, idx[i], false));
+        return json_pack("{s:o, s:I, s:s}", "gpus", arr, "count", (json_int_t)n,
+                         "catalog_loaded_at", catalog_loaded_at(s));
+}
+
+static void get(struct env *e, void (*handler)(const struct api_request *, struct api_response *),
+                struct fake *f, const char *param, struct api_response *rs)
+{
+        struct api_request rq = request(e, f, NULL);
+
+        rq.params[0] = param;
+        rq.n_params = param ? 1 : 0;
+        handler(&rq, rs);
+}
+
+static void test_rendered_reads_match_live(void **state)
+{
+        struct env *e = *state;
+        const struct catalog_snapshot *s = catalog_acquire(e->app.catalog);
+        const struct api_catalog_render *r = api_catalog_render(s);
+        struct api_response rs = {0};
+        struct fake none = {.query = {{NULL, NULL}}},
+                    nvidia = {.query = {{"vendor", "nvidia"}, {"sort", "-tdp"}}},
+                    a100 = {.query = {{"gpu", "a100-80"}}},
+                    used = {.query = {{"condition", "used"}}},
+                    notebook = {.query = {{"kind", "notebook"}}};
+        size_t n, all[6] = {0, 1, 2, 3, 4, 5};
+        /* NVIDIA by TDP, highest first, ties in catalog order: h100-sxm 700 W,
+         * h100-pcie 350 W, rtx-3090 350 W, a100-80 300 W. */
+        size_t by_tdp[4] = {2, 1, 5, 0};
+        const struct catalog_price *prices = catalog_prices(s, &n);
+        const struct catalog_purchase_price *pp = catalog_purchase_prices(s, &n);
+        json_t *arr;
+
+        /* Rendered once per snapshot and kept with it. */
+        assert_non_null(r);
+        assert_ptr_equal(api_catalog_render(s), r);
+
+        get(e, api_gpus_list, &none, NULL, &rs);
+        assert_body_is(&rs, gpu_list_doc(s, all, 6));
+        reset(&rs);
+        get(e, api_gpus_list, &nvidia, NULL, &rs);
+        assert_body_is(&rs, gpu_list_doc(s, by_tdp, 4));
+        reset(&rs);
+        get(e, api_gpus_get, &none, "h100-sxm-80gb", &rs);
+        assert_body_is(&rs, api_gpu_json(s, 2, true));
+        reset(&rs);
+
+        get(e, api_providers_list, &none, NULL, &rs);
+        assert_body_is(&rs, json_pack("{s:[o]}", "providers",
+                                      api_provider_json(s, catalog_provider(s, "cloud"), true)));
+        reset(&rs);
+        get(e, api_providers_list, &notebook, NULL, &rs);
+        assert_body_is(&rs, json_pack("{s:[]}", "providers"));
+        reset(&rs);
+        get(e, api_providers_get, &none, "cloud", &rs);
+        assert_body_is(&rs, api_provider_json(s, catalog_provider(s, "cloud"), true));
+        reset(&rs);
+
+        /* Prices of a100-80: its two offerings, rows 0 and 2 in offering id order. */
+        get(e, api_prices_list, &a100, NULL, &rs);
+        assert_body_is(&rs, json_pack("{s:[o, o]}", "prices", api_price_json(s, &prices[0]),
+                                      api_price_json(s, &prices[2])));
+        reset(&rs);
+        get(e, api_purchase_prices_list, &none, NULL, &rs);
+        assert_body_is(&rs, json_pack("{s:[o, o]}", "purchase_prices",
+                                      api_purchase_price_json(s, &pp[0]),
+                                      api_purchase_price_json(s, &pp[1])));
+        reset(&rs);
+        get(e, api_purchase_prices_list, &used, NULL, &rs);
+        assert_body_is(&rs, json_pack("{s:[]}", "purchase_prices"));
+        reset(&rs);
+
+        arr = json_array();
+        for (size_t i = 0; i < 4; i++)
+                json_array_append_new(arr, api_setting_json(&catalog_settings(s, &n)[i]));
+        get(e, api_settings_list, &none, NULL, &rs);
+        assert_body_is(&rs, json_pack("{s:o}", "settings", arr));
+        reset(&rs);
+
+        /* The validator still answers 304 before any body is copied. */
+        {
+                struct fake cached = {.header = {{"If-None-Match", catalog_etag(s)}}};
+
+                get(e, api_prices_list, &cached, NULL, &rs);
+                assert_int_equal(rs.status, 304);
+                assert_null(rs.body);
+                reset(&rs);
+        }
+        catalog_release(s);
+}
+
 /* ---- rent vs buy --------------------------------------------------------- */
 
 static double member(json_t *o, const char *a, const char *b)
@@ -386,12 +526,65 @@ static void test_rent_vs_buy_arithmetic(void **state)
         reset(&rs);
 }
 
+/*
+ * No offering rents the H100 PCIe: the rent side lists the H100 SXM offering,
+ * labelled as the same family.  Owning the PCIe card: 25 200 / (3 x 12) =
+ * 700 USD a month; 350 W x 0.8 x 1.25 = 350 W = 0.35 kW x 0.20 USD/kWh =
+ * 0.07 USD per hour used; break-even against 3.00/h: 700 / (3.00 - 0.07) =
+ * 238.91 hours a month.
+ */
+static void test_rent_vs_buy_family(void **state)
+{
+        struct env *e = *state;
+        struct api_response rs = {0};
+        struct fake f = {.query = {{NULL, NULL}}};
+        struct api_request rq = request(e, &f,
+                                        "{\"gpu\": \"h100-pcie-80gb\", \"jobs_per_week\": [2, 3], "
+                                        "\"hours_per_job\": [4, 6]}");
+        json_t *doc, *row;
+
+        api_rent_vs_buy(&rq, &rs);
+        assert_int_equal(rs.status, 200);
+        doc = reply_json(&rs);
+        assert_true(fabs(member(doc, "buy", "amortised_monthly_usd") - 700) < 1e-9);
+        assert_int_equal(json_array_size(json_object_get(doc, "rent")), 1);
+        row = json_array_get(json_object_get(doc, "rent"), 0);
+        assert_string_equal(json_string_value(json_object_get(row, "gpu")), "h100-sxm-80gb");
+        assert_string_equal(json_string_value(json_object_get(row, "match")), "family");
+        assert_true(fabs(member(row, "monthly_usd", "low") - 3.0 * 2 * 4 * 730 / 168) < 1e-9);
+        assert_true(fabs(member(row, "break_even_hours_per_month", NULL) - 700 / 2.93) < 1e-9);
+        json_decref(doc);
+        reset(&rs);
+
+        /* The exact variant, when rented, is all that is listed. */
+        rq = request(e, &f,
+                     "{\"gpu\": \"h100-sxm-80gb\", \"buy_gpu\": \"h100-pcie-80gb\","
+                     " \"jobs_per_week\": 2, \"hours_per_job\": 4}");
+        api_rent_vs_buy(&rq, &rs);
+        assert_int_equal(rs.status, 200);
+        doc = reply_json(&rs);
+        row = json_array_get(json_object_get(doc, "rent"), 0);
+        assert_string_equal(json_string_value(json_object_get(row, "match")), "exact");
+        json_decref(doc);
+        reset(&rs);
+
+        /* Buying the unpriced SXM part: 422 naming the priced member of its family. */
+        rq = request(e, &f,
+                     "{\"gpu\": \"h100-sxm-80gb\", \"jobs_per_week\": 2, \"hours_per_job\": 4}");
+        api_rent_vs_buy(&rq, &rs);
+        assert_int_equal(rs.status, 422);
+        assert_non_null(strstr(rs.body, "h100-pcie-80gb"));
+        reset(&rs);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_admin_check),
                 cmocka_unit_test(test_gpu_filters_and_etag),
+                cmocka_unit_test(test_rendered_reads_match_live),
                 cmocka_unit_test(test_rent_vs_buy_arithmetic),
+                cmocka_unit_test(test_rent_vs_buy_family),
         };
 
         return cmocka_run_group_tests_name("catalog_api", tests, setup, teardown);
