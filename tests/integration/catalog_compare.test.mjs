@@ -60,6 +60,7 @@ test('compare: XLM-R XL fine-tuning plans cost GPUs x hours x the stored price a
         for (const p of plans.slice(0, 5)) {
                 const req = {
                         ...xlFineTune,
+                        precision: p.precision,
                         gpu: p.gpu,
                         memory_savers: { activation_checkpointing: p.checkpointing, flash_attention: p.flash_attention },
                         parallelism: { strategy: p.strategy, gpus: p.gpus, nodes: p.nodes,
@@ -126,4 +127,99 @@ test('seeds/000: a 3B full fine-tune with Adam needs about 48 GB and does not fi
                 assert.ok(p.gpu_memory_bytes > 48e9);
                 assert.deepEqual(p.memory_savers, []);
         }
+});
+
+// XLM-R XL in bf16: the free Colab T4 would cost 0 USD, but offloading the
+// optimizer needs far more CPU memory than its 12.7 GB VM has; GPUs without
+// bf16 (T4, V100, P100) are planned at fp16 mixed precision and say so.
+test('compare: plans fit the instance RAM and never run bf16 on GPUs without it', async () => {
+        const res = await post('/api/v1/compare', { ...xlFineTune, precision: 'bf16_mixed',
+                                                    constraints: { deadline_hours: 24 } });
+        assert.equal(res.status, 200, res.text);
+        const { plans, excluded } = res.json;
+        assert.notEqual(plans[0].offering, 'colab-free-t4');
+        assert.ok(!plans.some((p) => p.offering === 'colab-free-t4'));
+        const colab = excluded.find((e) => e.offering === 'colab-free-t4');
+        assert.ok(colab, 'the free tier is listed as excluded');
+        assert.match(colab.reason, /CPU memory/);
+
+        const offerings = new Map();
+        for (const prov of (await get('/api/v1/providers')).json.providers)
+                for (const o of prov.offerings)
+                        offerings.set(o.id, o);
+        const gpus = new Map((await get('/api/v1/gpus')).json.gpus.map((g) => [g.id, g]));
+        for (const p of plans) {
+                const ram = offerings.get(p.offering).ram_bytes;
+                assert.equal(p.instance_ram_bytes, ram);
+                if (ram === null)
+                        assert.ok(p.warnings.some((w) => /no RAM figure/.test(w)), `${p.offering} warns`);
+                else
+                        assert.ok(p.cpu_bytes_per_instance <= ram, `${p.offering}: CPU memory fits`);
+                if (gpus.get(p.gpu).throughput_flops.bf16 === null) {
+                        assert.equal(p.precision, 'fp16_mixed', `${p.offering} is not planned in bf16`);
+                        assert.ok(p.warnings.some((w) => /fp16_mixed/.test(w)));
+                } else {
+                        assert.equal(p.precision, 'bf16_mixed');
+                }
+        }
+});
+
+// seeds/000: "2-3 training jobs per week, each taking 4-6 hours on an A100":
+// monthly rent, monthly cost of owning and break-even, from the stored figures.
+test('rent vs buy: seeds/000 A100 usage, computed by hand from the stored prices', async () => {
+        const res = await post('/api/v1/rent_vs_buy', { gpu: 'a100-sxm-40gb', jobs_per_week: [2, 3], hours_per_job: [4, 6] });
+        assert.equal(res.status, 200, res.text);
+        const d = res.json;
+        const settings = new Map((await get('/api/v1/settings')).json.settings.map((s) => [s.key, s.value]));
+        const gpu = (await get('/api/v1/gpus/a100-sxm-40gb')).json;
+        const purchase = (await get('/api/v1/purchase_prices?gpu=a100-sxm-40gb&condition=new')).json.purchase_prices[0];
+        assert.ok(purchase, 'the A100 SXM4 40GB has a stored purchase price');
+        assert.ok(purchase.source.length > 10 && purchase.as_of);
+
+        // Usage: weeks per month = hours_per_month / 168 (730 / 168 = 4.345).
+        const weeks = settings.get('hours_per_month') / 168;
+        const hours = { low: 2 * 4 * weeks, high: 3 * 6 * weeks }; // 34.76 h and 78.21 h
+        assert.ok(Math.abs(d.usage.hours_per_month.low - hours.low) < 1e-9);
+        assert.ok(Math.abs(d.usage.hours_per_month.high - hours.high) < 1e-9);
+
+        // Owning one board: purchase / (life x 12) a month, plus TDP x utilisation x
+        // host overhead in kW x USD/kWh for every hour used.
+        const fixed = purchase.usd / (settings.get('ownership_life_years') * 12);
+        const perHour = gpu.tdp_watts * settings.get('owned_utilisation') * settings.get('host_power_overhead') / 1000 *
+                        settings.get('electricity_usd_per_kwh');
+        assert.equal(d.buy.purchase_usd, purchase.usd);
+        assert.ok(Math.abs(d.buy.amortised_monthly_usd - fixed) < 1e-6);
+        assert.ok(Math.abs(d.buy.monthly_usd.low - (fixed + perHour * hours.low)) < 1e-6);
+        assert.ok(Math.abs(d.buy.monthly_usd.high - (fixed + perHour * hours.high)) < 1e-6);
+
+        // Renting: every stored on-demand price of an A100 SXM4 40GB offering, whole instances.
+        const stored = (await get('/api/v1/prices?gpu=a100-sxm-40gb&pricing=on_demand')).json.prices;
+        assert.ok(stored.length > 0);
+        assert.equal(d.rent.length, stored.length);
+        for (const r of d.rent) {
+                const p = stored.find((x) => x.offering === r.offering);
+                assert.ok(p, `${r.offering} is a stored price`);
+                assert.equal(r.match, 'exact');
+                const instanceHour = p.usd_per_hour; // one GPU needs one instance, whatever its size
+                assert.ok(Math.abs(r.usd_per_hour - instanceHour) < 1e-9);
+                assert.ok(Math.abs(r.monthly_usd.low - instanceHour * hours.low) < 1e-6);
+                assert.ok(Math.abs(r.monthly_usd.high - instanceHour * hours.high) < 1e-6);
+                // Break-even: fixed + perHour x h = instanceHour x h.
+                assert.ok(Math.abs(r.break_even_hours_per_month - fixed / (instanceHour - perHour)) < 1e-6);
+        }
+        // The one-GPU Lambda instance, in numbers: 1.99 USD/h x 34.76 h = 69.18 USD a month at
+        // the low usage, against 25 000 / 36 = 694.44 USD of amortisation: renting is cheaper.
+        const lambda = d.rent.find((r) => r.offering === 'lambda-1x-a100-sxm-40gb');
+        assert.equal(lambda.cheaper.low, 'rent');
+        assert.equal(lambda.cheaper.high, 'rent');
+
+        // No offering rents an A100 PCIe 40GB: its family's offerings answer, labelled.
+        const pcie = await post('/api/v1/rent_vs_buy', { gpu: 'a100-pcie-40gb', buy_gpu: 'a100-sxm-40gb', jobs_per_week: [2, 3], hours_per_job: [4, 6] });
+        assert.equal(pcie.status, 200, pcie.text);
+        assert.ok(pcie.json.rent.length > 0);
+        assert.ok(pcie.json.rent.every((r) => r.match === 'family' && r.gpu.startsWith('a100-') && r.gpu !== 'a100-pcie-40gb'));
+        // ... and its missing purchase price names the priced A100s.
+        const noPrice = await post('/api/v1/rent_vs_buy', { gpu: 'a100-pcie-40gb', jobs_per_week: 2, hours_per_job: 4 });
+        assertProblem(noPrice, 422, '/purchase_usd');
+        assert.match(noPrice.json.detail, /a100-sxm-40gb/);
 });
