@@ -960,7 +960,8 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
                 json_array_append_new(
                         fits, json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:o, s:i}", "gpu",
                                         gpus[f->gpu].id, "name", gpus[f->gpu].name, "memory_bytes",
-                                        u64(f->memory_bytes), "fits", f->fits, "reason",
+                                        f->memory_bytes ? u64(f->memory_bytes) : json_null(),
+                                        "fits", f->fits, "reason",
                                         estimate_fit_reason_name((enum est_fit_reason)f->reason),
                                         "gpus_needed",
                                         f->gpus_needed ? json_integer(f->gpus_needed) : json_null(),

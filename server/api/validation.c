@@ -61,9 +61,12 @@ int api_validation_case(json_t *request, const char *kind, double measured_bytes
         out->total_bytes = r->per_gpu_total_bytes;
         out->allocated_bytes = r->per_gpu_allocated_bytes;
         out->measured_bytes = measured_bytes;
-        out->estimated_bytes = strcmp(kind, "max_allocated") == 0
-                                       ? (double)r->per_gpu_allocated_bytes
-                                       : (double)r->per_gpu_total_bytes;
+        if (strcmp(kind, "max_allocated") == 0)
+                out->estimated_bytes = (double)r->per_gpu_allocated_bytes;
+        else if (strcmp(kind, "max_reserved") == 0)
+                out->estimated_bytes = (double)r->per_gpu_reserved_bytes;
+        else
+                out->estimated_bytes = (double)r->per_gpu_total_bytes;
         out->error =
                 measured_bytes > 0 ? (out->estimated_bytes - measured_bytes) / measured_bytes : 0;
         free(r);

@@ -29,7 +29,8 @@ struct catalog_snapshot;
 
 struct api_validation_result {
         double measured_bytes;
-        double estimated_bytes; /* allocated bytes for max_allocated cases, total otherwise */
+        double estimated_bytes; /* allocated for max_allocated, reserved for max_reserved,
+                                 * total (device memory in use) for nvidia_smi */
         double error;           /* (estimated - measured) / measured */
         unsigned long long total_bytes;
         unsigned long long allocated_bytes;

@@ -301,7 +301,18 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         r->per_gpu_total_bytes = (uint64_t)llround(total);
         r->per_gpu[EST_C_OVERHEAD] =
                 r->per_gpu_total_bytes > (uint64_t)sum ? r->per_gpu_total_bytes - (uint64_t)sum : 0;
-        r->per_gpu_allocated_bytes = (uint64_t)sum;
+        /* Paged optimizers (bitsandbytes paged_adamw*, paged_lion) allocate
+         * their states with cudaMallocManaged (NVIDIA unified memory), outside
+         * PyTorch's caching allocator: they occupy the device while resident
+         * but torch.cuda.max_memory_allocated() never sees them (bitsandbytes
+         * docs, "Paged optimizers"; Dettmers et al. 2023, QLoRA, section 3). */
+        double unseen =
+                in->optimizer >= EST_OPT_PAGED_ADAMW ? (double)r->per_gpu[EST_C_OPTIMIZER] : 0;
+        r->per_gpu_allocated_bytes = (uint64_t)(sum - unseen);
+        /* max_memory_reserved() counts the allocator's segments, not the
+         * CUDA context the driver holds. */
+        r->per_gpu_reserved_bytes =
+                total > mm.overhead_fixed ? (uint64_t)llround(total - mm.overhead_fixed) : 0;
         ASSUME(r, EST_A_TOTAL_IS_PEAK, r->peak_phase, 0);
 
         /* CPU: steady-state offloaded states, load copies, runtime, data. */

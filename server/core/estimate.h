@@ -377,7 +377,10 @@ struct estimate_result {
         /* per GPU at the peak phase */
         uint64_t per_gpu[EST_COMPONENT_COUNT];
         uint64_t per_gpu_total_bytes;
-        uint64_t per_gpu_allocated_bytes; /* total - overhead: comparable to max_memory_allocated */
+        uint64_t per_gpu_allocated_bytes; /* total - overhead - paged optimizer states:
+                                           * comparable to max_memory_allocated */
+        uint64_t per_gpu_reserved_bytes;  /* total - CUDA context: comparable to
+                                           * max_memory_reserved */
         enum est_phase peak_phase;
         int pipeline_stage; /* pipeline_parallel > 1: 0 = first stage, 1 = last stage */
         uint64_t phase_total_bytes[EST_PHASE_COUNT]; /* 0 for phases that do not occur */

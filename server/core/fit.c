@@ -126,11 +126,24 @@ static void try_change(const struct estimate_input *x, struct estimate_result *r
                 add_suggestion(r, code, (double)bytes, extra);
 }
 
+/* The mixed precision a suggestion may switch to: bf16, or fp16 where the
+ * chosen GPU has no bf16 tensor throughput (V100, T4: compute capability
+ * below 8.0, NVIDIA CUDA C Programming Guide, "Arithmetic Instructions"). */
+static enum est_precision suggested_mixed(const struct estimate_input *in, const struct gpu_spec *g)
+{
+        struct estimate_input x = *in;
+        x.precision = EST_BF16_MIXED;
+        return g && compute_precision_unsupported(&x, g) ? EST_FP16_MIXED : EST_BF16_MIXED;
+}
+
+/* g: the chosen GPU, or NULL when the request named none. */
 static void fit_suggestions(const struct estimate_input *in, const struct derived *d,
                             struct estimate_result *r, double cap, const struct scaling *sc,
-                            const struct mem_model *mm, const struct gpu_spec *gpus, size_t n_gpus)
+                            const struct mem_model *mm, const struct gpu_spec *gpus, size_t n_gpus,
+                            const struct gpu_spec *g)
 {
         double cur = (double)r->per_gpu_total_bytes;
+        enum est_precision mixed = suggested_mixed(in, g);
         struct estimate_input x;
 
         if (d->training) {
@@ -149,7 +162,9 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         x.chunked_loss = true;
                         try_change(&x, r, EST_S_CHUNKED_LOSS, cur, 0);
                 }
-                if (in->precision == EST_FP32 || in->precision == EST_TF32) {
+                /* Only where the chosen GPU can run bf16. */
+                if ((in->precision == EST_FP32 || in->precision == EST_TF32) &&
+                    mixed == EST_BF16_MIXED) {
                         x = *in;
                         x.precision = EST_BF16_MIXED;
                         try_change(&x, r, EST_S_BF16_MIXED, cur, 0);
@@ -166,11 +181,11 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         x.lora_rank = 16;
                         x.lora_targets = EST_LORA_ALL;
                         if (x.precision == EST_FP32 || x.precision == EST_TF32)
-                                x.precision = EST_BF16_MIXED;
+                                x.precision = mixed;
                         try_change(&x, r, EST_S_LORA, cur, 0);
                         x.mode = EST_QLORA;
                         x.quantization = EST_QUANT_NF4;
-                        x.precision = EST_BF16_MIXED;
+                        x.precision = mixed;
                         try_change(&x, r, EST_S_QLORA, cur, 0);
                 }
                 if (in->mode == EST_LORA) {
@@ -178,7 +193,7 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         x.mode = EST_QLORA;
                         x.quantization = EST_QUANT_NF4;
                         if (x.precision == EST_FP32 || x.precision == EST_TF32)
-                                x.precision = EST_BF16_MIXED;
+                                x.precision = mixed;
                         try_change(&x, r, EST_S_QLORA, cur, 0);
                 }
                 if (in->offload == EST_OFFLOAD_NONE && !d->lora) {
@@ -306,12 +321,12 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                 double cap = fit_usable_bytes(g);
                 if (cap > 0 && total > cap) {
                         WARN(r, EST_W_CHOSEN_GPU_TOO_SMALL, total, cap);
-                        fit_suggestions(in, d, r, cap, &sc, mm, gpus, n);
+                        fit_suggestions(in, d, r, cap, &sc, mm, gpus, n, g);
                 }
         } else if (!any_fits && n > 0) {
                 double cap = 0;
                 for (size_t i = 0; i < n; i++)
                         cap = fmax(cap, fit_usable_bytes(&gpus[i]));
-                fit_suggestions(in, d, r, cap, &sc, mm, gpus, n);
+                fit_suggestions(in, d, r, cap, &sc, mm, gpus, n, NULL);
         }
 }

@@ -54,6 +54,40 @@ static void test_3b_does_not_fit_3090(void **state)
         assert_true(res.n_suggestions > 0);
 }
 
+/* A GPU without bf16 (a V100: compute capability 7.0, fp16 tensor cores
+ * only) must never be told to switch from fp32 to bf16 mixed precision;
+ * the mixed-precision LoRA/QLoRA suggestions there plan in fp16. */
+static void test_no_bf16_suggestion_without_bf16(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("v100-16gb", 16e9, 900e9, 125e12);
+        g.flops[GPU_BF16] = 0;
+        estimate_input_defaults(&in);
+        /* 350M pre-training, 16 x 1024 tokens, fused attention: the
+         * activations dominate, so half-width activations save far more
+         * than the 3% a suggestion needs (about 30%). */
+        assert_int_equal(model_arch_from_parameters(350000000ull, &in.arch), 0);
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_FP32;
+        in.flash_attention = true;
+        in.batch_size = 16;
+        in.sequence_length = 1024;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_true(res.n_suggestions > 0);
+        for (size_t i = 0; i < res.n_suggestions; i++)
+                assert_int_not_equal(res.suggestions[i].code, EST_S_BF16_MIXED);
+
+        /* The same job on a GPU with bf16 (an A100-class part with 16 GB, as small) gets it. */
+        struct gpu_spec a = gpu("a100-16gb", 16e9, 1.5e12, 312e12);
+        run(&in, &a, 1);
+        bool bf16 = false;
+        for (size_t i = 0; i < res.n_suggestions; i++)
+                bf16 |= res.suggestions[i].code == EST_S_BF16_MIXED;
+        assert_true(bf16);
+}
+
 /* The largest batch: total(b) is affine per phase, so the largest batch
  * that fits is found exactly; one more sample must not fit. */
 static void test_max_batch_is_exact(void **state)
@@ -108,6 +142,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_3b_does_not_fit_3090),
+                cmocka_unit_test(test_no_bf16_suggestion_without_bf16),
                 cmocka_unit_test(test_max_batch_is_exact),
                 cmocka_unit_test(test_serving_capacity),
         };
