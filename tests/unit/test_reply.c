@@ -114,10 +114,12 @@ static void test_reply_json(void **state)
 
         (void)state;
         memset(&rs, 0, sizeof(rs));
-        api_reply_json(&rs, 200, json_pack("{s:f}", "x", 0.1));
+        /* 15 significant digits (DBL_DIG): a price stored as 55.04 reads back
+         * as written, not as the nearest double's 17-digit expansion
+         * 55.039999999999999; 1/3 is cut after 15 digits. */
+        api_reply_json(&rs, 200, json_pack("{s:f, s:f}", "usd", 55.04, "third", 1.0 / 3.0));
         assert_string_equal(rs.content_type, "application/json");
-        /* 17 significant digits: the double 0.1 round-trips exactly. */
-        assert_string_equal(rs.body, "{\"x\":0.10000000000000001}");
+        assert_string_equal(rs.body, "{\"usd\":55.04,\"third\":0.333333333333333}");
         free(rs.body);
         memset(&rs, 0, sizeof(rs));
         api_reply_json(&rs, 200, NULL); /* a failed json_pack upstream */
