@@ -59,7 +59,6 @@ typedef void (*api_handler_fn)(const struct api_request *rq, struct api_response
 
 /* Route flags. */
 #define API_ROUTE_BODY          0x01u   /* reads a JSON request body */
-#define API_ROUTE_ADMIN         0x02u   /* needs Authorization: Bearer <admin token> */
 
 struct api_route {
         const char *method;

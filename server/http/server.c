@@ -266,40 +266,6 @@ static const char *rq_header(const struct api_request *arq, const char *name)
         return MHD_lookup_connection_value(arq->transport, MHD_HEADER_KIND, name);
 }
 
-/* Constant-time comparison of the bearer token (no early exit on mismatch). */
-static bool token_equal(const char *given, const char *want)
-{
-        size_t gl = strlen(given);
-        size_t wl = strlen(want);
-        unsigned char diff = (unsigned char)(gl != wl);
-
-        for (size_t i = 0; i < wl; i++)
-                diff |= (unsigned char)(want[i] ^ (i < gl ? given[i] : 0));
-        return diff == 0;
-}
-
-/* 0 when authorised, else the problem reply is queued and its MHD result returned in *ret. */
-static int check_admin(struct MHD_Connection *conn, struct request *rq, enum MHD_Result *ret)
-{
-        const char *token = rq->srv->cfg->admin_token;
-        const char *auth =
-                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-
-        if (!token) {
-                *ret = reject(conn, rq, 403,
-                              "the admin API is disabled: the server has no GPUPLAN_ADMIN_TOKEN",
-                              NULL, NULL);
-                return -1;
-        }
-        if (!auth || strncasecmp(auth, "Bearer ", 7) != 0 || !token_equal(auth + 7, token)) {
-                *ret = reject(conn, rq, 401,
-                              "this endpoint needs the header Authorization: Bearer <admin token>",
-                              MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gpuplan\"");
-                return -1;
-        }
-        return 0;
-}
-
 /* Media types a JSON body may arrive with: JSON itself, and what curl -d sends by default. */
 static bool body_type_ok(const char *ct)
 {
@@ -325,7 +291,6 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         const char *base = srv->cfg->base_path;
         size_t blen = strlen(base);
         char *path = rq->raw_uri;
-        enum MHD_Result ret;
 
         rq->started = true;
         metrics_inflight_add(srv->app->metrics, 1);
@@ -385,8 +350,6 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         }
         rq->route = rq->match.route;
         const struct api_route *route = &api_routes[rq->match.route];
-        if ((route->flags & API_ROUTE_ADMIN) && check_admin(conn, rq, &ret))
-                return ret;
         if (route->flags & API_ROUTE_BODY) {
                 const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                              MHD_HTTP_HEADER_CONTENT_LENGTH);
