@@ -150,9 +150,18 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
  * cross-entropy in fp32 over n = s x V elements.  At the end of forward
  * the training loop holds the fp32 logits (its output object) and
  * log_softmax has saved fp32 log-probabilities (2 x 4n); at the start of
- * backward their gradients join them (4 x 4n).  Chunked loss (torchtune
- * CEWithChunkedOutputLoss) keeps the logits in the compute dtype and
- * upcasts one of 8 chunks at a time. */
+ * backward their gradients join them (4 x 4n).
+ *
+ * Chunked loss (torchtune CEWithChunkedOutputLoss with its
+ * compute_cross_entropy compiled, as the class documents and the README
+ * figures were measured; torchtune pull request #1390): the output
+ * projection runs per chunk of C = 8, each chunk's loss saves only its
+ * logits in the compute dtype (e_a * n / C), and the fp32 upcast and
+ * log-probabilities exist for one chunk at a time (8n / C).  In backward
+ * each chunk's loss node hands out the chunk's logit gradient and the
+ * autograd engine frees that node's saved logits (retain_graph=False), so
+ * saved logits plus logit gradients never exceed e_a * n + e_a * n / C:
+ * the logits and their gradient are not both alive in full. */
 static void logits_bytes(const struct estimate_input *in, const struct derived *d, double *fwd,
                          double *bwd)
 {
@@ -170,7 +179,7 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
         n = (double)d->s * a->vocab / in->tensor_parallel;
         if (in->chunked_loss) {
                 *fwd = d->e_a * n + 8 * n / memory_loss_chunks;
-                *bwd = 2 * d->e_a * n + 16 * n / memory_loss_chunks;
+                *bwd = d->e_a * n * (1 + 1 / memory_loss_chunks) + 8 * n / memory_loss_chunks;
         } else {
                 *fwd = 8 * n;
                 *bwd = 16 * n;

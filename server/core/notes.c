@@ -345,8 +345,9 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_LOSS_CHUNKS:
                 snprintf(buf, len,
-                         "chunked loss: %.0f chunks upcast to fp32 one at a time (torchtune "
-                         "CEWithChunkedOutputLoss)",
+                         "chunked loss: %.0f chunks upcast to fp32 one at a time, each chunk's "
+                         "logits freed as its gradient is produced (torchtune "
+                         "CEWithChunkedOutputLoss, loss compiled)",
                          a);
                 break;
         case EST_A_CPU_DATA:

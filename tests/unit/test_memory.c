@@ -229,6 +229,56 @@ static void test_activations_korthikanti(void **state)
  * x tokens x batch.  LLaMA-2-7B, fp16, 4096 tokens, batch 1:
  * 2 * 32 * 32 * 128 * 2 * 4096 = 2,147,483,648 bytes = 2 GiB; with 8 KV
  * heads (GQA) a quarter; an fp8 cache half again. */
+/* Chunked loss (torchtune CEWithChunkedOutputLoss, 8 chunks, its
+ * cross-entropy compiled; torchtune pull request #1390).  Decoder of 4
+ * blocks, vocabulary 1,000, sequence 512, batch 2, pure bf16: n = s x V =
+ * 512,000 logits per sample.
+ *   Unchunked, start of backward: fp32 logits, fp32 log-probabilities and
+ *   both gradients, 4 x 4n = 16n = 8,192,000 per sample, 16,384,000.
+ *   Chunked: every chunk's bf16 logits stay saved until its loss node runs
+ *   in backward, which frees them as it hands out that chunk's bf16
+ *   gradient, so logits + gradients stay at 2n + 2n/8 = 1,152,000; the
+ *   fp32 upcast and log-probabilities of one chunk add 2 x 4n/8 = 512,000:
+ *   1,664,000 per sample, 3,328,000 for the batch.  (Counting the bf16
+ *   logits and their gradient both in full would give 4n + 512,000 =
+ *   2,560,000 per sample.) */
+static void test_chunked_loss(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct model_arch a;
+        memset(&a, 0, sizeof(a));
+        a.kind = MODEL_DECODER;
+        a.layers = 4;
+        a.hidden = 1024;
+        a.heads = 16;
+        a.kv_heads = 16;
+        a.head_dim = 64;
+        a.ffn = 4096;
+        a.activation = MODEL_ACT_GELU_TANH;
+        a.vocab = 1000;
+        a.max_positions = 1024;
+        a.norm = MODEL_NORM_LAYERNORM;
+        a.pre_norm = true;
+        a.final_norm = true;
+        a.tied_embeddings = true;
+        a.position = MODEL_POS_LEARNED;
+        estimate_input_defaults(&in);
+        in.arch = a;
+        in.mode = EST_FINE_TUNE;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_SGD;
+        in.batch_size = 2;
+        in.sequence_length = 512;
+        run(&in, NULL, 0);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 16384000);
+        in.chunked_loss = true;
+        run(&in, NULL, 0);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 3328000);
+}
+
 static void test_kv_cache(void **state)
 {
         (void)state;
@@ -415,6 +465,7 @@ int main(void)
                 cmocka_unit_test(test_fp16_weights),
                 cmocka_unit_test(test_optimizer_states_3b),
                 cmocka_unit_test(test_activations_korthikanti),
+                cmocka_unit_test(test_chunked_loss),
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_zero_divides_by_dp),
                 cmocka_unit_test(test_qlora_weights),
