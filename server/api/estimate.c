@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "api/hf_config.h"
+#include "api/jsonw.h"
 #include "app.h"
 #include "catalog/catalog.h"
 
@@ -746,234 +747,298 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
 
 /* ---- encoding ------------------------------------------------------------------ */
 
-static json_t *u64(uint64_t v)
-{
-        return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
+/*
+ * The response is written straight to text (jsonw) rather than built as a
+ * jansson tree and dumped: the tree cost an allocation per value, and
+ * building and dumping it was most of a request's time (BENCHMARKS.md).
+ * The members and their order are the contract's (openapi.yaml
+ * EstimateResponse); api_estimate_encode() parses this same text for
+ * callers that want a tree.
+ */
 
-static json_t *real_or_null(double v)
-{
-        return isfinite(v) ? json_real(v) : json_null();
-}
+/* Initial buffer: an XLM-R estimate over the seeded catalog is about 14 KB. */
+#define ESTIMATE_TEXT_INITIAL_BYTES 16384
+/* Hard cap: EST_FITS_MAX fit rows and every note at their longest stay far below. */
+#define ESTIMATE_TEXT_MAX_BYTES (1024 * 1024)
 
-json_t *api_model_arch_encode(const struct model_arch *a)
+static void write_arch(struct jsonw *w, const struct model_arch *a)
 {
-        json_t *o = json_object();
-        if (!o)
-                return NULL;
-        json_object_set_new(o, "name", json_string(a->name));
-        json_object_set_new(o, "model_type", json_string(a->model_type));
-        json_object_set_new(o, "kind", json_string(model_kind_name(a->kind)));
-        json_object_set_new(o, "layers", json_integer(a->layers));
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "name", a->name);
+        jsonw_kstring(w, "model_type", a->model_type);
+        jsonw_kstring(w, "kind", model_kind_name(a->kind));
+        jsonw_kint(w, "layers", a->layers);
         if (a->kind == MODEL_ENCODER_DECODER)
-                json_object_set_new(o, "decoder_layers", json_integer(a->decoder_layers));
-        json_object_set_new(o, "hidden_size", json_integer(a->hidden));
-        json_object_set_new(o, "heads", json_integer(a->heads));
-        json_object_set_new(o, "kv_heads", json_integer(a->kv_heads));
-        json_object_set_new(o, "head_dim", json_integer(a->head_dim));
-        json_object_set_new(o, "ffn_size", json_integer(a->ffn));
-        json_object_set_new(o, "gated_mlp", json_boolean(a->gated_mlp));
-        json_object_set_new(o, "activation", json_string(model_activation_name(a->activation)));
-        json_object_set_new(o, "vocab_size", json_integer(a->vocab));
-        json_object_set_new(o, "max_positions", json_integer(a->max_positions));
-        json_object_set_new(o, "type_vocab_size", json_integer(a->type_vocab));
-        json_object_set_new(o, "tied_embeddings", json_boolean(a->tied_embeddings));
-        json_object_set_new(o, "norm", json_string(model_norm_name(a->norm)));
-        json_object_set_new(o, "pre_norm", json_boolean(a->pre_norm));
-        json_object_set_new(o, "attention_bias", json_boolean(a->attn_bias || a->qkv_bias_only));
-        json_object_set_new(o, "mlp_bias", json_boolean(a->mlp_bias));
-        json_object_set_new(o, "position_embedding", json_string(model_position_name(a->position)));
-        json_object_set_new(o, "experts", json_integer(a->experts));
-        json_object_set_new(o, "active_experts", json_integer(a->active_experts));
-        json_object_set_new(o, "dropout", json_real(floor(a->dropout * 1000.0 + 0.5) / 1000.0));
+                jsonw_kint(w, "decoder_layers", a->decoder_layers);
+        jsonw_kint(w, "hidden_size", a->hidden);
+        jsonw_kint(w, "heads", a->heads);
+        jsonw_kint(w, "kv_heads", a->kv_heads);
+        jsonw_kint(w, "head_dim", a->head_dim);
+        jsonw_kint(w, "ffn_size", a->ffn);
+        jsonw_kbool(w, "gated_mlp", a->gated_mlp);
+        jsonw_kstring(w, "activation", model_activation_name(a->activation));
+        jsonw_kint(w, "vocab_size", a->vocab);
+        jsonw_kint(w, "max_positions", a->max_positions);
+        jsonw_kint(w, "type_vocab_size", a->type_vocab);
+        jsonw_kbool(w, "tied_embeddings", a->tied_embeddings);
+        jsonw_kstring(w, "norm", model_norm_name(a->norm));
+        jsonw_kbool(w, "pre_norm", a->pre_norm);
+        jsonw_kbool(w, "attention_bias", a->attn_bias || a->qkv_bias_only);
+        jsonw_kbool(w, "mlp_bias", a->mlp_bias);
+        jsonw_kstring(w, "position_embedding", model_position_name(a->position));
+        jsonw_kint(w, "experts", a->experts);
+        jsonw_kint(w, "active_experts", a->active_experts);
+        /* The float dropout shown to three decimals (0.1f would read 0.100000001490116). */
+        jsonw_kreal(w, "dropout", floor(a->dropout * 1000.0 + 0.5) / 1000.0);
         if (a->extra_parameters)
-                json_object_set_new(o, "extra_parameters", u64(a->extra_parameters));
-        json_object_set_new(o, "pooler", json_boolean(a->pooler));
-        return o;
+                jsonw_ku64(w, "extra_parameters", a->extra_parameters);
+        jsonw_kbool(w, "pooler", a->pooler);
+        jsonw_object_end(w);
 }
 
-static json_t *notes_json(const struct est_note *notes, size_t n, bool with_bytes)
+static void write_notes(struct jsonw *w, const char *key, const struct est_note *notes, size_t n,
+                        bool with_bytes)
 {
-        json_t *arr = json_array();
         char buf[400];
-        for (size_t i = 0; arr && i < n; i++) {
-                json_t *o = json_pack("{s:s, s:s}", "code", estimate_note_name(notes[i].code),
-                                      "text", estimate_note_text(&notes[i], buf, sizeof(buf)));
-                if (o && with_bytes && notes[i].a > 0)
-                        json_object_set_new(o, "per_gpu_bytes", u64((uint64_t)notes[i].a));
-                if (o && with_bytes && notes[i].b > 0 &&
-                    (notes[i].code == EST_S_ZERO3 || notes[i].code == EST_S_TENSOR_PARALLEL))
-                        json_object_set_new(o, "gpus", json_integer((json_int_t)notes[i].b));
-                if (o && with_bytes && notes[i].code == EST_S_SMALLER_BATCH)
-                        json_object_set_new(o, "batch_size", json_integer((json_int_t)notes[i].b));
-                json_array_append_new(arr, o);
+
+        jsonw_key(w, key);
+        jsonw_array_begin(w);
+        for (size_t i = 0; i < n; i++) {
+                const struct est_note *note = &notes[i];
+                jsonw_object_begin(w);
+                jsonw_kstring(w, "code", estimate_note_name(note->code));
+                jsonw_kstring(w, "text", estimate_note_text(note, buf, sizeof(buf)));
+                if (with_bytes && note->a > 0)
+                        jsonw_ku64(w, "per_gpu_bytes", (uint64_t)note->a);
+                if (with_bytes && note->b > 0 &&
+                    (note->code == EST_S_ZERO3 || note->code == EST_S_TENSOR_PARALLEL))
+                        jsonw_kint(w, "gpus", (int64_t)note->b);
+                if (with_bytes && note->code == EST_S_SMALLER_BATCH)
+                        jsonw_kint(w, "batch_size", (int64_t)note->b);
+                jsonw_object_end(w);
         }
-        return arr;
+        jsonw_array_end(w);
 }
 
-static json_t *input_json(const struct estimate_input *in)
+static void write_input(struct jsonw *w, const struct estimate_input *in)
 {
-        json_t *o = json_object();
-        if (!o)
-                return NULL;
-        json_object_set_new(o, "mode", json_string(estimate_mode_name(in->mode)));
-        json_object_set_new(o, "batch_size", json_integer(in->batch_size));
-        json_object_set_new(o, "sequence_length", json_integer(in->sequence_length));
-        json_object_set_new(o, "gradient_accumulation", json_integer(in->gradient_accumulation));
+        jsonw_key(w, "input");
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "mode", estimate_mode_name(in->mode));
+        jsonw_kint(w, "batch_size", in->batch_size);
+        jsonw_kint(w, "sequence_length", in->sequence_length);
+        jsonw_kint(w, "gradient_accumulation", in->gradient_accumulation);
         if (in->mode == EST_INFERENCE) {
-                json_object_set_new(
-                        o, "prompt_tokens",
-                        json_integer(in->prompt_tokens ? in->prompt_tokens : in->sequence_length));
-                json_object_set_new(o, "generated_tokens", json_integer(in->generated_tokens));
-                json_object_set_new(o, "kv_cache_precision",
-                                    json_string(estimate_kv_dtype_name(in->kv_dtype)));
+                jsonw_kint(w, "prompt_tokens",
+                           in->prompt_tokens ? in->prompt_tokens : in->sequence_length);
+                jsonw_kint(w, "generated_tokens", in->generated_tokens);
+                jsonw_kstring(w, "kv_cache_precision", estimate_kv_dtype_name(in->kv_dtype));
         }
         if (in->mode == EST_LORA || in->mode == EST_QLORA)
-                json_object_set_new(o, "lora_rank", json_integer(in->lora_rank));
-        json_object_set_new(o, "precision", json_string(estimate_precision_name(in->precision)));
-        json_object_set_new(o, "quantization", json_string(estimate_quant_name(in->quantization)));
-        json_object_set_new(o, "optimizer", json_string(estimate_optimizer_name(in->optimizer)));
-        json_object_set_new(o, "activation_checkpointing",
-                            json_string(estimate_checkpointing_name(in->checkpointing)));
-        json_object_set_new(o, "flash_attention", json_boolean(in->flash_attention));
-        json_object_set_new(o, "strategy", json_string(estimate_strategy_name(in->strategy)));
-        json_object_set_new(o, "gpus", json_integer(in->gpus));
-        json_object_set_new(o, "nodes", json_integer(in->nodes));
-        json_object_set_new(o, "tensor_parallel", json_integer(in->tensor_parallel));
-        json_object_set_new(o, "pipeline_parallel", json_integer(in->pipeline_parallel));
-        json_object_set_new(o, "offload", json_string(estimate_offload_name(in->offload)));
-        return o;
+                jsonw_kint(w, "lora_rank", in->lora_rank);
+        jsonw_kstring(w, "precision", estimate_precision_name(in->precision));
+        jsonw_kstring(w, "quantization", estimate_quant_name(in->quantization));
+        jsonw_kstring(w, "optimizer", estimate_optimizer_name(in->optimizer));
+        jsonw_kstring(w, "activation_checkpointing",
+                      estimate_checkpointing_name(in->checkpointing));
+        jsonw_kbool(w, "flash_attention", in->flash_attention);
+        jsonw_kstring(w, "strategy", estimate_strategy_name(in->strategy));
+        jsonw_kint(w, "gpus", in->gpus);
+        jsonw_kint(w, "nodes", in->nodes);
+        jsonw_kint(w, "tensor_parallel", in->tensor_parallel);
+        jsonw_kint(w, "pipeline_parallel", in->pipeline_parallel);
+        jsonw_kstring(w, "offload", estimate_offload_name(in->offload));
+        jsonw_object_end(w);
+}
+
+static void write_memory(struct jsonw *w, const struct estimate_input *in,
+                         const struct estimate_result *r)
+{
+        jsonw_key(w, "per_gpu");
+        jsonw_object_begin(w);
+        jsonw_ku64(w, "total_bytes", r->per_gpu_total_bytes);
+        jsonw_ku64(w, "allocated_bytes", r->per_gpu_allocated_bytes);
+        jsonw_kstring(w, "peak_phase", estimate_phase_name(r->peak_phase));
+        jsonw_key(w, "components");
+        jsonw_object_begin(w);
+        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
+                jsonw_ku64(w, estimate_component_name((enum est_component)c), r->per_gpu[c]);
+        jsonw_object_end(w);
+        jsonw_key(w, "phases");
+        jsonw_object_begin(w);
+        for (int p = 0; p < EST_PHASE_COUNT; p++)
+                if (r->phase_total_bytes[p])
+                        jsonw_ku64(w, estimate_phase_name((enum est_phase)p),
+                                   r->phase_total_bytes[p]);
+        jsonw_object_end(w);
+        if (in->pipeline_parallel > 1)
+                jsonw_kstring(w, "pipeline_stage", r->pipeline_stage ? "last" : "first");
+        jsonw_object_end(w);
+
+        jsonw_key(w, "cpu");
+        jsonw_object_begin(w);
+        jsonw_ku64(w, "total_bytes", r->cpu_total_bytes);
+        jsonw_key(w, "components");
+        jsonw_object_begin(w);
+        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
+                jsonw_ku64(w, estimate_cpu_component_name((enum est_cpu_component)c), r->cpu[c]);
+        jsonw_object_end(w);
+        jsonw_object_end(w);
+}
+
+static void write_compute(struct jsonw *w, const struct estimate_result *r,
+                          const struct gpu_spec *g)
+{
+        /* A GPU that cannot run the precision has no time: say so rather
+         * than print zeros. */
+        bool untimed = g && r->precision_unsupported;
+
+        jsonw_key(w, "compute");
+        jsonw_object_begin(w);
+        jsonw_kreal(w, "flops_per_step", r->flops_per_step);
+        jsonw_kreal(w, "flops_total", r->flops_total);
+        jsonw_kreal(w, "steps", r->steps);
+        jsonw_kreal(w, "tokens_per_step", r->tokens_per_step);
+        jsonw_kreal(w, "seconds_per_step", untimed ? NAN : r->seconds_per_step);
+        jsonw_kreal(w, "total_seconds", untimed ? NAN : r->total_seconds);
+        jsonw_kreal(w, "tokens_per_second", untimed ? NAN : r->tokens_per_second);
+        jsonw_kreal(w, "mfu", r->mfu);
+        jsonw_kstring(w, "bottleneck", estimate_bottleneck_name(r->bottleneck));
+        jsonw_kstring(w, "gpu", g ? g->id : NULL);
+        jsonw_key(w, "bottleneck_detail");
+        jsonw_object_begin(w);
+        jsonw_kreal(w, "compute_seconds_per_step", r->compute_seconds_per_step);
+        jsonw_kreal(w, "communication_seconds_per_step", r->comm_seconds_per_step);
+        jsonw_kreal(w, "memory_seconds_per_step", r->memory_seconds_per_step);
+        jsonw_kreal(w, "data_loading_seconds_per_step", r->data_seconds_per_step);
+        jsonw_kreal(w, "communication_bytes_per_step", r->comm_bytes_per_step);
+        jsonw_kreal(w, "link_bytes_per_s", r->link_bytes_per_s);
+        jsonw_kreal(w, "peak_flops_per_gpu", r->peak_flops_per_gpu);
+        jsonw_object_end(w);
+        if (g) {
+                jsonw_kbool(w, "precision_supported", !r->precision_unsupported);
+                if (r->precision_unsupported)
+                        jsonw_kstring(w, "suggested_precision",
+                                      estimate_precision_name(r->suggested_precision));
+        }
+        jsonw_object_end(w);
+}
+
+static void write_inference(struct jsonw *w, const struct estimate_input *in,
+                            const struct estimate_result *r, const struct gpu_spec *g)
+{
+        jsonw_key(w, "inference");
+        jsonw_object_begin(w);
+        jsonw_kreal(w, "prefill_seconds", r->prefill_seconds);
+        jsonw_kreal(w, "decode_tokens_per_second", r->decode_tokens_per_second);
+        jsonw_kreal(w, "decode_tokens_per_second_roofline", r->decode_tokens_per_second_roofline);
+        jsonw_ku64(w, "decode_bytes_per_token", r->decode_bytes_per_token);
+        jsonw_ku64(w, "kv_cache_bytes_per_token", r->kv_bytes_per_token);
+        jsonw_object_end(w);
+        if (!g || in->arch.kind == MODEL_ENCODER)
+                return;
+        jsonw_key(w, "serving");
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "gpu", g->id);
+        /* vLLM's default gpu_memory_utilization when the request gives none. */
+        jsonw_kreal(w, "gpu_memory_utilization",
+                    in->gpu_memory_utilization > 0 ? in->gpu_memory_utilization : 0.9);
+        jsonw_ku64(w, "budget_bytes", r->serving_budget_bytes);
+        jsonw_ku64(w, "kv_cache_bytes", r->serving_kv_bytes);
+        jsonw_ku64(w, "kv_cache_bytes_per_token", r->kv_bytes_per_token);
+        jsonw_kint(w, "context_tokens", in->sequence_length);
+        jsonw_ku64(w, "concurrent_sequences", r->serving_concurrent_sequences);
+        jsonw_ku64(w, "max_context_tokens", r->serving_max_context_tokens);
+        jsonw_object_end(w);
+}
+
+static void write_fits(struct jsonw *w, const struct estimate_result *r,
+                       const struct gpu_spec *gpus, size_t n_gpus)
+{
+        jsonw_key(w, "fits");
+        jsonw_array_begin(w);
+        for (size_t i = 0; i < r->n_fits; i++) {
+                const struct est_fit *f = &r->fits[i];
+                if (f->gpu >= n_gpus)
+                        continue;
+                jsonw_object_begin(w);
+                jsonw_kstring(w, "gpu", gpus[f->gpu].id);
+                jsonw_kstring(w, "name", gpus[f->gpu].name);
+                if (f->memory_bytes)
+                        jsonw_ku64(w, "memory_bytes", f->memory_bytes);
+                else
+                        jsonw_knull(w, "memory_bytes");
+                jsonw_kbool(w, "fits", f->fits);
+                jsonw_kstring(w, "reason",
+                              estimate_fit_reason_name((enum est_fit_reason)f->reason));
+                if (f->gpus_needed)
+                        jsonw_kint(w, "gpus_needed", f->gpus_needed);
+                else
+                        jsonw_knull(w, "gpus_needed");
+                jsonw_kreal(w, "utilization", f->utilization);
+                jsonw_kint(w, "max_batch_size", f->max_batch_size);
+                jsonw_object_end(w);
+        }
+        jsonw_array_end(w);
+}
+
+char *api_estimate_render(const struct estimate_input *in, const struct estimate_result *r,
+                          const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out)
+{
+        struct jsonw w;
+        const struct gpu_spec *g =
+                in->gpu_index >= 0 && (size_t)in->gpu_index < n_gpus ? &gpus[in->gpu_index] : NULL;
+
+        jsonw_init(&w, ESTIMATE_TEXT_INITIAL_BYTES, ESTIMATE_TEXT_MAX_BYTES);
+        jsonw_object_begin(&w);
+        jsonw_key(&w, "model");
+        jsonw_object_begin(&w);
+        jsonw_kstring(&w, "name", in->arch.name);
+        jsonw_ku64(&w, "parameters", r->parameters);
+        jsonw_ku64(&w, "trainable_parameters", r->trainable_parameters);
+        jsonw_ku64(&w, "checkpoint_parameters", r->checkpoint_parameters);
+        jsonw_key(&w, "architecture");
+        write_arch(&w, &in->arch);
+        jsonw_object_end(&w);
+        write_input(&w, in);
+        write_memory(&w, in, r);
+        write_compute(&w, r, g);
+        if (in->mode == EST_INFERENCE)
+                write_inference(&w, in, r, g);
+        write_fits(&w, r, gpus, n_gpus);
+        write_notes(&w, "suggestions", r->suggestions, r->n_suggestions, true);
+        write_notes(&w, "assumptions", r->assumptions, r->n_assumptions, false);
+        write_notes(&w, "warnings", r->warnings, r->n_warnings, false);
+        jsonw_object_end(&w);
+        return jsonw_finish(&w, len_out);
+}
+
+/* The tree of text this file wrote (NULL when text is NULL or memory ran out); frees text. */
+static json_t *parse_own(char *text, size_t len)
+{
+        json_t *doc = text ? json_loadb(text, len, 0, NULL) : NULL;
+        free(text);
+        return doc;
 }
 
 json_t *api_estimate_encode(const struct estimate_input *in, const struct estimate_result *r,
                             const struct gpu_spec *gpus, size_t n_gpus)
 {
-        json_t *doc = json_object(), *comp = json_object(), *phases = json_object(),
-               *cpu = json_object();
-        json_t *fits = json_array();
-        if (!doc || !comp || !phases || !cpu || !fits) {
-                json_decref(doc);
-                json_decref(comp);
-                json_decref(phases);
-                json_decref(cpu);
-                json_decref(fits);
-                return NULL;
-        }
+        size_t len = 0;
+        char *text = api_estimate_render(in, r, gpus, n_gpus, &len);
+        return parse_own(text, len);
+}
 
-        json_object_set_new(doc, "model",
-                            json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", in->arch.name,
-                                      "parameters", u64(r->parameters), "trainable_parameters",
-                                      u64(r->trainable_parameters), "checkpoint_parameters",
-                                      u64(r->checkpoint_parameters), "architecture",
-                                      api_model_arch_encode(&in->arch)));
-        json_object_set_new(doc, "input", input_json(in));
+json_t *api_model_arch_encode(const struct model_arch *a)
+{
+        struct jsonw w;
+        size_t len = 0;
+        char *text;
 
-        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
-                json_object_set_new(comp, estimate_component_name((enum est_component)c),
-                                    u64(r->per_gpu[c]));
-        for (int p = 0; p < EST_PHASE_COUNT; p++)
-                if (r->phase_total_bytes[p])
-                        json_object_set_new(phases, estimate_phase_name((enum est_phase)p),
-                                            u64(r->phase_total_bytes[p]));
-        json_t *per_gpu =
-                json_pack("{s:o, s:o, s:s, s:o, s:o}", "total_bytes", u64(r->per_gpu_total_bytes),
-                          "allocated_bytes", u64(r->per_gpu_allocated_bytes), "peak_phase",
-                          estimate_phase_name(r->peak_phase), "components", comp, "phases", phases);
-        if (per_gpu && in->pipeline_parallel > 1)
-                json_object_set_new(per_gpu, "pipeline_stage",
-                                    json_string(r->pipeline_stage ? "last" : "first"));
-        json_object_set_new(doc, "per_gpu", per_gpu);
-
-        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
-                json_object_set_new(cpu, estimate_cpu_component_name((enum est_cpu_component)c),
-                                    u64(r->cpu[c]));
-        json_object_set_new(
-                doc, "cpu",
-                json_pack("{s:o, s:o}", "total_bytes", u64(r->cpu_total_bytes), "components", cpu));
-
-        const struct gpu_spec *g =
-                in->gpu_index >= 0 && (size_t)in->gpu_index < n_gpus ? &gpus[in->gpu_index] : NULL;
-        json_t *compute = json_pack(
-                "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "flops_per_step",
-                real_or_null(r->flops_per_step), "flops_total", real_or_null(r->flops_total),
-                "steps", real_or_null(r->steps), "tokens_per_step",
-                real_or_null(r->tokens_per_step), "seconds_per_step",
-                real_or_null(r->seconds_per_step), "total_seconds", real_or_null(r->total_seconds),
-                "tokens_per_second", real_or_null(r->tokens_per_second), "mfu",
-                real_or_null(r->mfu), "bottleneck", estimate_bottleneck_name(r->bottleneck), "gpu",
-                g ? json_string(g->id) : json_null(), "bottleneck_detail",
-                json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "compute_seconds_per_step",
-                          real_or_null(r->compute_seconds_per_step),
-                          "communication_seconds_per_step", real_or_null(r->comm_seconds_per_step),
-                          "memory_seconds_per_step", real_or_null(r->memory_seconds_per_step),
-                          "data_loading_seconds_per_step", real_or_null(r->data_seconds_per_step),
-                          "communication_bytes_per_step", real_or_null(r->comm_bytes_per_step),
-                          "link_bytes_per_s", real_or_null(r->link_bytes_per_s),
-                          "peak_flops_per_gpu", real_or_null(r->peak_flops_per_gpu)));
-        if (compute && g) {
-                /* A GPU that cannot run the precision has no time: say so
-                 * rather than print zeros. */
-                json_object_set_new(compute, "precision_supported",
-                                    json_boolean(!r->precision_unsupported));
-                if (r->precision_unsupported) {
-                        json_object_set_new(
-                                compute, "suggested_precision",
-                                json_string(estimate_precision_name(r->suggested_precision)));
-                        json_object_set_new(compute, "seconds_per_step", json_null());
-                        json_object_set_new(compute, "total_seconds", json_null());
-                        json_object_set_new(compute, "tokens_per_second", json_null());
-                }
-        }
-        json_object_set_new(doc, "compute", compute);
-
-        if (in->mode == EST_INFERENCE) {
-                json_object_set_new(
-                        doc, "inference",
-                        json_pack("{s:o, s:o, s:o, s:o, s:o}", "prefill_seconds",
-                                  real_or_null(r->prefill_seconds), "decode_tokens_per_second",
-                                  real_or_null(r->decode_tokens_per_second),
-                                  "decode_tokens_per_second_roofline",
-                                  real_or_null(r->decode_tokens_per_second_roofline),
-                                  "decode_bytes_per_token", u64(r->decode_bytes_per_token),
-                                  "kv_cache_bytes_per_token", u64(r->kv_bytes_per_token)));
-                if (g && in->arch.kind != MODEL_ENCODER)
-                        json_object_set_new(
-                                doc, "serving",
-                                json_pack(
-                                        "{s:s, s:f, s:o, s:o, s:o, s:i, s:o, s:o}", "gpu", g->id,
-                                        "gpu_memory_utilization",
-                                        in->gpu_memory_utilization > 0 ? in->gpu_memory_utilization
-                                                                       : 0.9,
-                                        "budget_bytes", u64(r->serving_budget_bytes),
-                                        "kv_cache_bytes", u64(r->serving_kv_bytes),
-                                        "kv_cache_bytes_per_token", u64(r->kv_bytes_per_token),
-                                        "context_tokens", (json_int_t)in->sequence_length,
-                                        "concurrent_sequences",
-                                        u64(r->serving_concurrent_sequences), "max_context_tokens",
-                                        u64(r->serving_max_context_tokens)));
-        }
-
-        for (size_t i = 0; i < r->n_fits; i++) {
-                const struct est_fit *f = &r->fits[i];
-                if (f->gpu >= n_gpus)
-                        continue;
-                json_array_append_new(
-                        fits, json_pack("{s:s, s:s, s:o, s:b, s:s, s:o, s:o, s:i}", "gpu",
-                                        gpus[f->gpu].id, "name", gpus[f->gpu].name, "memory_bytes",
-                                        f->memory_bytes ? u64(f->memory_bytes) : json_null(),
-                                        "fits", f->fits, "reason",
-                                        estimate_fit_reason_name((enum est_fit_reason)f->reason),
-                                        "gpus_needed",
-                                        f->gpus_needed ? json_integer(f->gpus_needed) : json_null(),
-                                        "utilization", real_or_null(f->utilization),
-                                        "max_batch_size", (json_int_t)f->max_batch_size));
-        }
-        json_object_set_new(doc, "fits", fits);
-        json_object_set_new(doc, "suggestions", notes_json(r->suggestions, r->n_suggestions, true));
-        json_object_set_new(doc, "assumptions",
-                            notes_json(r->assumptions, r->n_assumptions, false));
-        json_object_set_new(doc, "warnings", notes_json(r->warnings, r->n_warnings, false));
-        return doc;
+        jsonw_init(&w, 1024, 64 * 1024);
+        write_arch(&w, a);
+        text = jsonw_finish(&w, &len);
+        return parse_own(text, len);
 }
 
 /* ---- the handler ---------------------------------------------------------------- */
@@ -981,7 +1046,9 @@ json_t *api_estimate_encode(const struct estimate_input *in, const struct estima
 void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
 {
         json_error_t jerr;
-        json_t *body = NULL, *doc;
+        json_t *body = NULL;
+        char *text;
+        size_t len = 0;
         const struct catalog_snapshot *snap = NULL;
         const struct gpu_spec *gpus = NULL;
         size_t n_gpus = 0;
@@ -1019,11 +1086,16 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem_field(rs, 400, ee.pointer, ee.rule, ee.detail);
                 goto out;
         }
-        doc = api_estimate_encode(&in, r, gpus, n_gpus);
-        if (!doc)
+        text = api_estimate_render(&in, r, gpus, n_gpus, &len);
+        if (!text) {
                 api_problem(rs, 500, "out of memory");
-        else
-                api_reply_json(rs, 200, doc);
+                goto out;
+        }
+        free(rs->body);
+        rs->status = 200;
+        rs->content_type = "application/json";
+        rs->body = text;
+        rs->body_len = len;
 out:
         free(r);
         json_decref(body);

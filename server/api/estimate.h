@@ -3,8 +3,9 @@
  *
  * api_estimate_decode() validates a request object field by field (types,
  * ranges, enum names, unknown keys, contradictions) and fills a struct
- * estimate_input; api_estimate_encode() turns an input and its result into
- * the response document.  The compare endpoint reuses both: it decodes the
+ * estimate_input; api_estimate_render() turns an input and its result into
+ * the response text (api_estimate_encode() into the same document as a
+ * tree).  The compare endpoint reuses both: it decodes the
  * same workload object (telling the decoder which extra top-level keys to
  * leave alone, e.g. "constraints") and encodes results of its own runs.
  *
@@ -44,9 +45,19 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                         struct api_estimate_error *err);
 
 /*
- * The response document for one run (see openapi.yaml EstimateResponse).
- * gpus/n_gpus are the array the result's indices refer to.  Returns a new
- * reference, or NULL on allocation failure.
+ * The response document for one run (see openapi.yaml EstimateResponse) as
+ * compact JSON text, written without building a tree (the endpoint's hot
+ * path).  gpus/n_gpus are the array the result's indices refer to.  Returns
+ * malloc'd NUL-terminated text the caller frees, its length in *len_out, or
+ * NULL on allocation failure.
+ */
+char *api_estimate_render(const struct estimate_input *in, const struct estimate_result *res,
+                          const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out);
+
+/*
+ * The same document as a jansson tree (the text above, parsed), for callers
+ * that embed it in a document of their own.  Returns a new reference, or
+ * NULL on allocation failure.
  */
 json_t *api_estimate_encode(const struct estimate_input *in, const struct estimate_result *res,
                             const struct gpu_spec *gpus, size_t n_gpus);

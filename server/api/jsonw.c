@@ -1,0 +1,378 @@
+/*
+ * jsonw.c - a small JSON writer into one capped buffer; see jsonw.h.
+ *
+ * The text follows jansson 2.14's dump.c and strconv.c so that a document
+ * written here reads byte for byte like the jansson tree it replaces:
+ * dump_string() escapes '"', '\\', and code points below 0x20 (\b \f \n
+ * \r \t by name, the rest as \u00XX in upper-case hex), and
+ * jsonp_dtostr() prints reals with "%.*g", appends ".0" when the result
+ * has neither '.' nor 'e', and drops a '+' and leading zeros from the
+ * exponent.
+ */
+#include "api/jsonw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* JSON_REAL_PRECISION(15) of the other replies: DBL_DIG, the most decimal
+ * digits a double always carries faithfully (C11 5.2.4.2.2). */
+#define JSONW_REAL_DIGITS 15
+
+void jsonw_init(struct jsonw *w, size_t initial_bytes, size_t max_bytes)
+{
+        memset(w, 0, sizeof(*w));
+        w->max_bytes = max_bytes;
+        if (initial_bytes > max_bytes)
+                initial_bytes = max_bytes;
+        w->buf = malloc(initial_bytes + 1); /* + the final NUL */
+        if (!w->buf) {
+                w->failed = true; /* cap stays 0 == len */
+                return;
+        }
+        w->cap = initial_bytes;
+}
+
+/* The slow path of room(): grow the buffer, or fail the writer. */
+static bool grow(struct jsonw *w, size_t n)
+{
+        size_t want, cap;
+        char *p;
+
+        if (w->failed)
+                return false;
+        if (n > w->max_bytes - w->len) {
+                w->failed = true;
+                w->cap = w->len; /* room() now always takes the slow path */
+                return false;
+        }
+        want = w->len + n;
+        cap = w->cap ? w->cap : 64;
+        while (cap < want)
+                cap = cap > w->max_bytes / 2 ? w->max_bytes : cap * 2;
+        p = realloc(w->buf, cap + 1);
+        if (!p) {
+                w->failed = true;
+                w->cap = w->len;
+                return false;
+        }
+        w->buf = p;
+        w->cap = cap;
+        return true;
+}
+
+/* Room for n more bytes (and the final NUL).  A failed writer has cap ==
+ * len, so every write after a failure lands in grow(), which refuses it. */
+static inline bool room(struct jsonw *w, size_t n)
+{
+        return n <= w->cap - w->len ? !w->failed : grow(w, n);
+}
+
+static void put(struct jsonw *w, const char *s, size_t n)
+{
+        if (n == 0 || !room(w, n))
+                return;
+        memcpy(w->buf + w->len, s, n);
+        w->len += n;
+}
+
+static void put_char(struct jsonw *w, char c)
+{
+        if (!room(w, 1))
+                return;
+        w->buf[w->len++] = c;
+}
+
+/* The separator before a value or member, if one came before it. */
+static void comma(struct jsonw *w)
+{
+        if (w->need_comma)
+                put_char(w, ',');
+}
+
+void jsonw_object_begin(struct jsonw *w)
+{
+        comma(w);
+        put_char(w, '{');
+        w->need_comma = false;
+}
+
+void jsonw_object_end(struct jsonw *w)
+{
+        put_char(w, '}');
+        w->need_comma = true;
+}
+
+void jsonw_array_begin(struct jsonw *w)
+{
+        comma(w);
+        put_char(w, '[');
+        w->need_comma = false;
+}
+
+void jsonw_array_end(struct jsonw *w)
+{
+        put_char(w, ']');
+        w->need_comma = true;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
+ */
+static size_t utf8_sequence(const unsigned char *s, size_t left)
+{
+        unsigned char c = s[0];
+        size_t n;
+        uint32_t cp;
+
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xC2 && c <= 0xDF) {
+                n = 2;
+                cp = c & 0x1Fu;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+                n = 3;
+                cp = c & 0x0Fu;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+                n = 4;
+                cp = c & 0x07u;
+        } else {
+                return 0;
+        }
+        if (n > left)
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xC0u) != 0x80u)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3Fu);
+        }
+        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+                return 0;
+        return n;
+}
+
+/*
+ * A JSON string.  Text that is not valid UTF-8 (a name cut short inside a
+ * character by a fixed-size field) ends at the last whole character: a
+ * jansson tree would have refused the string and dropped the member.
+ */
+static void put_string(struct jsonw *w, const char *s)
+{
+        static const char hex[] = "0123456789ABCDEF";
+        const unsigned char *p = (const unsigned char *)s;
+        size_t left = strlen(s), run = 0;
+
+        put_char(w, '"');
+        while (run < left) {
+                unsigned char c = p[run];
+                size_t n;
+
+                /* Plain ASCII is copied as it is; escapes and UTF-8 are looked at. */
+                if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+                        run++;
+                        continue;
+                }
+                n = c < 0x80 ? 1 : utf8_sequence(p + run, left - run);
+                if (n > 1) {
+                        run += n;
+                        continue;
+                }
+                put(w, (const char *)p, run);
+                if (n == 0) { /* not UTF-8: stop here */
+                        left = run = 0;
+                        break;
+                }
+                switch (c) {
+                case '"':
+                        put(w, "\\\"", 2);
+                        break;
+                case '\\':
+                        put(w, "\\\\", 2);
+                        break;
+                case '\b':
+                        put(w, "\\b", 2);
+                        break;
+                case '\f':
+                        put(w, "\\f", 2);
+                        break;
+                case '\n':
+                        put(w, "\\n", 2);
+                        break;
+                case '\r':
+                        put(w, "\\r", 2);
+                        break;
+                case '\t':
+                        put(w, "\\t", 2);
+                        break;
+                default: {
+                        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xFu]};
+                        put(w, esc, sizeof(esc));
+                }
+                }
+                p += run + 1;
+                left -= run + 1;
+                run = 0;
+        }
+        put(w, (const char *)p, run);
+        put_char(w, '"');
+}
+
+void jsonw_string(struct jsonw *w, const char *s)
+{
+        if (!s) {
+                jsonw_null(w);
+                return;
+        }
+        comma(w);
+        put_string(w, s);
+        w->need_comma = true;
+}
+
+void jsonw_int(struct jsonw *w, int64_t v)
+{
+        char digits[24];
+        size_t i = sizeof(digits);
+        /* Negate in unsigned arithmetic so INT64_MIN needs no special case. */
+        uint64_t u = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+
+        do {
+                digits[--i] = (char)('0' + u % 10u);
+                u /= 10u;
+        } while (u);
+        if (v < 0)
+                digits[--i] = '-';
+        comma(w);
+        put(w, digits + i, sizeof(digits) - i);
+        w->need_comma = true;
+}
+
+void jsonw_real(struct jsonw *w, double v)
+{
+        char text[40];
+        int n;
+        size_t len;
+        char *e;
+
+        if (!isfinite(v)) {
+                jsonw_null(w);
+                return;
+        }
+        n = snprintf(text, sizeof(text) - 2, "%.*g", JSONW_REAL_DIGITS, v);
+        if (n < 0 || (size_t)n >= sizeof(text) - 2) {
+                w->failed = true;
+                return;
+        }
+        len = (size_t)n;
+        /* jansson's jsonp_dtostr(): a real keeps a '.' or an 'e', so that it
+         * reads back as a real ... */
+        if (!memchr(text, '.', len) && !memchr(text, 'e', len)) {
+                text[len++] = '.';
+                text[len++] = '0';
+                text[len] = '\0';
+        }
+        /* ... and its exponent has no '+' and no leading zeros ("1e21",
+         * "1e-7"). */
+        e = memchr(text, 'e', len);
+        if (e) {
+                char *start = e + 1, *end = e + 2;
+                if (*start == '-')
+                        start++;
+                while (*end == '0')
+                        end++;
+                if (end != start) {
+                        memmove(start, end, len - (size_t)(end - text) + 1);
+                        len -= (size_t)(end - start);
+                }
+        }
+        comma(w);
+        put(w, text, len);
+        w->need_comma = true;
+}
+
+void jsonw_bool(struct jsonw *w, bool v)
+{
+        comma(w);
+        if (v)
+                put(w, "true", 4);
+        else
+                put(w, "false", 5);
+        w->need_comma = true;
+}
+
+void jsonw_null(struct jsonw *w)
+{
+        comma(w);
+        put(w, "null", 4);
+        w->need_comma = true;
+}
+
+void jsonw_key(struct jsonw *w, const char *key)
+{
+        comma(w);
+        put_string(w, key);
+        put_char(w, ':');
+        w->need_comma = false;
+}
+
+void jsonw_kstring(struct jsonw *w, const char *key, const char *s)
+{
+        jsonw_key(w, key);
+        jsonw_string(w, s);
+}
+
+void jsonw_kint(struct jsonw *w, const char *key, int64_t v)
+{
+        jsonw_key(w, key);
+        jsonw_int(w, v);
+}
+
+void jsonw_ku64(struct jsonw *w, const char *key, uint64_t v)
+{
+        jsonw_key(w, key);
+        jsonw_int(w, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+void jsonw_kreal(struct jsonw *w, const char *key, double v)
+{
+        jsonw_key(w, key);
+        jsonw_real(w, v);
+}
+
+void jsonw_kbool(struct jsonw *w, const char *key, bool v)
+{
+        jsonw_key(w, key);
+        jsonw_bool(w, v);
+}
+
+void jsonw_knull(struct jsonw *w, const char *key)
+{
+        jsonw_key(w, key);
+        jsonw_null(w);
+}
+
+char *jsonw_finish(struct jsonw *w, size_t *len_out)
+{
+        char *text = NULL;
+
+        if (!w->failed && w->buf) {
+                w->buf[w->len] = '\0';
+                text = w->buf;
+                *len_out = w->len;
+        } else {
+                free(w->buf);
+                *len_out = 0;
+        }
+        memset(w, 0, sizeof(*w));
+        w->failed = true;
+        return text;
+}
+
+void jsonw_discard(struct jsonw *w)
+{
+        free(w->buf);
+        memset(w, 0, sizeof(*w));
+        w->failed = true;
+}
