@@ -11,6 +11,7 @@
  */
 #include "api/jsonw.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,6 +250,85 @@ void jsonw_int(struct jsonw *w, int64_t v)
         w->need_comma = true;
 }
 
+/*
+ * "%.15g" for 1e-4 <= |v| < 1e15, where %g prints fixed-point, without
+ * printf (which was a tenth of an estimate's CPU time: a fit table has a
+ * real per GPU).  The 15 significant digits are round(|v| * 10^(14 - e)),
+ * e = floor(log10 |v|).  10^(14 - e) for e in [-4, 14] is at most 10^18 =
+ * 2^18 * 5^18, exact in a long double's 64-bit significand (x87 extended,
+ * or more), so the product carries one rounding: relative error at most
+ * 2^-64, absolute error under 1e15 * 2^-64 < 1e-4.  When the fraction is
+ * that close to one half the rounding direction is uncertain (and exact
+ * ties follow printf's rounding mode), so those values return 0 and go to
+ * printf.  Writes text (at most 18 bytes) and returns its length, or 0.
+ */
+static size_t real_fixed15(double v, char *text)
+{
+        static const long double pow10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                            1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                            1e14L, 1e15L, 1e16L, 1e17L, 1e18L};
+        double a = fabs(v);
+        long double scaled, whole, frac;
+        uint64_t m;
+        char digits[16];
+        int e;
+        size_t n = 0;
+
+        if (LDBL_MANT_DIG < 64 || !(a >= 1e-4 && a < 1e15))
+                return 0;
+        e = (int)floor(log10(a));
+        if (e < -4)
+                e = -4;
+        if (e > 14)
+                e = 14;
+        scaled = (long double)a * pow10[14 - e];
+        /* log10 may be one off next to a power of ten: step to the decade
+         * that gives 15 digits. */
+        if (scaled < 1e14L && e > -4)
+                scaled = (long double)a * pow10[14 - --e];
+        else if (scaled >= 1e15L && e < 14)
+                scaled = (long double)a * pow10[14 - ++e];
+        if (scaled < 1e14L || scaled >= 1e15L)
+                return 0;
+        whole = floorl(scaled);
+        frac = scaled - whole;
+        if (fabsl(frac - 0.5L) < 1e-3L)
+                return 0;
+        m = (uint64_t)whole + (frac > 0.5L);
+        if (m == 1000000000000000ull) { /* rounded up into the next decade */
+                m = 100000000000000ull;
+                if (++e > 14)
+                        return 0; /* 1e15 reads "1e+15": printf's */
+        }
+        for (int i = 14; i >= 0; i--, m /= 10u)
+                digits[i] = (char)('0' + m % 10u);
+        /* %g drops trailing zeros after the point; with no digit left
+         * after it, the point goes too. */
+        int last = 14;
+        while (last > e && last > 0 && digits[last] == '0')
+                last--;
+        if (v < 0)
+                text[n++] = '-';
+        if (e < 0) {
+                text[n++] = '0';
+                text[n++] = '.';
+                for (int i = -1; i > e; i--)
+                        text[n++] = '0';
+                for (int i = 0; i <= last; i++)
+                        text[n++] = digits[i];
+        } else {
+                for (int i = 0; i <= e; i++)
+                        text[n++] = digits[i];
+                if (last > e) {
+                        text[n++] = '.';
+                        for (int i = e + 1; i <= last; i++)
+                                text[n++] = digits[i];
+                }
+        }
+        text[n] = '\0';
+        return n;
+}
+
 void jsonw_real(struct jsonw *w, double v)
 {
         char text[40];
@@ -260,12 +340,15 @@ void jsonw_real(struct jsonw *w, double v)
                 jsonw_null(w);
                 return;
         }
-        n = snprintf(text, sizeof(text) - 2, "%.*g", JSONW_REAL_DIGITS, v);
-        if (n < 0 || (size_t)n >= sizeof(text) - 2) {
-                w->failed = true;
-                return;
+        len = real_fixed15(v, text);
+        if (len == 0) {
+                n = snprintf(text, sizeof(text) - 2, "%.*g", JSONW_REAL_DIGITS, v);
+                if (n < 0 || (size_t)n >= sizeof(text) - 2) {
+                        w->failed = true;
+                        return;
+                }
+                len = (size_t)n;
         }
-        len = (size_t)n;
         /* jansson's jsonp_dtostr(): a real keeps a '.' or an 'e', so that it
          * reads back as a real ... */
         if (!memchr(text, '.', len) && !memchr(text, 'e', len)) {

@@ -132,6 +132,68 @@ static void test_reals(void **state)
         expect_text(&w, "[null,null,null]");
 }
 
+/* One real written by the writer and by jansson: the same text. */
+static void same_as_jansson(double v)
+{
+        struct jsonw w;
+        size_t len;
+        jsonw_init(&w, 8, 64);
+        jsonw_real(&w, v);
+        char *mine = jsonw_finish(&w, &len);
+        json_t *r = json_real(v);
+        char *theirs = json_dumps(r, DUMP_FLAGS | JSON_ENCODE_ANY);
+        assert_non_null(mine);
+        assert_non_null(theirs);
+        if (strcmp(mine, theirs))
+                fail_msg("%.17g: wrote %s, jansson %s", v, mine, theirs);
+        free(mine);
+        free(theirs);
+        json_decref(r);
+}
+
+/*
+ * The writer prints most reals without printf (fixed-point, 15 digits);
+ * jansson, which uses printf, is the oracle: ratios such as a fit's
+ * utilization, decimal fractions, ties at the 16th digit, and the edges
+ * of the fixed-point range (1e-4 and 1e15, where %g turns scientific).
+ */
+static void test_reals_fast_path(void **state)
+{
+        (void)state;
+        for (int i = 1; i <= 400; i++)
+                for (int j = 1; j <= 400; j++)
+                        same_as_jansson((double)i / (double)j);
+        for (int k = 1; k <= 20000; k++)
+                for (int p = -6; p <= 16; p += 2)
+                        same_as_jansson((double)k * pow(10.0, p) / 1000.0);
+        static const double edges[] = {
+                1e-4,
+                1.00000000000001e-4,
+                9.99999999999999e-5,
+                1e15,
+                999999999999999.0,
+                999999999999999.4,
+                999999999999999.5,
+                99999999999999.95,
+                9.999999999999995,
+                0.5,
+                1.5,
+                2.5,
+                0.000125,
+                1234567890.12345,
+                -0.1,
+                -123.456,
+                1e14,
+                1e14 - 1,
+                0.30000000000000004,
+        };
+        for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+                same_as_jansson(edges[i]);
+                same_as_jansson(nextafter(edges[i], 0));
+                same_as_jansson(nextafter(edges[i], 1e300));
+        }
+}
+
 /* jansson as the oracle: reals spread over the whole exponent range. */
 static void test_reals_match_jansson(void **state)
 {
@@ -146,20 +208,7 @@ static void test_reals_match_jansson(void **state)
                 double v = (x & 1 ? -1 : 1) * mant * pow(10.0, exp);
                 if (i % 4 == 0)
                         v = floor(v); /* whole numbers, which need the ".0" */
-                struct jsonw w;
-                size_t len;
-                jsonw_init(&w, 8, 64);
-                jsonw_real(&w, v);
-                char *mine = jsonw_finish(&w, &len);
-                json_t *r = json_real(v);
-                char *theirs = json_dumps(r, DUMP_FLAGS | JSON_ENCODE_ANY);
-                assert_non_null(mine);
-                assert_non_null(theirs);
-                if (strcmp(mine, theirs))
-                        fail_msg("%.17g: wrote %s, jansson %s", v, mine, theirs);
-                free(mine);
-                free(theirs);
-                json_decref(r);
+                same_as_jansson(v);
         }
 }
 
@@ -305,10 +354,15 @@ static void test_estimate_render_round_trip(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_structure), cmocka_unit_test(test_integers),
-                cmocka_unit_test(test_reals),     cmocka_unit_test(test_reals_match_jansson),
-                cmocka_unit_test(test_strings),   cmocka_unit_test(test_strings_not_utf8),
-                cmocka_unit_test(test_cap),       cmocka_unit_test(test_estimate_render_round_trip),
+                cmocka_unit_test(test_structure),
+                cmocka_unit_test(test_integers),
+                cmocka_unit_test(test_reals),
+                cmocka_unit_test(test_reals_match_jansson),
+                cmocka_unit_test(test_reals_fast_path),
+                cmocka_unit_test(test_strings),
+                cmocka_unit_test(test_strings_not_utf8),
+                cmocka_unit_test(test_cap),
+                cmocka_unit_test(test_estimate_render_round_trip),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
