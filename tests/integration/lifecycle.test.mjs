@@ -20,7 +20,8 @@ test('SIGTERM lets the request in flight finish, refuses new connections, exits 
         const body = '{"not":"finished yet"}';
         sock.write(`POST /api/v1/prices HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n` +
                    `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
-        await waitFor(async () => /gpuplan_http_requests_in_flight [1-9]/.test((await get('/metrics', { base: srv.url })).text),
+        // The /metrics request counts itself, so "in flight" must reach 2.
+        await waitFor(async () => /gpuplan_http_requests_in_flight ([2-9]|[1-9][0-9])/.test((await get('/metrics', { base: srv.url })).text),
                       { what: 'the request to be in flight' });
         srv.proc.kill('SIGTERM');
         await waitFor(() => srv.logs.some((l) => /^received SIGTERM/.test(l.msg ?? '')), { what: 'SIGTERM logged' });
