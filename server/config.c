@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "log.h"
 
 /* Defaults; the reasons are in README "Configuration". */
@@ -24,19 +25,6 @@
 #define DEFAULT_DB_ACQUIRE_TIMEOUT_MS 2000u
 #define DEFAULT_SHUTDOWN_GRACE_S      10u
 #define ADMIN_TOKEN_MIN_LEN           16u
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return -1;
-}
 
 /* Parse a decimal in [min, max]; the whole string must be digits. */
 static int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -64,7 +52,7 @@ static int env_uint(const char *name, uint64_t def, uint64_t min, uint64_t max, 
                 return 0;
         }
         if (parse_uint(s, min, max, out))
-                return fail(err, errlen,
+                return errbuf_set(err, errlen,
                             "%s: expected an integer in %" PRIu64 "..%" PRIu64 ", got \"%.64s\"",
                             name, min, max, s);
         return 0;
@@ -80,27 +68,27 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
         if (s[0] == '[') {
                 const char *close = strchr(s, ']');
                 if (!close || close == s + 1)
-                        return fail(err, errlen,
+                        return errbuf_set(err, errlen,
                                     "GPUPLAN_LISTEN: unterminated IPv6 address: \"%.64s\"", s);
                 host_len = (size_t)(close - s - 1);
                 if (host_len >= sizeof(cfg->listen_host))
-                        return fail(err, errlen, "GPUPLAN_LISTEN: host too long");
+                        return errbuf_set(err, errlen, "GPUPLAN_LISTEN: host too long");
                 memcpy(cfg->listen_host, s + 1, host_len);
                 cfg->listen_host[host_len] = '\0';
                 colon = close[1] == ':' ? close + 1 : NULL;
                 if (!colon && close[1] != '\0')
-                        return fail(err, errlen,
+                        return errbuf_set(err, errlen,
                                     "GPUPLAN_LISTEN: expected [host]:port, got \"%.64s\"", s);
         } else {
                 colon = strrchr(s, ':');
                 if (colon && strchr(s, ':') != colon)
-                        return fail(err, errlen,
+                        return errbuf_set(err, errlen,
                                     "GPUPLAN_LISTEN: write IPv6 addresses as [addr]:port, got "
                                     "\"%.64s\"",
                                     s);
                 host_len = colon ? (size_t)(colon - s) : strlen(s);
                 if (host_len >= sizeof(cfg->listen_host))
-                        return fail(err, errlen, "GPUPLAN_LISTEN: host too long");
+                        return errbuf_set(err, errlen, "GPUPLAN_LISTEN: host too long");
                 if (host_len == 0) {
                         strcpy(cfg->listen_host, DEFAULT_HOST);
                 } else {
@@ -109,11 +97,11 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
                 }
         }
         if (colon && parse_uint(colon + 1, 0, 65535, &port))
-                return fail(err, errlen, "GPUPLAN_LISTEN: port must be 0..65535, got \"%.64s\"",
+                return errbuf_set(err, errlen, "GPUPLAN_LISTEN: port must be 0..65535, got \"%.64s\"",
                             colon + 1);
         for (const char *p = cfg->listen_host; *p; p++)
                 if (*p <= ' ' || *p == '/' || *p == '@')
-                        return fail(err, errlen, "GPUPLAN_LISTEN: bad host \"%.64s\"",
+                        return errbuf_set(err, errlen, "GPUPLAN_LISTEN: bad host \"%.64s\"",
                                     cfg->listen_host);
         cfg->listen_port = (unsigned)port;
         return 0;
@@ -128,30 +116,30 @@ static int parse_base_path(const char *s, char **out, char *err, size_t errlen)
                 n--;
         if (n == 0) {
                 *out = strdup("");
-                return *out ? 0 : fail(err, errlen, "out of memory");
+                return *out ? 0 : errbuf_set(err, errlen, "out of memory");
         }
         if (s[0] != '/')
-                return fail(err, errlen, "GPUPLAN_BASE_PATH: must start with '/', got \"%.64s\"",
+                return errbuf_set(err, errlen, "GPUPLAN_BASE_PATH: must start with '/', got \"%.64s\"",
                             s);
         if (n > 128)
-                return fail(err, errlen, "GPUPLAN_BASE_PATH: longer than 128 characters");
+                return errbuf_set(err, errlen, "GPUPLAN_BASE_PATH: longer than 128 characters");
         for (size_t i = 0; i < n; i++) {
                 char c = s[i];
                 int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                          (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '/';
                 if (!ok || (c == '/' && i + 1 < n && s[i + 1] == '/'))
-                        return fail(err, errlen,
+                        return errbuf_set(err, errlen,
                                     "GPUPLAN_BASE_PATH: only letters, digits, '-', '_', '.' and "
                                     "single '/' allowed, got \"%.64s\"",
                                     s);
                 if (c == '.' && (i == 0 || s[i - 1] == '/') &&
                     (i + 1 == n || s[i + 1] == '/' ||
                      (s[i + 1] == '.' && (i + 2 == n || s[i + 2] == '/'))))
-                        return fail(err, errlen,
+                        return errbuf_set(err, errlen,
                                     "GPUPLAN_BASE_PATH: '.' and '..' segments are not allowed");
         }
         *out = strndup(s, n);
-        return *out ? 0 : fail(err, errlen, "out of memory");
+        return *out ? 0 : errbuf_set(err, errlen, "out of memory");
 }
 
 static int dup_env(const char *name, char **out, char *err, size_t errlen)
@@ -162,7 +150,7 @@ static int dup_env(const char *name, char **out, char *err, size_t errlen)
         if (!s || !*s)
                 return 0;
         *out = strdup(s);
-        return *out ? 0 : fail(err, errlen, "out of memory");
+        return *out ? 0 : errbuf_set(err, errlen, "out of memory");
 }
 
 int config_from_env(struct config *cfg, char *err, size_t errlen)
@@ -180,7 +168,7 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         if (s && *s) {
                 level = log_level_parse(s);
                 if (level < 0) {
-                        fail(err, errlen,
+                        errbuf_set(err, errlen,
                              "GPUPLAN_LOG_LEVEL: expected debug, info, warn or error, got "
                              "\"%.32s\"",
                              s);
@@ -204,7 +192,7 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
                 goto fail;
         cfg->connection_limit = (unsigned)v;
         if (cfg->threads > cfg->connection_limit) {
-                fail(err, errlen,
+                errbuf_set(err, errlen,
                      "GPUPLAN_THREADS (%u) must not exceed GPUPLAN_MAX_CONNECTIONS (%u)",
                      cfg->threads, cfg->connection_limit);
                 goto fail;
@@ -232,7 +220,7 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         if (dup_env("GPUPLAN_STATIC_DIR", &cfg->static_dir, err, errlen))
                 goto fail;
         if (!cfg->static_dir && !(cfg->static_dir = strdup(DEFAULT_STATIC_DIR))) {
-                fail(err, errlen, "out of memory");
+                errbuf_set(err, errlen, "out of memory");
                 goto fail;
         }
         if (dup_env("GPUPLAN_ADMIN_TOKEN", &cfg->admin_token, err, errlen))
@@ -240,14 +228,14 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         if (cfg->admin_token) {
                 size_t n = strlen(cfg->admin_token);
                 if (n < ADMIN_TOKEN_MIN_LEN || n > 256) {
-                        fail(err, errlen, "GPUPLAN_ADMIN_TOKEN: must be %u to 256 characters long",
+                        errbuf_set(err, errlen, "GPUPLAN_ADMIN_TOKEN: must be %u to 256 characters long",
                              ADMIN_TOKEN_MIN_LEN);
                         goto fail;
                 }
                 for (size_t i = 0; i < n; i++) {
                         unsigned char c = (unsigned char)cfg->admin_token[i];
                         if (c <= ' ' || c >= 0x7f) {
-                                fail(err, errlen,
+                                errbuf_set(err, errlen,
                                      "GPUPLAN_ADMIN_TOKEN: only printable ASCII without spaces");
                                 goto fail;
                         }

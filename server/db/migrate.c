@@ -14,22 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "log.h"
 
 #define NO_TRANSACTION_MARK "-- gpuplan:no-transaction"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return -1;
-}
 
 /* The first line of a libpq error message, for one-line reasons. */
 static const char *first_line(const char *msg, int *len)
@@ -52,7 +40,7 @@ static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size
         m = first_line(PQresultErrorMessage(res), &n);
         if (!*m)
                 m = first_line(PQerrorMessage(c), &n);
-        fail(err, errlen, "%s: %.*s", what, n, m);
+        errbuf_set(err, errlen, "%s: %.*s", what, n, m);
         PQclear(res);
         return -1;
 }
@@ -72,7 +60,7 @@ static int advisory(PGconn *c, const char *fn, char *err, size_t errlen)
         if (!ok) {
                 int n;
                 const char *m = first_line(PQresultErrorMessage(res), &n);
-                fail(err, errlen, "%s: %.*s", fn, n, m);
+                errbuf_set(err, errlen, "%s: %.*s", fn, n, m);
         }
         PQclear(res);
         return ok ? 0 : -1;
@@ -109,7 +97,7 @@ static int apply_one(PGconn *c, const struct migration_file *f, char *err, size_
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
                 int n;
                 const char *m = first_line(PQresultErrorMessage(res), &n);
-                fail(err, errlen, "%s: recording it: %.*s", what, n, m);
+                errbuf_set(err, errlen, "%s: recording it: %.*s", what, n, m);
                 PQclear(res);
                 goto rollback;
         }
@@ -152,12 +140,12 @@ int db_migrate(PGconn *c, const struct migration_file *files, unsigned n, unsign
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
                 int len;
                 const char *m = first_line(PQresultErrorMessage(res), &len);
-                fail(err, errlen, "cannot read schema_migrations: %.*s", len, m);
+                errbuf_set(err, errlen, "cannot read schema_migrations: %.*s", len, m);
                 goto out;
         }
         done = calloc(n ? n : 1, sizeof(*done));
         if (!done) {
-                fail(err, errlen, "out of memory");
+                errbuf_set(err, errlen, "out of memory");
                 goto out;
         }
         for (int r = 0; r < PQntuples(res); r++) {
@@ -170,7 +158,7 @@ int db_migrate(PGconn *c, const struct migration_file *files, unsigned n, unsign
                         continue;
                 }
                 if (strcmp(PQgetvalue(res, r, 2), f->sha256) != 0) {
-                        fail(err, errlen,
+                        errbuf_set(err, errlen,
                              "migration %s was changed after it was applied (checksum %.12s... in "
                              "the database, %.12s... in this build); add a new migration instead",
                              f->name, PQgetvalue(res, r, 2), f->sha256);
@@ -211,7 +199,7 @@ int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigne
         if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
                 int len;
                 const char *m = first_line(PQresultErrorMessage(res), &len);
-                fail(err, errlen, "cannot look for schema_migrations: %.*s", len, m);
+                errbuf_set(err, errlen, "cannot look for schema_migrations: %.*s", len, m);
                 PQclear(res);
                 return -1;
         }
@@ -225,7 +213,7 @@ int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigne
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
                 int len;
                 const char *m = first_line(PQresultErrorMessage(res), &len);
-                fail(err, errlen, "cannot read schema_migrations: %.*s", len, m);
+                errbuf_set(err, errlen, "cannot read schema_migrations: %.*s", len, m);
                 PQclear(res);
                 return -1;
         }
