@@ -19,6 +19,7 @@
 #include "api/jsonw.h"
 #include "app.h"
 #include "catalog/catalog.h"
+#include "core/peft.h"
 
 /* ---- error helpers ----------------------------------------------------------- */
 
@@ -380,47 +381,76 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
 
 /* ---- the rest of the request ------------------------------------------------- */
 
+/* One list of module names (targets or modules_to_save), resolved for the
+ * model's family by core/peft.c; an unknown name is a 400 that lists the
+ * names valid for this model. */
+static int decode_module_list(json_t *t, const struct estimate_input *in, bool saves,
+                              unsigned *bits, struct api_estimate_error *e)
+{
+        const char *ptr = saves ? "/workload/lora/modules_to_save" : "/workload/lora/targets";
+        char valid[1024], why[1400], p[128];
+        size_t i;
+        json_t *x;
+
+        if (saves)
+                peft_valid_saves(&in->arch, valid, sizeof(valid));
+        else
+                peft_valid_targets(&in->arch, valid, sizeof(valid));
+        *bits = 0;
+        if (json_is_string(t) && !saves) {
+                /* PEFT's target_modules="all-linear" */
+                const char *v = json_string_value(t);
+                if (!strcmp(v, "all") || !strcmp(v, "all-linear") || !strcmp(v, "all_linear")) {
+                        *bits = peft_all_linear(&in->arch);
+                        return 0;
+                }
+                snprintf(why, sizeof(why),
+                         "a string target must be \"all-linear\" (or \"all\"); otherwise give a "
+                         "list of module names: %s",
+                         valid);
+                return dfail(e, 400, ptr, "enum", "%s", why);
+        }
+        if (!json_is_array(t)) {
+                snprintf(why, sizeof(why), "%s must be an array of module names: %s",
+                         saves ? "modules_to_save" : "targets", valid);
+                return dfail(e, 400, ptr, "type", "%s", why);
+        }
+        if (json_array_size(t) == 0 && !saves)
+                return dfail(e, 400, ptr, "range", "targets must not be empty");
+        json_array_foreach(t, i, x)
+        {
+                snprintf(p, sizeof(p), "%s/%zu", ptr, i);
+                const char *name = json_is_string(x) ? json_string_value(x) : NULL;
+                int rc = !name ? -1
+                         : saves ? peft_save_bits(&in->arch, name, bits)
+                                 : peft_target_bits(&in->arch, name, bits);
+                if (rc) {
+                        snprintf(why, sizeof(why),
+                                 "\"%.60s\" names no %s of this %s-style model; valid: %s",
+                                 name ? name : "(not a string)",
+                                 saves ? "module to save" : "linear layer",
+                                 peft_scheme_name(&in->arch), valid);
+                        return dfail(e, 400, p, "enum", "%s", why);
+                }
+        }
+        return 0;
+}
+
 static int decode_lora(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"rank", "alpha", "targets", NULL};
+        static const char *const keys[] = {"rank", "alpha", "targets", "modules_to_save", NULL};
         const char *base = "/workload/lora";
         if (known_keys(o, base, keys, NULL, e) ||
             get_u32(o, base, "rank", 1, 65536, &in->lora_rank, NULL, e) ||
             get_u32(o, base, "alpha", 1, 1048576, &in->lora_alpha, NULL, e))
                 return -1;
         json_t *t = json_object_get(o, "targets");
-        if (t && !json_is_null(t)) {
-                static const char *const names[] = {"q", "k", "v", "o", "gate", "up", "down", NULL};
-                size_t i;
-                json_t *x;
-                if (!json_is_array(t) && !json_is_string(t))
-                        return dfail(e, 400, "/workload/lora/targets", "type",
-                                     "targets must be an array of q, k, v, o, gate, up, down (or "
-                                     "\"all\")");
-                in->lora_targets = 0;
-                if (json_is_string(t)) {
-                        if (strcmp(json_string_value(t), "all") &&
-                            strcmp(json_string_value(t), "all-linear"))
-                                return dfail(e, 400, "/workload/lora/targets", "enum",
-                                             "targets must be an array or \"all\"");
-                        in->lora_targets = EST_LORA_ALL;
-                        return 0;
-                }
-                if (json_array_size(t) == 0)
-                        return dfail(e, 400, "/workload/lora/targets", "range",
-                                     "targets must not be empty");
-                json_array_foreach(t, i, x)
-                {
-                        char p[128];
-                        snprintf(p, sizeof(p), "/workload/lora/targets/%zu", i);
-                        int k = json_is_string(x) ? estimate_enum_parse(names, json_string_value(x))
-                                                  : -1;
-                        if (k < 0)
-                                return dfail(e, 400, p, "enum",
-                                             "each target is one of q, k, v, o, gate, up, down");
-                        in->lora_targets |= 1u << k;
-                }
-        }
+        if (t && !json_is_null(t) && decode_module_list(t, in, false, &in->lora_targets, e))
+                return -1;
+        t = json_object_get(o, "modules_to_save");
+        if (t && !json_is_null(t) &&
+            decode_module_list(t, in, true, &in->lora_modules_to_save, e))
+                return -1;
         return 0;
 }
 
@@ -458,7 +488,7 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
         if (in->mode == EST_QLORA) {
                 in->lora_rank = 64;
                 in->lora_alpha = 16;
-                in->lora_targets = EST_LORA_ALL;
+                in->lora_targets = peft_all_linear(&in->arch);
                 in->quantization = EST_QUANT_NF4;
         }
         uint32_t def_seq = in->arch.kind == MODEL_ENCODER ? 512 : 2048;

@@ -29,7 +29,7 @@ struct catalog_snapshot;
 struct api_estimate_error {
         char pointer[128]; /* RFC 6901 pointer, "/workload/batch_size" */
         char rule[48];     /* "type", "range", "enum", "unknown_field", "required", ... */
-        char detail[256];
+        char detail[1024]; /* room to list the valid names for a model */
         int status; /* 400, or 404 for an unknown catalog model/GPU id */
 };
 

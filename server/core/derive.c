@@ -4,6 +4,7 @@
  * and optimizer state, activation dtype, the parallel layout.
  */
 #include "core/estimate_internal.h"
+#include "core/peft.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +62,12 @@ static double kv_bytes(enum est_kv_dtype k, double e_a)
         }
 }
 
-/* LoRA adapter parameters: r x (in + out) per targeted matrix (Hu et al. 2021). */
+/* LoRA adapter parameters: r x (in + out) per targeted matrix (Hu et al.
+ * 2021; PEFT's lora.Linear holds A: r x in and B: out x r).  A fused matrix
+ * (GPT-2 c_attn h -> q + 2kv, Phi-3 gate_up_proj h -> 2f) has one A, so it
+ * costs r x (h + q + 2kv), less than three separate adapters.  LoRA on the
+ * vocabulary matrices (lm_head, embed_tokens: PEFT's lora.Embedding holds
+ * A: r x V and B: h x r) costs r x (V + h) each. */
 static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
 {
         double h = a->hidden, q = (double)a->heads * a->head_dim,
@@ -74,6 +80,8 @@ static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
                 attn += h + kv;
         if (t & EST_LORA_V)
                 attn += h + kv;
+        if (t & EST_LORA_QKV)
+                attn += h + q + 2 * kv;
         if (t & EST_LORA_O)
                 attn += q + h;
         if (a->gated_mlp) {
@@ -81,10 +89,12 @@ static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
                         mlp += h + f;
                 if (t & EST_LORA_UP)
                         mlp += h + f;
+                if (t & EST_LORA_GATE_UP)
+                        mlp += h + 2 * f;
                 if (t & EST_LORA_DOWN)
                         mlp += f + h;
         } else {
-                if (t & (EST_LORA_UP | EST_LORA_GATE))
+                if (t & (EST_LORA_UP | EST_LORA_GATE | EST_LORA_GATE_UP))
                         mlp += h + f;
                 if (t & EST_LORA_DOWN)
                         mlp += f + h;
@@ -93,7 +103,27 @@ static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
         double total = per_layer * a->layers;
         if (a->kind == MODEL_ENCODER_DECODER)
                 total += (2 * attn + mlp * ex) * a->decoder_layers;
+        if (t & EST_LORA_LM_HEAD)
+                total += h + a->vocab;
+        if (t & EST_LORA_EMBED)
+                total += a->vocab + h;
         return total * r;
+}
+
+/* Parameters PEFT trains in full for modules_to_save: a trainable copy of
+ * each listed module (peft/utils/other.py, ModulesToSaveWrapper).  An
+ * encoder's classification head is already trained in full here. */
+static double saved_params(const struct estimate_input *in, bool encoder_head)
+{
+        const struct model_arch *a = &in->arch;
+        double h = a->hidden, v = a->vocab, n = 0;
+        if (in->lora_modules_to_save & EST_SAVE_LM_HEAD)
+                n += v * h;
+        if (in->lora_modules_to_save & EST_SAVE_EMBED)
+                n += v * h;
+        if ((in->lora_modules_to_save & EST_SAVE_CLASSIFIER) && !encoder_head)
+                n += h * (double)in->num_labels; /* a decoder's score layer, no bias */
+        return n;
 }
 
 int derive_input(const struct estimate_input *in, struct derived *d, struct estimate_result *res,
@@ -176,7 +206,8 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
 
         if (d->lora) {
                 d->e_adapter = d->pure_half ? 2 : 4; /* PEFT keeps adapters in fp32 */
-                d->P_trainable = lora_params(a, in->lora_rank, in->lora_targets);
+                d->P_trainable = lora_params(a, in->lora_rank, in->lora_targets) +
+                                 saved_params(in, d->encoder_head);
                 if (d->encoder_head)
                         d->P_trainable += (h + 1) * h + (h + 1) * (double)in->num_labels;
                 d->P_head_grad = 0;

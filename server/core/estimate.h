@@ -127,7 +127,13 @@ enum est_model_load {
 #define EST_LORA_GATE 0x10u
 #define EST_LORA_UP   0x20u
 #define EST_LORA_DOWN 0x40u
-#define EST_LORA_ALL  0x7fu
+#define EST_LORA_ALL  0x7fu  /* the seven matrices, unfused */
+/* Fused layouts and the vocabulary matrices (core/peft.h maps names). */
+#define EST_LORA_QKV     0x080u /* one h -> (q + 2 kv) matrix: GPT-2 c_attn, Phi-3 qkv_proj */
+#define EST_LORA_GATE_UP 0x100u /* one h -> 2 ffn matrix: Phi-3 gate_up_proj */
+#define EST_LORA_LM_HEAD 0x200u /* LoRA on the vocabulary projection: r x (h + V) */
+#define EST_LORA_EMBED   0x400u /* LoRA on the token embedding: r x (V + h) */
+#define EST_LORA_VALID   0x7ffu
 
 /* Which members of estimate_input the caller set; the rest are defaults. */
 #define EST_SET_BATCH         0x0001u
@@ -210,6 +216,7 @@ struct estimate_input {
                                               temporaries (transformers "adamw_hf") */
         double data_samples_per_s;         /* input pipeline throughput per GPU process;
                                               0 = on-the-fly tokenization default */
+        unsigned lora_modules_to_save;     /* EST_SAVE_* (core/peft.h): trained in full */
 };
 
 /* Memory components, per GPU. */

@@ -4,6 +4,7 @@
  * not fit.
  */
 #include "core/estimate_internal.h"
+#include "core/peft.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -179,7 +180,7 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         x = *in;
                         x.mode = EST_LORA;
                         x.lora_rank = 16;
-                        x.lora_targets = EST_LORA_ALL;
+                        x.lora_targets = peft_all_linear(&in->arch);
                         if (x.precision == EST_FP32 || x.precision == EST_TF32)
                                 x.precision = mixed;
                         try_change(&x, r, EST_S_LORA, cur, 0);

@@ -111,10 +111,12 @@ static const char *enum_or(const char *const *names, double v)
 
 static const char *lora_targets_text(unsigned t, char *buf, size_t len)
 {
-        static const char *const names[] = {"q", "k", "v", "o", "gate", "up", "down"};
+        static const char *const names[] = {"q",   "k",       "v",       "o",
+                                            "gate", "up",     "down",    "qkv",
+                                            "gate_up", "lm_head", "embed_tokens"};
         size_t off = 0;
         buf[0] = '\0';
-        for (unsigned i = 0; i < 7 && off < len; i++) {
+        for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++) {
                 if (!(t & (1u << i)))
                         continue;
                 int n = snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
@@ -128,7 +130,7 @@ static const char *lora_targets_text(unsigned t, char *buf, size_t len)
 const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
 {
         double a = n->a, b = n->b;
-        char t[64];
+        char t[128];
 
         if (!buf || len == 0)
                 return buf;

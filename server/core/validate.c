@@ -135,7 +135,7 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
                 if (in->lora_rank < 1 || in->lora_rank > 65536)
                         return estimate_fail(err, "/workload/lora/rank", "range",
                                              "rank must be 1..65536");
-                if (in->lora_targets == 0 || (in->lora_targets & ~EST_LORA_ALL))
+                if (in->lora_targets == 0 || (in->lora_targets & ~EST_LORA_VALID))
                         return estimate_fail(err, "/workload/lora/targets", "enum",
                                              "no valid target matrices");
         }

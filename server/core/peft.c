@@ -1,0 +1,393 @@
+/*
+ * peft.c - LoRA target and modules_to_save names per architecture (see
+ * peft.h).
+ *
+ * Module paths are those of one block of each family's transformers
+ * modeling file (modeling_llama.py, modeling_bert.py, modeling_gpt2.py,
+ * modeling_t5.py, modeling_mixtral.py, modeling_gpt_neox.py,
+ * modeling_falcon.py, modeling_phi3.py, modeling_opt.py, modeling_gptj.py),
+ * plus torchtune's (torchtune/modules/transformer.py, attention.py,
+ * feed_forward.py: attn.q_proj .. attn.output_proj, mlp.w1/w2/w3, output)
+ * and litgpt's (litgpt/model.py: attn.qkv, attn.proj, mlp.fc_1, mlp.fc_2,
+ * mlp.proj, lm_head; litgpt/finetune/lora.py's lora_query .. lora_head
+ * switches) for the LLaMA-shaped decoders those libraries build.
+ */
+#include "core/peft.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/estimate.h"
+
+enum gate_rule {
+        ANY = 0, /* the module exists whatever the MLP */
+        GATED,   /* only in a gated MLP (T5 v1.1 wi_0 / wi_1) */
+        UNGATED, /* only in an ungated MLP (T5 v1.0 wi) */
+};
+
+struct module {
+        const char *path; /* one block's module path, or a switch name */
+        unsigned bits;    /* EST_LORA_* for targets, EST_SAVE_* for saves */
+        enum gate_rule gate;
+};
+
+struct scheme {
+        const char *name;
+        const struct module *targets;
+        const struct module *saves;
+};
+
+#define QKV_SEP (EST_LORA_Q | EST_LORA_K | EST_LORA_V)
+#define MLP_ALL (EST_LORA_GATE | EST_LORA_UP | EST_LORA_DOWN)
+
+static const struct module llama_targets[] = {
+        /* transformers LlamaForCausalLM (and Mistral, Qwen2/3, Gemma, ...) */
+        {"model.layers.0.self_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.layers.0.self_attn.k_proj", EST_LORA_K, ANY},
+        {"model.layers.0.self_attn.v_proj", EST_LORA_V, ANY},
+        {"model.layers.0.self_attn.o_proj", EST_LORA_O, ANY},
+        {"model.layers.0.mlp.gate_proj", EST_LORA_GATE, ANY},
+        {"model.layers.0.mlp.up_proj", EST_LORA_UP, ANY},
+        {"model.layers.0.mlp.down_proj", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_LORA_EMBED, ANY},
+        /* torchtune TransformerDecoder: w1 gate, w2 down, w3 up */
+        {"layers.0.attn.output_proj", EST_LORA_O, ANY},
+        {"layers.0.mlp.w1", EST_LORA_GATE, ANY},
+        {"layers.0.mlp.w2", EST_LORA_DOWN, ANY},
+        {"layers.0.mlp.w3", EST_LORA_UP, ANY},
+        {"output", EST_LORA_LM_HEAD, ANY},
+        {"tok_embeddings", EST_LORA_EMBED, ANY},
+        /* litgpt GPT: one qkv linear whose LoRA enables q, k and v parts */
+        {"transformer.h.0.attn.qkv", QKV_SEP, ANY},
+        {"transformer.h.0.attn.proj", EST_LORA_O, ANY},
+        {"transformer.h.0.mlp.fc_1", EST_LORA_GATE, ANY},
+        {"transformer.h.0.mlp.fc_2", EST_LORA_UP, ANY},
+        {"transformer.h.0.mlp.proj", EST_LORA_DOWN, ANY},
+        {"lora_query", EST_LORA_Q, ANY},
+        {"lora_key", EST_LORA_K, ANY},
+        {"lora_value", EST_LORA_V, ANY},
+        {"lora_projection", EST_LORA_O, ANY},
+        {"lora_mlp", MLP_ALL, ANY},
+        {"lora_head", EST_LORA_LM_HEAD, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module llama_saves[] = {
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_SAVE_EMBED, ANY},
+        {"output", EST_SAVE_LM_HEAD, ANY},
+        {"tok_embeddings", EST_SAVE_EMBED, ANY},
+        {"transformer.wte", EST_SAVE_EMBED, ANY},
+        {"score", EST_SAVE_CLASSIFIER, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY},
+        {NULL, 0, ANY},
+};
+
+/* MixtralSparseMoeBlock: experts.N.w1 (gate), w2 (down), w3 (up). */
+static const struct module mixtral_targets[] = {
+        {"model.layers.0.self_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.layers.0.self_attn.k_proj", EST_LORA_K, ANY},
+        {"model.layers.0.self_attn.v_proj", EST_LORA_V, ANY},
+        {"model.layers.0.self_attn.o_proj", EST_LORA_O, ANY},
+        {"model.layers.0.block_sparse_moe.experts.0.w1", EST_LORA_GATE, ANY},
+        {"model.layers.0.block_sparse_moe.experts.0.w2", EST_LORA_DOWN, ANY},
+        {"model.layers.0.block_sparse_moe.experts.0.w3", EST_LORA_UP, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* BertModel / RobertaModel / XLMRobertaModel (and XL): three modules end in
+ * "dense" — the attention output, the intermediate (up) and the block
+ * output (down) projections. */
+static const struct module bert_targets[] = {
+        {"encoder.layer.0.attention.self.query", EST_LORA_Q, ANY},
+        {"encoder.layer.0.attention.self.key", EST_LORA_K, ANY},
+        {"encoder.layer.0.attention.self.value", EST_LORA_V, ANY},
+        {"encoder.layer.0.attention.output.dense", EST_LORA_O, ANY},
+        {"encoder.layer.0.intermediate.dense", EST_LORA_UP, ANY},
+        {"encoder.layer.0.output.dense", EST_LORA_DOWN, ANY},
+        {"embeddings.word_embeddings", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module bert_saves[] = {
+        {"classifier", EST_SAVE_CLASSIFIER, ANY},
+        {"score", EST_SAVE_CLASSIFIER, ANY},
+        {"embeddings.word_embeddings", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {NULL, 0, ANY},
+};
+
+/* GPT2Model: Conv1D c_attn is q, k and v fused; two modules end in c_proj. */
+static const struct module gpt2_targets[] = {
+        {"transformer.h.0.attn.c_attn", EST_LORA_QKV, ANY},
+        {"transformer.h.0.attn.c_proj", EST_LORA_O, ANY},
+        {"transformer.h.0.mlp.c_fc", EST_LORA_UP, ANY},
+        {"transformer.h.0.mlp.c_proj", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"transformer.wte", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module gpt2_saves[] = {
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"transformer.wte", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"score", EST_SAVE_CLASSIFIER, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY},
+        {NULL, 0, ANY},
+};
+
+/* T5Stack: q, k, v, o in SelfAttention and EncDecAttention; wi (v1.0) or
+ * wi_0 (gate) and wi_1 (up) in T5 v1.1 / Flan-T5 / mT5; wo (down). */
+static const struct module t5_targets[] = {
+        {"encoder.block.0.layer.0.SelfAttention.q", EST_LORA_Q, ANY},
+        {"encoder.block.0.layer.0.SelfAttention.k", EST_LORA_K, ANY},
+        {"encoder.block.0.layer.0.SelfAttention.v", EST_LORA_V, ANY},
+        {"encoder.block.0.layer.0.SelfAttention.o", EST_LORA_O, ANY},
+        {"decoder.block.0.layer.1.EncDecAttention.q", EST_LORA_Q, ANY},
+        {"decoder.block.0.layer.1.EncDecAttention.k", EST_LORA_K, ANY},
+        {"decoder.block.0.layer.1.EncDecAttention.v", EST_LORA_V, ANY},
+        {"decoder.block.0.layer.1.EncDecAttention.o", EST_LORA_O, ANY},
+        {"encoder.block.0.layer.1.DenseReluDense.wi", EST_LORA_UP, UNGATED},
+        {"encoder.block.0.layer.1.DenseReluDense.wi_0", EST_LORA_GATE, GATED},
+        {"encoder.block.0.layer.1.DenseReluDense.wi_1", EST_LORA_UP, GATED},
+        {"encoder.block.0.layer.1.DenseReluDense.wo", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"shared", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module t5_saves[] = {
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"shared", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY},
+        {NULL, 0, ANY},
+};
+
+/* GPTNeoXLayer: fused query_key_value; dense_h_to_4h / dense_4h_to_h. */
+static const struct module neox_targets[] = {
+        {"gpt_neox.layers.0.attention.query_key_value", EST_LORA_QKV, ANY},
+        {"gpt_neox.layers.0.attention.dense", EST_LORA_O, ANY},
+        {"gpt_neox.layers.0.mlp.dense_h_to_4h", EST_LORA_UP, ANY},
+        {"gpt_neox.layers.0.mlp.dense_4h_to_h", EST_LORA_DOWN, ANY},
+        {"embed_out", EST_LORA_LM_HEAD, ANY},
+        {"gpt_neox.embed_in", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module neox_saves[] = {
+        {"embed_out", EST_SAVE_LM_HEAD, ANY},
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"gpt_neox.embed_in", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"score", EST_SAVE_CLASSIFIER, ANY},
+        {NULL, 0, ANY},
+};
+
+/* FalconDecoderLayer and BloomBlock: self_attention.query_key_value. */
+static const struct module falcon_targets[] = {
+        {"transformer.h.0.self_attention.query_key_value", EST_LORA_QKV, ANY},
+        {"transformer.h.0.self_attention.dense", EST_LORA_O, ANY},
+        {"transformer.h.0.mlp.dense_h_to_4h", EST_LORA_UP, ANY},
+        {"transformer.h.0.mlp.dense_4h_to_h", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"transformer.word_embeddings", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module falcon_saves[] = {
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"transformer.word_embeddings", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"score", EST_SAVE_CLASSIFIER, ANY},
+        {NULL, 0, ANY},
+};
+
+/* Phi3DecoderLayer: fused qkv_proj and gate_up_proj. */
+static const struct module phi3_targets[] = {
+        {"model.layers.0.self_attn.qkv_proj", EST_LORA_QKV, ANY},
+        {"model.layers.0.self_attn.o_proj", EST_LORA_O, ANY},
+        {"model.layers.0.mlp.gate_up_proj", EST_LORA_GATE_UP, ANY},
+        {"model.layers.0.mlp.down_proj", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* OPTDecoderLayer: out_proj, fc1, fc2. */
+static const struct module opt_targets[] = {
+        {"model.decoder.layers.0.self_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.decoder.layers.0.self_attn.k_proj", EST_LORA_K, ANY},
+        {"model.decoder.layers.0.self_attn.v_proj", EST_LORA_V, ANY},
+        {"model.decoder.layers.0.self_attn.out_proj", EST_LORA_O, ANY},
+        {"model.decoder.layers.0.fc1", EST_LORA_UP, ANY},
+        {"model.decoder.layers.0.fc2", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.decoder.embed_tokens", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* GPTJBlock: attn.q/k/v_proj, out_proj; mlp.fc_in, fc_out. */
+static const struct module gptj_targets[] = {
+        {"transformer.h.0.attn.q_proj", EST_LORA_Q, ANY},
+        {"transformer.h.0.attn.k_proj", EST_LORA_K, ANY},
+        {"transformer.h.0.attn.v_proj", EST_LORA_V, ANY},
+        {"transformer.h.0.attn.out_proj", EST_LORA_O, ANY},
+        {"transformer.h.0.mlp.fc_in", EST_LORA_UP, ANY},
+        {"transformer.h.0.mlp.fc_out", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"transformer.wte", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct scheme schemes[] = {
+        {"llama", llama_targets, llama_saves},     {"mixtral", mixtral_targets, llama_saves},
+        {"bert", bert_targets, bert_saves},        {"gpt2", gpt2_targets, gpt2_saves},
+        {"t5", t5_targets, t5_saves},              {"gpt_neox", neox_targets, neox_saves},
+        {"falcon", falcon_targets, falcon_saves},  {"phi3", phi3_targets, llama_saves},
+        {"opt", opt_targets, llama_saves},         {"gptj", gptj_targets, gpt2_saves},
+};
+
+/* Hugging Face model_type -> scheme; other types go by the model's kind. */
+static const struct {
+        const char *model_type;
+        const char *scheme;
+} type_schemes[] = {
+        {"mixtral", "mixtral"},       {"gpt2", "gpt2"},         {"t5", "t5"},
+        {"mt5", "t5"},                {"umt5", "t5"},           {"gpt_neox", "gpt_neox"},
+        {"falcon", "falcon"},         {"bloom", "falcon"},      {"phi3", "phi3"},
+        {"phimoe", "phi3"},           {"opt", "opt"},           {"gptj", "gptj"},
+        {"bert", "bert"},             {"roberta", "bert"},      {"xlm-roberta", "bert"},
+        {"xlm-roberta-xl", "bert"},   {"camembert", "bert"},    {"electra", "bert"},
+};
+
+static const struct scheme *scheme_of(const struct model_arch *a)
+{
+        const char *want = NULL;
+        for (size_t i = 0; i < sizeof(type_schemes) / sizeof(type_schemes[0]); i++)
+                if (!strcmp(a->model_type, type_schemes[i].model_type))
+                        want = type_schemes[i].scheme;
+        if (!want)
+                want = a->kind == MODEL_ENCODER           ? "bert"
+                       : a->kind == MODEL_ENCODER_DECODER ? "t5"
+                                                          : "llama";
+        for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+                if (!strcmp(schemes[i].name, want))
+                        return &schemes[i];
+        return &schemes[0];
+}
+
+const char *peft_scheme_name(const struct model_arch *arch)
+{
+        return scheme_of(arch)->name;
+}
+
+static bool applies(const struct module *m, const struct model_arch *a)
+{
+        return m->gate == ANY || (m->gate == GATED) == a->gated_mlp;
+}
+
+/* PEFT's rule: the module's name equals the target or ends in "." target. */
+static bool name_matches(const char *path, const char *target)
+{
+        size_t n = strlen(path), t = strlen(target);
+        if (t == 0 || t > n)
+                return false;
+        if (t == n)
+                return !strcmp(path, target);
+        return path[n - t - 1] == '.' && !strcmp(path + n - t, target);
+}
+
+static int match(const struct module *table, const struct model_arch *a, const char *name,
+                 unsigned *bits)
+{
+        unsigned got = 0;
+        for (const struct module *m = table; m->path; m++)
+                if (applies(m, a) && name_matches(m->path, name))
+                        got |= m->bits;
+        if (!got)
+                return -1;
+        *bits |= got;
+        return 0;
+}
+
+unsigned peft_all_linear(const struct model_arch *arch)
+{
+        const struct scheme *s = scheme_of(arch);
+        unsigned bits = 0;
+        for (const struct module *m = s->targets; m->path; m++)
+                if (applies(m, arch) && strchr(m->path, '.') && strncmp(m->path, "lora_", 5))
+                        bits |= m->bits;
+        /* PEFT's all-linear leaves out the output layer (and embeddings are
+         * not linear layers). */
+        return bits & ~(EST_LORA_LM_HEAD | EST_LORA_EMBED);
+}
+
+int peft_target_bits(const struct model_arch *arch, const char *name, unsigned *bits)
+{
+        /* gpuplan's own short names, for every family. */
+        static const char *const short_names[] = {"q", "k", "v", "o", "gate", "up", "down"};
+        if (!strcmp(name, "all") || !strcmp(name, "all-linear") || !strcmp(name, "all_linear")) {
+                *bits |= peft_all_linear(arch);
+                return 0;
+        }
+        if (!match(scheme_of(arch)->targets, arch, name, bits))
+                return 0;
+        for (unsigned i = 0; i < 7; i++)
+                if (!strcmp(name, short_names[i])) {
+                        *bits |= 1u << i;
+                        return 0;
+                }
+        return -1;
+}
+
+int peft_save_bits(const struct model_arch *arch, const char *name, unsigned *bits)
+{
+        return match(scheme_of(arch)->saves, arch, name, bits);
+}
+
+/* Append the last component of each path (and each switch name) once. */
+static const char *list_leaves(const struct module *table, const struct model_arch *a,
+                               const char *extra, char *buf, size_t len)
+{
+        size_t off = 0;
+        if (!buf || len == 0)
+                return buf;
+        buf[0] = '\0';
+        for (const struct module *m = table; m->path; m++) {
+                if (!applies(m, a))
+                        continue;
+                const char *leaf = strrchr(m->path, '.');
+                leaf = leaf ? leaf + 1 : m->path;
+                bool seen = false;
+                for (const struct module *p = table; p < m && !seen; p++) {
+                        const char *l = strrchr(p->path, '.');
+                        seen = applies(p, a) && !strcmp(l ? l + 1 : p->path, leaf);
+                }
+                if (seen)
+                        continue;
+                int n = snprintf(buf + off, len - off, "%s%s", off ? ", " : "", leaf);
+                if (n < 0 || (size_t)n >= len - off)
+                        return buf;
+                off += (size_t)n;
+        }
+        if (extra && off < len)
+                snprintf(buf + off, len - off, "%s%s", off ? ", " : "", extra);
+        return buf;
+}
+
+const char *peft_valid_targets(const struct model_arch *arch, char *buf, size_t len)
+{
+        return list_leaves(scheme_of(arch)->targets, arch,
+                           "all-linear, or gpuplan's q, k, v, o, gate, up, down", buf, len);
+}
+
+const char *peft_valid_saves(const struct model_arch *arch, char *buf, size_t len)
+{
+        return list_leaves(scheme_of(arch)->saves, arch, NULL, buf, len);
+}
