@@ -346,7 +346,7 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
                 return 0;
         }
         if ((v = json_object_get(m, "hf_config"))) {
-                char key[64], msg[256], p[128];
+                char key[64], msg[900], p[128];
                 if (!json_is_object(v))
                         return dfail(e, 400, "/model/hf_config", "type",
                                      "hf_config must be the config.json object");
@@ -421,7 +421,7 @@ static int decode_module_list(json_t *t, const struct estimate_input *in, bool s
         {
                 snprintf(p, sizeof(p), "%s/%zu", ptr, i);
                 const char *name = json_is_string(x) ? json_string_value(x) : NULL;
-                int rc = !name ? -1
+                int rc = !name   ? -1
                          : saves ? peft_save_bits(&in->arch, name, bits)
                                  : peft_target_bits(&in->arch, name, bits);
                 if (rc) {
@@ -448,8 +448,7 @@ static int decode_lora(json_t *o, struct estimate_input *in, struct api_estimate
         if (t && !json_is_null(t) && decode_module_list(t, in, false, &in->lora_targets, e))
                 return -1;
         t = json_object_get(o, "modules_to_save");
-        if (t && !json_is_null(t) &&
-            decode_module_list(t, in, true, &in->lora_modules_to_save, e))
+        if (t && !json_is_null(t) && decode_module_list(t, in, true, &in->lora_modules_to_save, e))
                 return -1;
         return 0;
 }
@@ -822,6 +821,21 @@ static void write_arch(struct jsonw *w, const struct model_arch *a)
         jsonw_kreal(w, "dropout", floor(a->dropout * 1000.0 + 0.5) / 1000.0);
         if (a->extra_parameters)
                 jsonw_ku64(w, "extra_parameters", a->extra_parameters);
+        if (a->sliding_window) {
+                jsonw_kint(w, "sliding_window", a->sliding_window);
+                if (a->global_every)
+                        jsonw_kint(w, "global_every", a->global_every);
+        }
+        if (a->kv_lora_rank) {
+                jsonw_kint(w, "kv_lora_rank", a->kv_lora_rank);
+                jsonw_kint(w, "qk_rope_head_dim", a->qk_rope_dim);
+        }
+        if (a->shared_expert_ffn)
+                jsonw_kint(w, "shared_expert_ffn", a->shared_expert_ffn);
+        if (a->dense_layers)
+                jsonw_kint(w, "dense_layers", a->dense_layers);
+        if (a->generic)
+                jsonw_kbool(w, "generic", true);
         jsonw_kbool(w, "pooler", a->pooler);
         jsonw_object_end(w);
 }

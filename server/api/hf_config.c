@@ -13,7 +13,11 @@
 #include <string.h>
 
 const char hf_config_supported[] =
-        "bert, roberta, xlm-roberta, xlm-roberta-xl, gpt2, llama, mistral, mixtral, qwen2, t5";
+        "bert, roberta, xlm-roberta, xlm-roberta-xl, camembert, distilbert, electra, deberta-v2, "
+        "modernbert, gpt2, gpt_neox, gptj, falcon, bloom, opt, mpt, llama, mistral, mixtral, "
+        "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo2, "
+        "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, t5, mt5, umt5, bart, "
+        "mbart";
 
 struct imp {
         json_t *cfg;
@@ -202,49 +206,415 @@ static int import_gpt2(struct imp *im, struct model_arch *a)
         return 0;
 }
 
-/* LLaMA, Mistral, Mixtral, Qwen2: pre-RMSNorm, SwiGLU, RoPE decoders. */
-static int import_llama_like(struct imp *im, struct model_arch *a, const char *type)
-{
-        bool mistral = !strcmp(type, "mistral") || !strcmp(type, "mixtral");
-        bool qwen = !strcmp(type, "qwen2");
-        bool tied = false, attn_bias = false, mlp_bias = false;
-        uint32_t kv;
+/* Defaults of the LLaMA-shaped families' transformers configuration
+ * classes (LlamaConfig, MistralConfig, ..., DeepseekV3Config), for the keys
+ * a config.json may leave out. */
+struct decoder_defaults {
+        const char *type;
+        uint32_t vocab, hidden, ffn, layers, heads, kv_heads, head_dim, max_positions;
+        bool tied;
+        enum model_activation act;
+};
 
-        a->kind = MODEL_DECODER;
-        if (get_u32(im, "vocab_size", qwen ? 151936 : 32000, 16777216, &a->vocab) ||
-            get_u32(im, "hidden_size", 4096, 131072, &a->hidden) ||
-            get_u32(im, "intermediate_size", mistral ? 14336 : (qwen ? 22016 : 11008), 1048576,
-                    &a->ffn) ||
-            get_u32(im, "num_hidden_layers", 32, 1024, &a->layers) ||
-            get_u32(im, "num_attention_heads", 32, 4096, &a->heads) ||
-            get_u32(im, "num_key_value_heads", mistral ? 8 : 0, 4096, &kv) ||
-            get_u32(im, "head_dim", 0, 4096, &a->head_dim) ||
-            get_u32(im, "max_position_embeddings", mistral ? 131072 : (qwen ? 32768 : 2048),
-                    16777216, &a->max_positions) ||
-            get_bool(im, "tie_word_embeddings", false, &tied) ||
-            get_bool(im, "attention_bias", false, &attn_bias) ||
-            get_bool(im, "mlp_bias", false, &mlp_bias) ||
-            activation(im, "hidden_act", MODEL_ACT_SILU, &a->activation))
+static const struct decoder_defaults decoder_families[] = {
+        {"llama", 32000, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
+        {"mistral", 32000, 4096, 14336, 32, 32, 8, 0, 131072, false, MODEL_ACT_SILU},
+        {"mixtral", 32000, 4096, 14336, 32, 32, 8, 0, 131072, false, MODEL_ACT_SILU},
+        {"qwen2", 151936, 4096, 22016, 32, 32, 32, 0, 32768, false, MODEL_ACT_SILU},
+        {"qwen3", 151936, 4096, 22016, 32, 32, 32, 128, 32768, false, MODEL_ACT_SILU},
+        {"qwen2_moe", 151936, 2048, 5632, 24, 16, 16, 0, 32768, false, MODEL_ACT_SILU},
+        {"qwen3_moe", 151936, 2048, 6144, 24, 32, 4, 128, 32768, false, MODEL_ACT_SILU},
+        {"gemma", 256000, 3072, 24576, 28, 16, 16, 256, 8192, true, MODEL_ACT_GELU_TANH},
+        {"gemma2", 256000, 2304, 9216, 26, 8, 4, 256, 8192, true, MODEL_ACT_GELU_TANH},
+        {"gemma3_text", 262208, 2304, 9216, 26, 8, 4, 256, 131072, true, MODEL_ACT_GELU_TANH},
+        {"phi3", 32064, 3072, 8192, 32, 32, 0, 0, 4096, false, MODEL_ACT_SILU},
+        {"olmo2", 50304, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
+        {"granite", 32000, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
+        {"internlm2", 103168, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
+        {"cohere", 256000, 8192, 22528, 40, 64, 0, 0, 8192, true, MODEL_ACT_SILU},
+        {"starcoder2", 49152, 3072, 12288, 30, 24, 2, 0, 4096, true, MODEL_ACT_GELU_TANH},
+        {"deepseek_v2", 102400, 5120, 12288, 60, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
+        {"deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
+};
+
+static const struct decoder_defaults *decoder_family(const char *type)
+{
+        for (size_t i = 0; i < sizeof(decoder_families) / sizeof(decoder_families[0]); i++)
+                if (!strcmp(decoder_families[i].type, type))
+                        return &decoder_families[i];
+        return NULL;
+}
+
+static bool is(const char *type, const char *t)
+{
+        return strcmp(type, t) == 0;
+}
+
+/* Routed experts, shared experts and leading dense blocks. */
+static int import_moe(struct imp *im, struct model_arch *a, const char *type)
+{
+        uint32_t moe_ffn = 0, shared = 0, n_shared = 0;
+        if (is(type, "mixtral"))
+                return get_u32(im, "num_local_experts", 8, 1024, &a->experts) ||
+                       get_u32(im, "num_experts_per_tok", 2, 1024, &a->active_experts);
+        if (is(type, "qwen2_moe") || is(type, "qwen3_moe")) {
+                /* Qwen2MoeSparseMoeBlock: experts of moe_intermediate_size, a
+                 * shared expert of shared_expert_intermediate_size behind a
+                 * hidden x 1 gate; Qwen3-MoE has no shared expert. */
+                bool q2 = is(type, "qwen2_moe");
+                if (get_u32(im, "num_experts", q2 ? 60 : 128, 1024, &a->experts) ||
+                    get_u32(im, "num_experts_per_tok", q2 ? 4 : 8, 1024, &a->active_experts) ||
+                    get_u32(im, "moe_intermediate_size", q2 ? 1408 : 768, 1048576, &moe_ffn))
+                        return -1;
+                if (q2 && get_u32(im, "shared_expert_intermediate_size", 5632, 1048576, &shared))
+                        return -1;
+                a->ffn = moe_ffn;
+                a->shared_expert_ffn = shared;
+                a->shared_expert_gate = q2 && shared > 0;
+                return 0;
+        }
+        if (is(type, "deepseek_v2") || is(type, "deepseek_v3")) {
+                /* DeepseekV3MoE: n_routed_experts of moe_intermediate_size,
+                 * n_shared_experts fused into one MLP, the first
+                 * first_k_dense_replace blocks dense (intermediate_size). */
+                bool v3 = is(type, "deepseek_v3");
+                uint32_t dense_ffn = a->ffn;
+                if (get_u32(im, "n_routed_experts", v3 ? 256 : 160, 1024, &a->experts) ||
+                    get_u32(im, "num_experts_per_tok", v3 ? 8 : 6, 1024, &a->active_experts) ||
+                    get_u32(im, "moe_intermediate_size", v3 ? 2048 : 1536, 1048576, &moe_ffn) ||
+                    get_u32(im, "n_shared_experts", v3 ? 1 : 2, 64, &n_shared) ||
+                    get_u32(im, "first_k_dense_replace", v3 ? 3 : 1, 1024, &a->dense_layers))
+                        return -1;
+                if (a->dense_layers > a->layers)
+                        return imp_fail(im, "first_k_dense_replace", "must not exceed the layers");
+                a->ffn = moe_ffn;
+                a->shared_expert_ffn = n_shared * moe_ffn;
+                a->dense_ffn = dense_ffn;
+                /* V3's router also has one score-correction bias per expert. */
+                if (v3)
+                        a->qk_norm_params += a->experts;
+                return 0;
+        }
+        return 0;
+}
+
+/* Multi-head latent attention (DeepSeek-V2/V3 configs). */
+static int import_mla(struct imp *im, struct model_arch *a, const char *type)
+{
+        uint32_t nope;
+        bool v3 = is(type, "deepseek_v3");
+        if (get_u32(im, "q_lora_rank", v3 ? 1536 : 1536, 131072, &a->q_lora_rank) ||
+            get_u32(im, "kv_lora_rank", 512, 131072, &a->kv_lora_rank) ||
+            get_u32(im, "qk_nope_head_dim", 128, 4096, &nope) ||
+            get_u32(im, "qk_rope_head_dim", 64, 4096, &a->qk_rope_dim) ||
+            get_u32(im, "v_head_dim", 128, 4096, &a->v_head_dim))
                 return -1;
-        if (!strcmp(type, "mixtral")) {
-                if (get_u32(im, "num_local_experts", 8, 1024, &a->experts) ||
-                    get_u32(im, "num_experts_per_tok", 2, 1024, &a->active_experts))
+        if (a->kv_lora_rank == 0)
+                return imp_fail(im, "kv_lora_rank", "must be a positive integer");
+        a->head_dim = nope + a->qk_rope_dim;
+        a->kv_heads = a->heads;
+        return 0;
+}
+
+/* Sliding-window attention: Mistral v0.1, Phi-3, Starcoder2 (every layer),
+ * Qwen2/3 with use_sliding_window, Gemma 2 (every other layer local:
+ * modeling_gemma2.py is_sliding = not layer_idx % 2), Gemma 3
+ * (sliding_window_pattern: every 6th layer global). */
+static int import_window(struct imp *im, struct model_arch *a, const char *type)
+{
+        json_t *w = json_object_get(im->cfg, "sliding_window");
+        bool use = true;
+        uint32_t pattern = 0;
+        if (is(type, "qwen2") || is(type, "qwen3") || is(type, "qwen2_moe") ||
+            is(type, "qwen3_moe")) {
+                if (get_bool(im, "use_sliding_window", false, &use))
                         return -1;
         }
-        a->kv_heads = kv ? kv : a->heads;
-        if (heads_and_dim(im, a, "num_attention_heads"))
+        if (!w || json_is_null(w) || !use)
+                return 0;
+        if (get_u32(im, "sliding_window", 0, 16777216, &a->sliding_window))
                 return -1;
-        if (a->kv_heads > a->heads || a->heads % a->kv_heads)
-                return imp_fail(im, "num_key_value_heads", "must divide num_attention_heads");
-        a->gated_mlp = true;
+        if (a->sliding_window >= a->max_positions)
+                a->sliding_window = 0; /* a window as long as the context is no window */
+        if (is(type, "gemma2"))
+                a->global_every = 2;
+        else if (is(type, "gemma3_text")) {
+                if (get_u32(im, "sliding_window_pattern", 6, 1024, &pattern))
+                        return -1;
+                a->global_every = pattern;
+        }
+        return 0;
+}
+
+/* LLaMA-shaped decoders: pre-norm, rotary, gated MLP (Starcoder2: plain
+ * GELU MLP with biases), family differences in norms, biases, windows,
+ * experts and attention as each modeling_*.py builds them. */
+static int import_llama_like(struct imp *im, struct model_arch *a, const char *type)
+{
+        const struct decoder_defaults *df = decoder_family(type);
+        bool tied = df->tied, attn_bias = false, mlp_bias = false, bias = false;
+        uint32_t kv;
+        const char *act_key =
+                json_object_get(im->cfg, "hidden_activation") ? "hidden_activation" : "hidden_act";
+
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", df->vocab, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", df->hidden, 131072, &a->hidden) ||
+            get_u32(im, "intermediate_size", df->ffn, 1048576, &a->ffn) ||
+            get_u32(im, "num_hidden_layers", df->layers, 1024, &a->layers) ||
+            get_u32(im, "num_attention_heads", df->heads, 4096, &a->heads) ||
+            get_u32(im, "num_key_value_heads", df->kv_heads, 4096, &kv) ||
+            get_u32(im, "head_dim", df->head_dim, 4096, &a->head_dim) ||
+            get_u32(im, "max_position_embeddings", df->max_positions, 16777216,
+                    &a->max_positions) ||
+            get_bool(im, "tie_word_embeddings", df->tied, &tied) ||
+            get_bool(im, "attention_bias", false, &attn_bias) ||
+            get_bool(im, "mlp_bias", false, &mlp_bias) ||
+            activation(im, act_key, df->act, &a->activation))
+                return -1;
+        a->kv_heads = kv ? kv : a->heads;
         a->tied_embeddings = tied;
+        a->gated_mlp = true;
         a->norm = MODEL_NORM_RMSNORM;
         a->pre_norm = true;
         a->final_norm = true;
-        a->attn_bias = attn_bias;
-        a->qkv_bias_only = qwen;
-        a->mlp_bias = mlp_bias;
         a->position = MODEL_POS_ROTARY;
+        a->qkv_bias_only = is(type, "qwen2") || is(type, "qwen2_moe");
+        a->attn_bias = attn_bias;
+        a->mlp_bias = mlp_bias;
+
+        if (is(type, "starcoder2")) {
+                /* Starcoder2: LayerNorm, biases on every linear (use_bias),
+                 * c_fc / c_proj MLP without a gate. */
+                if (get_bool(im, "use_bias", true, &bias))
+                        return -1;
+                a->gated_mlp = false;
+                a->norm = MODEL_NORM_LAYERNORM;
+                a->attn_bias = a->mlp_bias = bias;
+        } else if (is(type, "internlm2")) {
+                if (get_bool(im, "bias", true, &bias))
+                        return -1;
+                a->attn_bias = bias;
+        } else if (is(type, "cohere")) {
+                /* CohereLayerNorm has no bias; one norm feeds attention and
+                 * MLP in parallel; optional per-head q/k norms. */
+                bool qk = false;
+                if (get_bool(im, "use_qk_norm", false, &qk))
+                        return -1;
+                a->norm = MODEL_NORM_LAYERNORM_NOBIAS;
+                a->block_norms = 1;
+        } else if (is(type, "gemma2") || is(type, "gemma3_text")) {
+                a->block_norms = 4; /* input, post-attention, pre- and post-feedforward */
+        } else if (is(type, "olmo2")) {
+                a->block_norms = 2; /* post-attention and post-feedforward (no pre-norms) */
+        }
+        if (a->heads == 0)
+                return imp_fail(im, "num_attention_heads", "must be a positive integer");
+        if (a->kv_heads > a->heads || a->heads % a->kv_heads)
+                return imp_fail(im, "num_key_value_heads", "must divide num_attention_heads");
+        if (is(type, "deepseek_v2") || is(type, "deepseek_v3")) {
+                if (import_mla(im, a, type))
+                        return -1;
+        } else if (heads_and_dim(im, a, "num_attention_heads")) {
+                return -1;
+        }
+        /* q/k norms: RMSNorm over head_dim (Qwen3, Gemma 3), over the whole
+         * q and k projections (OLMo 2). */
+        if (is(type, "qwen3") || is(type, "qwen3_moe") || is(type, "gemma3_text"))
+                a->qk_norm_params = 2 * a->head_dim;
+        else if (is(type, "olmo2"))
+                a->qk_norm_params = (a->heads + a->kv_heads) * a->head_dim;
+        if (is(type, "cohere") && json_is_true(json_object_get(im->cfg, "use_qk_norm")))
+                /* CohereLayerNorm over (heads, head_dim) for q and k */
+                a->qk_norm_params = (a->heads + a->kv_heads) * a->head_dim;
+        if (import_moe(im, a, type) || import_window(im, a, type))
+                return -1;
+        return 0;
+}
+
+/* GPT-NeoX (Pythia): LayerNorm, biases everywhere, untied embed_out. */
+static int import_gpt_neox(struct imp *im, struct model_arch *a)
+{
+        bool tied = false, bias = true;
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", 50432, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", 6144, 131072, &a->hidden) ||
+            get_u32(im, "intermediate_size", 24576, 1048576, &a->ffn) ||
+            get_u32(im, "num_hidden_layers", 44, 1024, &a->layers) ||
+            get_u32(im, "num_attention_heads", 64, 4096, &a->heads) ||
+            get_u32(im, "max_position_embeddings", 2048, 16777216, &a->max_positions) ||
+            get_bool(im, "tie_word_embeddings", false, &tied) ||
+            get_bool(im, "attention_bias", true, &bias) ||
+            activation(im, "hidden_act", MODEL_ACT_GELU, &a->activation))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "num_attention_heads"))
+                return -1;
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->pre_norm = a->final_norm = true;
+        a->attn_bias = bias;
+        a->mlp_bias = true;
+        a->position = MODEL_POS_ROTARY;
+        return 0;
+}
+
+/* GPT-J: one ln_1 per block (attention and MLP in parallel), no attention
+ * biases, MLP biases, an untied lm_head with a bias. */
+static int import_gptj(struct imp *im, struct model_arch *a)
+{
+        uint32_t inner;
+        bool tied = false;
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", 50400, 16777216, &a->vocab) ||
+            get_u32(im, "n_positions", 2048, 16777216, &a->max_positions) ||
+            get_u32(im, "n_embd", 4096, 131072, &a->hidden) ||
+            get_u32(im, "n_layer", 28, 1024, &a->layers) ||
+            get_u32(im, "n_head", 16, 4096, &a->heads) ||
+            get_u32(im, "n_inner", 0, 1048576, &inner) ||
+            get_bool(im, "tie_word_embeddings", false, &tied) ||
+            activation(im, "activation_function", MODEL_ACT_GELU_TANH, &a->activation))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "n_head"))
+                return -1;
+        a->ffn = inner ? inner : 4 * a->hidden;
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->block_norms = 1;
+        a->pre_norm = a->final_norm = true;
+        a->mlp_bias = true;
+        a->lm_head_bias = true;
+        a->position = MODEL_POS_ROTARY;
+        return 0;
+}
+
+/* Falcon: multi-query attention (7B) or grouped KV heads with
+ * new_decoder_architecture (40B, 180B: two norms per block); parallel
+ * attention and MLP under one norm otherwise; no biases by default. */
+static int import_falcon(struct imp *im, struct model_arch *a)
+{
+        bool tied = true, mq = true, newarch = false, parallel = true, bias = false, alibi = false;
+        uint32_t kv, ffn;
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", 65024, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", 4544, 131072, &a->hidden) ||
+            get_u32(im, "num_hidden_layers", 32, 1024, &a->layers) ||
+            get_u32(im, "num_attention_heads", 71, 4096, &a->heads) ||
+            get_u32(im, "num_kv_heads", 0, 4096, &kv) ||
+            get_u32(im, "ffn_hidden_size", 0, 1048576, &ffn) ||
+            get_u32(im, "max_position_embeddings", 2048, 16777216, &a->max_positions) ||
+            get_bool(im, "tie_word_embeddings", true, &tied) ||
+            get_bool(im, "multi_query", true, &mq) ||
+            get_bool(im, "new_decoder_architecture", false, &newarch) ||
+            get_bool(im, "parallel_attn", true, &parallel) || get_bool(im, "bias", false, &bias) ||
+            get_bool(im, "alibi", false, &alibi))
+                return -1;
+        if (heads_and_dim(im, a, "num_attention_heads"))
+                return -1;
+        a->kv_heads = newarch ? (kv ? kv : a->heads) : (mq ? 1 : a->heads);
+        if (a->kv_heads > a->heads || a->heads % a->kv_heads)
+                return imp_fail(im, "num_kv_heads", "must divide num_attention_heads");
+        a->ffn = ffn ? ffn : 4 * a->hidden;
+        a->activation = MODEL_ACT_GELU;
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->block_norms = newarch ? 2 : (parallel ? 1 : 2);
+        a->pre_norm = a->final_norm = true;
+        a->attn_bias = a->mlp_bias = bias;
+        a->position = alibi ? MODEL_POS_ALIBI : MODEL_POS_ROTARY;
+        return 0;
+}
+
+/* BLOOM: ALiBi, a LayerNorm on the word embeddings, biases, 4h GELU MLP. */
+static int import_bloom(struct imp *im, struct model_arch *a)
+{
+        bool tied = true;
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", 250880, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", 64, 131072, &a->hidden) ||
+            get_u32(im, "n_layer", 2, 1024, &a->layers) ||
+            get_u32(im, "n_head", 8, 4096, &a->heads) ||
+            get_u32(im, "seq_length", 2048, 16777216, &a->max_positions) ||
+            get_bool(im, "tie_word_embeddings", true, &tied))
+                return -1;
+        if (json_object_get(im->cfg, "n_embed") && !json_object_get(im->cfg, "hidden_size") &&
+            get_u32(im, "n_embed", 64, 131072, &a->hidden))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "n_head"))
+                return -1;
+        a->ffn = 4 * a->hidden;
+        a->activation = MODEL_ACT_GELU_TANH;
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->embedding_norm = true;
+        a->pre_norm = a->final_norm = true;
+        a->attn_bias = a->mlp_bias = true;
+        a->position = MODEL_POS_ALIBI;
+        return 0;
+}
+
+/* OPT: learned positions with an offset of 2 (OPTLearnedPositionalEmbedding),
+ * ReLU fc1/fc2, biases, LayerNorm before (most sizes) or after the block. */
+static int import_opt(struct imp *im, struct model_arch *a)
+{
+        bool tied = true, before = true, bias = true;
+        uint32_t proj;
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", 50272, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", 768, 131072, &a->hidden) ||
+            get_u32(im, "num_hidden_layers", 12, 1024, &a->layers) ||
+            get_u32(im, "ffn_dim", 3072, 1048576, &a->ffn) ||
+            get_u32(im, "num_attention_heads", 12, 4096, &a->heads) ||
+            get_u32(im, "max_position_embeddings", 2048, 16777216, &a->max_positions) ||
+            get_u32(im, "word_embed_proj_dim", 0, 131072, &proj) ||
+            get_bool(im, "tie_word_embeddings", true, &tied) ||
+            get_bool(im, "do_layer_norm_before", true, &before) ||
+            get_bool(im, "enable_bias", true, &bias) ||
+            activation(im, "activation_function", MODEL_ACT_RELU, &a->activation))
+                return -1;
+        if (proj && proj != a->hidden)
+                return imp_fail(im, "word_embed_proj_dim",
+                                "an embedding projection (OPT-350m) is not modelled; it must "
+                                "equal hidden_size");
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "num_attention_heads"))
+                return -1;
+        a->position_table = a->max_positions + 2;
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->pre_norm = before;
+        a->final_norm = before;
+        a->attn_bias = a->mlp_bias = bias;
+        a->position = MODEL_POS_LEARNED;
+        return 0;
+}
+
+/* MPT: ALiBi, no biases (no_bias), LayerNorm without bias, expansion_ratio. */
+static int import_mpt(struct imp *im, struct model_arch *a)
+{
+        uint32_t ratio;
+        bool no_bias = true;
+        a->kind = MODEL_DECODER;
+        if (get_u32(im, "vocab_size", 50368, 16777216, &a->vocab) ||
+            get_u32(im, "d_model", 2048, 131072, &a->hidden) ||
+            get_u32(im, "n_layers", 24, 1024, &a->layers) ||
+            get_u32(im, "n_heads", 16, 4096, &a->heads) ||
+            get_u32(im, "expansion_ratio", 4, 64, &ratio) ||
+            get_u32(im, "max_seq_len", 2048, 16777216, &a->max_positions) ||
+            get_bool(im, "no_bias", true, &no_bias))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "n_heads"))
+                return -1;
+        a->ffn = ratio * a->hidden;
+        a->activation = MODEL_ACT_GELU;
+        a->tied_embeddings = true;
+        a->norm = no_bias ? MODEL_NORM_LAYERNORM_NOBIAS : MODEL_NORM_LAYERNORM;
+        a->pre_norm = a->final_norm = true;
+        a->attn_bias = a->mlp_bias = !no_bias;
+        a->position = MODEL_POS_ALIBI;
         return 0;
 }
 
@@ -296,6 +666,196 @@ static int import_t5(struct imp *im, struct model_arch *a)
         return 0;
 }
 
+/* DistilBERT: BERT blocks without token types or pooler; the MLM head
+ * is vocab_transform + vocab_layer_norm + a tied projector with a bias. */
+static int import_distilbert(struct imp *im, struct model_arch *a)
+{
+        bool sinusoidal = false;
+        a->kind = MODEL_ENCODER;
+        if (get_u32(im, "vocab_size", 30522, 16777216, &a->vocab) ||
+            get_u32(im, "dim", 768, 131072, &a->hidden) ||
+            get_u32(im, "n_layers", 6, 1024, &a->layers) ||
+            get_u32(im, "n_heads", 12, 4096, &a->heads) ||
+            get_u32(im, "hidden_dim", 3072, 1048576, &a->ffn) ||
+            get_u32(im, "max_position_embeddings", 512, 16777216, &a->max_positions) ||
+            get_bool(im, "sinusoidal_pos_embds", false, &sinusoidal) ||
+            get_prob(im, "dropout", 0.1, &a->dropout) ||
+            activation(im, "activation", MODEL_ACT_GELU, &a->activation))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "n_heads"))
+                return -1;
+        a->tied_embeddings = true;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->embedding_norm = true;
+        a->attn_bias = a->mlp_bias = true;
+        /* sinusoidal tables are a buffer of the same shape, not trained */
+        a->position = MODEL_POS_LEARNED;
+        a->position_table = sinusoidal ? 0 : a->max_positions;
+        a->lm_head_transform = true;
+        a->lm_head_bias = true;
+        return 0;
+}
+
+/* DeBERTa-v2/v3: relative-position embeddings (2 x position_buckets rows,
+ * or 2 x max_relative_positions) with a LayerNorm in the encoder, absolute
+ * positions only with position_biased_input; counted as a learned table of
+ * that many rows. */
+static int import_deberta(struct imp *im, struct model_arch *a)
+{
+        bool biased = true, relative = false;
+        uint32_t pos, buckets, maxrel_u;
+        json_t *mr = json_object_get(im->cfg, "max_relative_positions");
+        a->kind = MODEL_ENCODER;
+        if (get_u32(im, "vocab_size", 128100, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", 1536, 131072, &a->hidden) ||
+            get_u32(im, "num_hidden_layers", 24, 1024, &a->layers) ||
+            get_u32(im, "num_attention_heads", 24, 4096, &a->heads) ||
+            get_u32(im, "intermediate_size", 6144, 1048576, &a->ffn) ||
+            get_u32(im, "max_position_embeddings", 512, 16777216, &pos) ||
+            get_u32(im, "type_vocab_size", 0, 1024, &a->type_vocab) ||
+            get_u32(im, "position_buckets", 0, 65536, &buckets) ||
+            get_bool(im, "position_biased_input", true, &biased) ||
+            get_bool(im, "relative_attention", false, &relative) ||
+            get_prob(im, "hidden_dropout_prob", 0.1, &a->dropout) ||
+            activation(im, "hidden_act", MODEL_ACT_GELU, &a->activation))
+                return -1;
+        maxrel_u = pos;
+        if (mr && json_is_integer(mr) && json_integer_value(mr) > 0 &&
+            json_integer_value(mr) <= 16777216)
+                maxrel_u = (uint32_t)json_integer_value(mr);
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "num_attention_heads"))
+                return -1;
+        a->max_positions = pos;
+        a->position = MODEL_POS_LEARNED;
+        a->position_table =
+                (biased ? pos : 0) + (relative ? 2 * (buckets ? buckets : maxrel_u) : 0);
+        a->tied_embeddings = true;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->embedding_norm = true;
+        a->final_norm = relative; /* encoder.LayerNorm of the relative embeddings */
+        a->attn_bias = a->mlp_bias = true;
+        a->lm_head_transform = true;
+        a->lm_head_bias = true;
+        return 0;
+}
+
+/* ModernBERT: no biases, bias-free LayerNorms, GeGLU (Wi: h -> 2 x
+ * intermediate), alternating global and local (128-token) attention, an
+ * MLM head of dense + norm + a tied decoder with a bias. */
+static int import_modernbert(struct imp *im, struct model_arch *a)
+{
+        bool tied = true, bias = false;
+        uint32_t every, window;
+        a->kind = MODEL_ENCODER;
+        if (get_u32(im, "vocab_size", 50368, 16777216, &a->vocab) ||
+            get_u32(im, "hidden_size", 768, 131072, &a->hidden) ||
+            get_u32(im, "intermediate_size", 1152, 1048576, &a->ffn) ||
+            get_u32(im, "num_hidden_layers", 22, 1024, &a->layers) ||
+            get_u32(im, "num_attention_heads", 12, 4096, &a->heads) ||
+            get_u32(im, "max_position_embeddings", 8192, 16777216, &a->max_positions) ||
+            get_u32(im, "global_attn_every_n_layers", 3, 1024, &every) ||
+            get_u32(im, "local_attention", 128, 16777216, &window) ||
+            get_bool(im, "tie_word_embeddings", true, &tied) ||
+            get_bool(im, "attention_bias", false, &bias) ||
+            activation(im, "hidden_activation", MODEL_ACT_GELU, &a->activation))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "num_attention_heads"))
+                return -1;
+        a->gated_mlp = true;
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM_NOBIAS;
+        a->embedding_norm = a->pre_norm = a->final_norm = true;
+        a->attn_bias = a->mlp_bias = bias;
+        a->position = MODEL_POS_ROTARY;
+        a->lm_head_transform = true;
+        a->lm_head_bias = true;
+        a->sliding_window = window;
+        a->global_every = every;
+        return 0;
+}
+
+/* ELECTRA: BERT blocks; a narrower embedding table is projected to the
+ * hidden size.  No pooler; the discriminator's small head is left out. */
+static int import_electra(struct imp *im, struct model_arch *a)
+{
+        uint32_t pos;
+        a->kind = MODEL_ENCODER;
+        if (get_u32(im, "vocab_size", 30522, 16777216, &a->vocab) ||
+            get_u32(im, "embedding_size", 128, 131072, &a->embedding_dim) ||
+            get_u32(im, "hidden_size", 256, 131072, &a->hidden) ||
+            get_u32(im, "num_hidden_layers", 12, 1024, &a->layers) ||
+            get_u32(im, "num_attention_heads", 4, 4096, &a->heads) ||
+            get_u32(im, "intermediate_size", 1024, 1048576, &a->ffn) ||
+            get_u32(im, "max_position_embeddings", 512, 16777216, &pos) ||
+            get_u32(im, "type_vocab_size", 2, 1024, &a->type_vocab) ||
+            get_prob(im, "hidden_dropout_prob", 0.1, &a->dropout) ||
+            activation(im, "hidden_act", MODEL_ACT_GELU, &a->activation))
+                return -1;
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "num_attention_heads"))
+                return -1;
+        if (a->embedding_dim == a->hidden)
+                a->embedding_dim = 0;
+        a->max_positions = a->position_table = pos;
+        a->tied_embeddings = true;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->embedding_norm = true;
+        a->attn_bias = a->mlp_bias = true;
+        a->position = MODEL_POS_LEARNED;
+        return 0;
+}
+
+/* BART: post-LN encoder-decoder, a learned position table per stack (offset
+ * 2) and a layernorm_embedding per stack (counted as the two final norms),
+ * biases, shared tied embeddings; final_logits_bias is a buffer. */
+static int import_bart(struct imp *im, struct model_arch *a)
+{
+        uint32_t pos, dec_ffn;
+        bool tied = true;
+        a->kind = MODEL_ENCODER_DECODER;
+        if (get_u32(im, "vocab_size", 50265, 16777216, &a->vocab) ||
+            get_u32(im, "d_model", 1024, 131072, &a->hidden) ||
+            get_u32(im, "encoder_layers", 12, 1024, &a->layers) ||
+            get_u32(im, "decoder_layers", 12, 1024, &a->decoder_layers) ||
+            get_u32(im, "encoder_attention_heads", 16, 4096, &a->heads) ||
+            get_u32(im, "encoder_ffn_dim", 4096, 1048576, &a->ffn) ||
+            get_u32(im, "decoder_ffn_dim", 4096, 1048576, &dec_ffn) ||
+            get_u32(im, "max_position_embeddings", 1024, 16777216, &pos) ||
+            get_bool(im, "tie_word_embeddings", true, &tied) ||
+            get_prob(im, "dropout", 0.1, &a->dropout) ||
+            activation(im, "activation_function", MODEL_ACT_GELU, &a->activation))
+                return -1;
+        if (dec_ffn != a->ffn)
+                return imp_fail(im, "decoder_ffn_dim", "must equal encoder_ffn_dim");
+        a->kv_heads = a->heads;
+        if (heads_and_dim(im, a, "encoder_attention_heads"))
+                return -1;
+        a->max_positions = pos;
+        a->position = MODEL_POS_LEARNED;
+        a->position_table = 2 * (pos + 2);
+        a->tied_embeddings = tied;
+        a->norm = MODEL_NORM_LAYERNORM;
+        a->final_norm = true;
+        a->attn_bias = a->mlp_bias = true;
+        return 0;
+}
+
+/* An unknown model_type whose config has the LLaMA keys: a generic gated
+ * decoder (the engine warns that it assumed so). */
+static bool llama_shaped(json_t *cfg)
+{
+        static const char *const keys[] = {"hidden_size",         "num_hidden_layers",
+                                           "num_attention_heads", "intermediate_size",
+                                           "vocab_size",          NULL};
+        for (int i = 0; keys[i]; i++)
+                if (!json_is_integer(json_object_get(cfg, keys[i])))
+                        return false;
+        return true;
+}
+
 int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_t keylen, char *err,
                         size_t errlen)
 {
@@ -312,25 +872,61 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
         json_t *mt = json_object_get(config, "model_type");
         if (!json_is_string(mt))
                 return imp_fail(&im, "model_type",
-                                "missing or not a string; supported: bert, roberta, "
-                                "xlm-roberta, xlm-roberta-xl, gpt2, llama, mistral, mixtral, "
-                                "qwen2, t5");
+                                "missing or not a string; supported: see the "
+                                "importer's list in the API description");
         type = json_string_value(mt);
-        if (!strcmp(type, "bert") || !strcmp(type, "roberta") || !strcmp(type, "xlm-roberta") ||
-            !strcmp(type, "xlm-roberta-xl"))
-                rc = import_encoder(&im, out, type);
-        else if (!strcmp(type, "gpt2"))
+        /* Multimodal Gemma 3 keeps the language model in text_config. */
+        if (is(type, "gemma3") && json_is_object(json_object_get(config, "text_config"))) {
+                im.cfg = json_object_get(config, "text_config");
+                type = "gemma3_text";
+        }
+        if (is(type, "bert") || is(type, "roberta") || is(type, "xlm-roberta") ||
+            is(type, "xlm-roberta-xl") || is(type, "camembert"))
+                rc = import_encoder(&im, out, is(type, "camembert") ? "roberta" : type);
+        else if (is(type, "gpt2"))
                 rc = import_gpt2(&im, out);
-        else if (!strcmp(type, "llama") || !strcmp(type, "mistral") || !strcmp(type, "mixtral") ||
-                 !strcmp(type, "qwen2"))
+        else if (decoder_family(type))
                 rc = import_llama_like(&im, out, type);
-        else if (!strcmp(type, "t5"))
+        else if (is(type, "t5") || is(type, "mt5") || is(type, "umt5"))
                 rc = import_t5(&im, out);
-        else {
-                char why_buf[200];
+        else if (is(type, "gpt_neox"))
+                rc = import_gpt_neox(&im, out);
+        else if (is(type, "gptj"))
+                rc = import_gptj(&im, out);
+        else if (is(type, "falcon"))
+                rc = import_falcon(&im, out);
+        else if (is(type, "bloom"))
+                rc = import_bloom(&im, out);
+        else if (is(type, "opt"))
+                rc = import_opt(&im, out);
+        else if (is(type, "mpt"))
+                rc = import_mpt(&im, out);
+        else if (is(type, "distilbert"))
+                rc = import_distilbert(&im, out);
+        else if (is(type, "deberta-v2") || is(type, "deberta"))
+                rc = import_deberta(&im, out);
+        else if (is(type, "modernbert"))
+                rc = import_modernbert(&im, out);
+        else if (is(type, "electra"))
+                rc = import_electra(&im, out);
+        else if (is(type, "bart") || is(type, "mbart"))
+                rc = import_bart(&im, out);
+        else if (is(type, "mamba") || is(type, "mamba2") || is(type, "jamba") ||
+                 is(type, "falcon_mamba") || is(type, "rwkv") || is(type, "recurrent_gemma"))
+                return imp_fail(&im, "model_type",
+                                "state-space and recurrent models (mamba, mamba2, jamba, rwkv) "
+                                "are out of scope: their memory is a recurrent state, not a "
+                                "KV cache, and is not modelled");
+        else if (llama_shaped(config)) {
+                rc = import_llama_like(&im, out, "llama");
+                out->generic = true;
+        } else {
+                char why_buf[600];
                 snprintf(why_buf, sizeof(why_buf),
-                         "model_type \"%.40s\" is not supported; supported: %s", type,
-                         hf_config_supported);
+                         "model_type \"%.40s\" is not supported (supported: %s); a config "
+                         "with integer hidden_size, num_hidden_layers, num_attention_heads, "
+                         "intermediate_size and vocab_size is read as a generic decoder",
+                         type, hf_config_supported);
                 return imp_fail(&im, "model_type", why_buf);
         }
         if (rc)

@@ -1,11 +1,17 @@
 /*
  * hf_config.h - a Hugging Face config.json as a struct model_arch.
  *
- * Supported model_type values: bert, roberta, xlm-roberta, xlm-roberta-xl,
- * gpt2, llama, mistral, mixtral, qwen2, t5 (hf_config_supported lists
- * them).  Each family's defaults are those of its transformers
- * configuration class, so a config.json that leaves a key out still
- * imports the way transformers would build the model.
+ * Supported model_type values are listed in hf_config_supported: the
+ * BERT-style encoders (with DistilBERT, ELECTRA, DeBERTa-v2/v3,
+ * ModernBERT), GPT-2, GPT-NeoX, GPT-J, Falcon, BLOOM, OPT, MPT, the
+ * LLaMA-shaped decoders (LLaMA, Mistral, Qwen2/3, Gemma 1-3, Phi-3, OLMo 2,
+ * Granite, InternLM2, Cohere, Starcoder2), the MoE families (Mixtral,
+ * Qwen2/3-MoE with shared experts, DeepSeek-V2/V3 with multi-head latent
+ * attention) and T5 / mT5 / BART.  Each family's defaults are those of its
+ * transformers configuration class, so a config.json that leaves a key out
+ * still imports the way transformers would build the model.  An unknown
+ * model_type whose config has the LLaMA keys imports as a generic gated
+ * decoder (arch.generic set); state-space models are refused.
  *
  * Ownership: the importer borrows config for the duration of the call and
  * keeps nothing.  Thread-safe.

@@ -347,6 +347,7 @@ enum est_note_code {
         EST_W_OPT_IN_BACKWARD_GA,
         EST_W_MAX_POSITIONS,         /* a = context, b = model limit (serving answer capped) */
         EST_W_PRECISION_UNSUPPORTED, /* a = requested est_precision, b = suggested one */
+        EST_W_GENERIC_DECODER,       /* an unknown model_type estimated as a gated decoder */
         /* suggestions: a = per-GPU bytes with the change applied, b = extra figure */
         EST_S_CHECKPOINTING = 128,
         EST_S_FLASH,

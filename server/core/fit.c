@@ -270,7 +270,18 @@ void fit_serving(const struct estimate_input *in, const struct derived *d,
                 double ctx = in->sequence_length;
                 r->serving_concurrent_sequences =
                         (uint64_t)floor(kv / ((double)r->kv_bytes_per_token * ctx));
-                r->serving_max_context_tokens = (uint64_t)floor(kv / (double)r->kv_bytes_per_token);
+                /* The longest context: per-token bytes are the average at
+                 * ctx; a sliding window or MLA changes the cache's shape, so
+                 * invert that shape (an all-local window never fills it:
+                 * capped at the largest context a request may name). */
+                double longest = kv / (double)r->kv_bytes_per_token;
+                double elems = model_kv_elements(&in->arch, ctx);
+                if (in->arch.kind == MODEL_DECODER && elems > 0)
+                        longest = fmin(model_kv_tokens_for(
+                                               &in->arch,
+                                               kv * elems / ((double)r->kv_bytes_per_token * ctx)),
+                                       16777216.0);
+                r->serving_max_context_tokens = (uint64_t)floor(longest);
                 if (r->serving_max_context_tokens > in->arch.max_positions)
                         WARN(r, EST_W_MAX_POSITIONS, (double)r->serving_max_context_tokens,
                              in->arch.max_positions);

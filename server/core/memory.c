@@ -313,14 +313,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                  * intermediates for the prompt (buffers are reused layer to
                  * layer) + last-token logits. */
                 double kvh = a->kv_heads >= t ? a->kv_heads / t : 1; /* replicate when kv < t */
-                if (a->kv_heads < t && a->kind != MODEL_ENCODER)
+                if (a->kv_heads < t && a->kind != MODEL_ENCODER && !a->kv_lora_rank)
                         WARN(res, EST_W_TP_REPLICATES_KV, a->kv_heads, t);
-                double kv_layers = a->kind == MODEL_ENCODER_DECODER ? a->decoder_layers : a->layers;
-                double kv_tok = a->kind == MODEL_ENCODER
-                                        ? 0
-                                        : 2 * kv_layers * kvh * a->head_dim * d->e_kv / p;
+                /* Bytes per cached element on this GPU: KV heads split over
+                 * TP (replicated below one head per rank), MLA's latent
+                 * replicated on every rank, layers split over PP. */
+                double kv_e = d->e_kv / p * (a->kv_lora_rank ? 1 : kvh / a->kv_heads);
                 double ctx = (double)d->prompt + d->generated;
-                double kv_cross = a->kind == MODEL_ENCODER_DECODER ? kv_tok * d->prompt : 0;
+                double kv_cross = a->kind == MODEL_ENCODER_DECODER
+                                          ? model_kv_elements(a, d->prompt) * kv_e
+                                          : 0;
                 double s = d->prompt, B = d->e_a;
                 double h = a->hidden, f = a->ffn, q = (double)a->heads * a->head_dim;
                 double ex = a->experts > 1 ? a->active_experts : 1;
@@ -339,7 +341,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 if (a->kind != MODEL_ENCODER && d->generated > 0)
                         phase_set(&mm->ph[EST_PHASE_DECODE], EST_C_WORKSPACE, deq, 0);
                 phase_set(pf, EST_C_WEIGHTS, W, 0);
-                phase_set(pf, EST_C_KV_CACHE, 0, kv_tok * s + kv_cross);
+                phase_set(pf, EST_C_KV_CACHE, 0, model_kv_elements(a, s) * kv_e + kv_cross);
                 phase_set(pf, EST_C_ACTIVATIONS, 0, ws);
                 phase_set(pf, EST_C_LOGITS, 0, logit);
                 phase_set(pf, EST_C_COMM, comm, 0);
@@ -350,13 +352,15 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                                                  (q + 2.0 * a->kv_heads * a->head_dim) * B / t +
                                                          2 * B * (double)a->heads / t * ctx);
                         phase_set(dc, EST_C_WEIGHTS, W, 0);
-                        phase_set(dc, EST_C_KV_CACHE, 0, kv_tok * ctx + kv_cross);
+                        phase_set(dc, EST_C_KV_CACHE, 0,
+                                  model_kv_elements(a, ctx) * kv_e + kv_cross);
                         phase_set(dc, EST_C_ACTIVATIONS, 0, ws1);
                         phase_set(dc, EST_C_LOGITS, 0, logit);
                         phase_set(dc, EST_C_COMM, comm, 0);
                 } else if (a->kind != MODEL_ENCODER) {
                         /* sequence_length alone: the KV cache holds the whole context */
-                        pf->per_sample[EST_C_KV_CACHE] = kv_tok * ctx + kv_cross;
+                        pf->per_sample[EST_C_KV_CACHE] =
+                                model_kv_elements(a, ctx) * kv_e + kv_cross;
                 }
                 return 0;
         }

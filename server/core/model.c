@@ -26,8 +26,8 @@
 
 static const char *const kind_names[] = {"encoder", "decoder", "encoder_decoder", NULL};
 static const char *const activation_names[] = {"gelu", "gelu_tanh", "relu", "silu", NULL};
-static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
-static const char *const position_names[] = {"learned", "rotary", "relative", NULL};
+static const char *const norm_names[] = {"layernorm", "rmsnorm", "layernorm_nobias", NULL};
+static const char *const position_names[] = {"learned", "rotary", "relative", "alibi", NULL};
 
 static int parse_name(const char *const *names, const char *s)
 {
@@ -142,6 +142,22 @@ int model_arch_check(const struct model_arch *a, const char **field, const char 
                       "a dense model has no routed experts");
         CHECK(a->dropout >= 0.0f && a->dropout < 1.0f, "dropout", "must be in [0, 1)");
         CHECK(a->extra_parameters <= 10000000000000ull, "extra_parameters", "must be 0..1e13");
+        CHECK(a->block_norms <= 8, "block_norms", "must be 0..8");
+        CHECK(a->dense_layers <= a->layers, "dense_layers", "must be 0..layers");
+        CHECK(a->embedding_dim <= MODEL_MAX_HIDDEN, "embedding_dim", "must be 0..131072");
+        CHECK(a->shared_expert_ffn <= MODEL_MAX_FFN && a->dense_ffn <= MODEL_MAX_FFN,
+              "shared_expert_ffn", "must be 0..1048576");
+        CHECK(a->sliding_window <= MODEL_MAX_POSITIONS, "sliding_window", "must be 0..16777216");
+        CHECK(a->global_every <= MODEL_MAX_LAYERS, "global_every", "must be 0..1024");
+        CHECK(a->qk_norm_params <= 4u * MODEL_MAX_HIDDEN, "qk_norm_params", "absurdly large");
+        if (a->kv_lora_rank) {
+                CHECK(a->kv_lora_rank <= MODEL_MAX_HIDDEN && a->q_lora_rank <= MODEL_MAX_HIDDEN,
+                      "kv_lora_rank", "must be 1..131072");
+                CHECK(a->qk_rope_dim < a->head_dim, "qk_rope_head_dim",
+                      "must be below the query/key head width");
+                CHECK(a->v_head_dim >= 1 && a->v_head_dim <= MODEL_MAX_HEAD_DIM, "v_head_dim",
+                      "must be 1..4096");
+        }
         return 0;
 }
 
@@ -159,15 +175,40 @@ static uint64_t norm_params(const struct model_arch *a)
         return a->norm == MODEL_NORM_LAYERNORM ? 2u * (uint64_t)a->hidden : a->hidden;
 }
 
-/* Q, K, V and output projections of one attention block (self or cross). */
+/* Q, K, V and output projections of one attention block (self or cross).
+ * Multi-head latent attention (DeepSeek-V2, Liu et al. 2024, section 2.1;
+ * transformers modeling_deepseek_v3.py): q_a (h x q_rank) + its RMSNorm +
+ * q_b (q_rank x heads x head_dim), or q_proj directly; kv_a_proj_with_mqa
+ * (h x (kv_rank + rope)) + its RMSNorm; kv_b (kv_rank x heads x (nope +
+ * v_head)); o_proj (heads x v_head x h). */
 static int attention_params(const struct model_arch *a, uint64_t *matrices, uint64_t *vectors)
 {
         uint64_t q = (uint64_t)a->heads * a->head_dim;
         uint64_t kv = (uint64_t)a->kv_heads * a->head_dim;
         *matrices = 0;
+        *vectors = 0;
+        if (a->kv_lora_rank) {
+                uint64_t nope = a->head_dim - a->qk_rope_dim;
+                if (a->q_lora_rank) {
+                        if (add_mul(matrices, a->hidden, a->q_lora_rank) ||
+                            add_mul(matrices, a->q_lora_rank, q))
+                                return -1;
+                        *vectors += a->q_lora_rank;
+                } else if (add_mul(matrices, a->hidden, q)) {
+                        return -1;
+                }
+                if (add_mul(matrices, a->hidden, (uint64_t)a->kv_lora_rank + a->qk_rope_dim) ||
+                    add_mul(matrices, a->kv_lora_rank,
+                            (uint64_t)a->heads * (nope + a->v_head_dim)) ||
+                    add_mul(matrices, (uint64_t)a->heads * a->v_head_dim, a->hidden))
+                        return -1;
+                *vectors += a->kv_lora_rank;
+                if (a->attn_bias)
+                        *vectors += q + a->hidden;
+                return 0;
+        }
         if (add_mul(matrices, a->hidden, q + 2 * kv) || add_mul(matrices, q, a->hidden))
                 return -1;
-        *vectors = 0;
         if (a->attn_bias)
                 *vectors = q + 2 * kv + a->hidden;
         else if (a->qkv_bias_only)
@@ -175,16 +216,17 @@ static int attention_params(const struct model_arch *a, uint64_t *matrices, uint
         return 0;
 }
 
-/* One expert's MLP. */
-static int mlp_params(const struct model_arch *a, uint64_t *matrices, uint64_t *vectors)
+/* One MLP of width ffn (one expert, a shared expert or a dense block). */
+static int mlp_params(const struct model_arch *a, uint64_t ffn, uint64_t *matrices,
+                      uint64_t *vectors)
 {
         uint64_t n = a->gated_mlp ? 3 : 2;
         *matrices = 0;
-        if (add_mul(matrices, n * a->hidden, a->ffn))
+        if (add_mul(matrices, n * a->hidden, ffn))
                 return -1;
         *vectors = 0;
         if (a->mlp_bias)
-                *vectors = (a->gated_mlp ? 2u * (uint64_t)a->ffn : a->ffn) + a->hidden;
+                *vectors = (a->gated_mlp ? 2u * ffn : ffn) + a->hidden;
         return 0;
 }
 
@@ -199,36 +241,62 @@ int model_param_breakdown(const struct model_arch *a, struct model_param_breakdo
         memset(o, 0, sizeof(*o));
         if (model_arch_check(a, &f, &w))
                 return -1;
-        if (attention_params(a, &att_m, &att_v) || mlp_params(a, &mlp_m, &mlp_v))
+        if (attention_params(a, &att_m, &att_v) || mlp_params(a, a->ffn, &mlp_m, &mlp_v))
                 return -1;
 
         /* Embeddings: token table, learned positions, token types, and the
-         * norm BERT/RoBERTa apply to their sum. */
-        if (add_mul(&o->embeddings, a->vocab, h))
+         * norm BERT/RoBERTa apply to their sum; ELECTRA's narrower table
+         * adds a projection to the hidden size (embeddings_project). */
+        uint64_t e = a->embedding_dim ? a->embedding_dim : h;
+        if (add_mul(&o->embeddings, a->vocab, e))
                 return -1;
         if (a->position == MODEL_POS_LEARNED) {
                 uint64_t rows = a->position_table ? a->position_table : a->max_positions;
-                if (add_mul(&o->embeddings, rows, h))
+                if (add_mul(&o->embeddings, rows, e))
                         return -1;
         }
-        if (add_mul(&o->embeddings, a->type_vocab, h))
+        if (add_mul(&o->embeddings, a->type_vocab, e))
                 return -1;
         if (a->embedding_norm)
-                o->embeddings += norm_params(a);
+                o->embeddings += a->norm == MODEL_NORM_LAYERNORM ? 2 * e : e;
+        if (a->embedding_dim && a->embedding_dim != a->hidden && add_mul(&o->embeddings, e + 1, h))
+                return -1;
 
-        /* One block: attention + MLP (x experts) + two norms (+ router). */
-        uint64_t block_m = att_m, block_small = att_v + 2 * norm_params(a);
+        /* One block: attention + MLP (x experts, + a shared expert) + its
+         * norms (+ router).  Leading dense blocks of an MoE model
+         * (DeepSeek first_k_dense_replace) have one MLP of dense_ffn. */
+        uint64_t norms = a->block_norms ? a->block_norms : 2;
+        uint64_t block_m = att_m, block_small = att_v + norms * norm_params(a) + a->qk_norm_params;
         if (add_mul(&block_m, experts, mlp_m) || add_mul(&block_small, experts, mlp_v))
                 return -1;
-        if (a->experts > 1 && add_mul(&block_small, h, a->experts))
-                return -1; /* router: hidden x experts, no bias (Mixtral) */
         uint64_t block_active_m = att_m;
         if (add_mul(&block_active_m, active, mlp_m))
                 return -1;
+        if (a->experts > 1 && add_mul(&block_small, h, a->experts))
+                return -1; /* router: hidden x experts, no bias (Mixtral) */
+        if (a->shared_expert_ffn) {
+                uint64_t sm, sv;
+                if (mlp_params(a, a->shared_expert_ffn, &sm, &sv))
+                        return -1;
+                block_m += sm;
+                block_active_m += sm;
+                block_small += sv + (a->shared_expert_gate ? h : 0);
+        }
+        uint64_t dense_m = 0, dense_small = 0, dense_n = a->experts > 1 ? a->dense_layers : 0;
+        if (dense_n) {
+                uint64_t dm, dv;
+                if (mlp_params(a, a->dense_ffn ? a->dense_ffn : a->ffn, &dm, &dv))
+                        return -1;
+                dense_m = att_m + dm;
+                dense_small = att_v + norms * norm_params(a) + a->qk_norm_params + dv;
+        }
         o->per_layer = block_m + block_small;
-        if (add_mul(&o->linear, a->layers, block_m) ||
-            add_mul(&o->linear_active, a->layers, block_active_m) ||
-            add_mul(&o->small, a->layers, block_small))
+        uint64_t moe_n = a->layers - dense_n;
+        if (add_mul(&o->linear, moe_n, block_m) ||
+            add_mul(&o->linear_active, moe_n, block_active_m) ||
+            add_mul(&o->small, moe_n, block_small) || add_mul(&o->linear, dense_n, dense_m) ||
+            add_mul(&o->linear_active, dense_n, dense_m) ||
+            add_mul(&o->small, dense_n, dense_small))
                 return -1;
 
         if (a->kind == MODEL_ENCODER_DECODER) {
@@ -291,15 +359,58 @@ uint64_t model_parameters(const struct model_arch *arch)
         return b.total;
 }
 
-uint64_t model_kv_elements_per_token(const struct model_arch *a)
+/* Elements one layer caches per token: K and V of every KV head, or
+ * MLA's compressed latent plus the shared rotary key. */
+static uint64_t kv_per_layer_token(const struct model_arch *a)
 {
-        uint32_t layers;
+        if (a->kv_lora_rank)
+                return (uint64_t)a->kv_lora_rank + a->qk_rope_dim;
+        return 2u * (uint64_t)a->kv_heads * a->head_dim;
+}
+
+static uint32_t kv_layers(const struct model_arch *a)
+{
         if (a->kind == MODEL_ENCODER)
                 return 0;
-        layers = a->kind == MODEL_ENCODER_DECODER ? a->decoder_layers : a->layers;
+        return a->kind == MODEL_ENCODER_DECODER ? a->decoder_layers : a->layers;
+}
+
+/* Layers that attend to the whole context; the rest hold the window. */
+static uint32_t global_layers(const struct model_arch *a)
+{
+        uint32_t n = kv_layers(a);
+        if (!a->sliding_window)
+                return n;
+        return a->global_every ? n / a->global_every : 0;
+}
+
+uint64_t model_kv_elements_per_token(const struct model_arch *a)
+{
         /* K and V: 2 x layers x kv_heads x head_dim (GQA-aware; the cross
          * attention cache of an encoder-decoder is counted by the engine). */
-        return 2u * (uint64_t)layers * a->kv_heads * a->head_dim;
+        return kv_layers(a) * kv_per_layer_token(a);
+}
+
+double model_kv_elements(const struct model_arch *a, double tokens)
+{
+        double per = (double)kv_per_layer_token(a);
+        double g = global_layers(a), l = (double)kv_layers(a) - g;
+        double local = a->sliding_window && tokens > a->sliding_window ? a->sliding_window : tokens;
+        return per * (g * tokens + l * local);
+}
+
+double model_kv_tokens_for(const struct model_arch *a, double elements)
+{
+        double per = (double)kv_per_layer_token(a);
+        double g = global_layers(a), n = kv_layers(a), l = n - g;
+        if (per <= 0 || n <= 0 || elements <= 0)
+                return 0;
+        double t = elements / (per * n); /* every layer holding every token */
+        if (!a->sliding_window || t <= a->sliding_window)
+                return t;
+        if (g == 0)
+                return INFINITY; /* a window bounds the cache whatever the context */
+        return (elements / per - l * a->sliding_window) / g;
 }
 
 /* The decoder model_arch_from_parameters() assumes, at hidden size hid,

@@ -40,6 +40,7 @@ enum model_activation {
 enum model_norm {
         MODEL_NORM_LAYERNORM = 0, /* weight + bias */
         MODEL_NORM_RMSNORM,       /* weight only (LLaMA, T5) */
+        MODEL_NORM_LAYERNORM_NOBIAS, /* LayerNorm with a weight only (MPT, Cohere, ModernBERT) */
         MODEL_NORM_COUNT
 };
 
@@ -47,6 +48,7 @@ enum model_position {
         MODEL_POS_LEARNED = 0, /* absolute table of max_positions x hidden */
         MODEL_POS_ROTARY,      /* RoPE: no parameters */
         MODEL_POS_RELATIVE,    /* T5 buckets: relative_buckets x heads per stack */
+        MODEL_POS_ALIBI,       /* linear biases on the scores: no parameters (BLOOM, MPT) */
         MODEL_POS_COUNT
 };
 
@@ -86,6 +88,26 @@ struct model_arch {
         uint64_t extra_parameters; /* block-matrix parameters the shape does not place: the
                                       remainder that makes a bare parameter count exact
                                       (model_arch_from_parameters); 0 otherwise */
+        /* Family structure beyond the classic block (0 = absent). */
+        uint32_t block_norms;       /* norms per block; 0 = the classic 2 (1: GPT-J, Falcon-7B
+                                       parallel blocks; 4: Gemma 2/3 pre+post norms) */
+        uint32_t qk_norm_params;    /* per block: q/k norm weights (Qwen3, OLMo 2, Gemma 3) */
+        uint32_t embedding_dim;     /* token table width when it differs from hidden (ELECTRA):
+                                       adds an embedding_dim x hidden projection with bias */
+        uint32_t shared_expert_ffn; /* always-active shared expert MLP width (Qwen2-MoE,
+                                       DeepSeek: n_shared x moe width) */
+        bool shared_expert_gate;    /* Qwen2-MoE: a hidden x 1 sigmoid gate on the shared expert */
+        uint32_t dense_layers;      /* leading blocks with a dense MLP of dense_ffn instead of
+                                       experts (DeepSeek first_k_dense_replace) */
+        uint32_t dense_ffn;
+        uint32_t sliding_window;    /* local attention window in tokens; 0 = none */
+        uint32_t global_every;      /* with a window: every n-th block attends to the whole
+                                       context (Gemma 2: 2, Gemma 3: 6); 0 = every block local */
+        uint32_t q_lora_rank;       /* MLA (DeepSeek-V2/V3): 0 = q projected directly */
+        uint32_t kv_lora_rank;      /* MLA latent width; 0 = ordinary K/V projections */
+        uint32_t qk_rope_dim;       /* MLA: rotary part of each query/key head */
+        uint32_t v_head_dim;        /* MLA: value head width (head_dim is q/k's nope + rope) */
+        bool generic;               /* an unknown model_type read as a generic gated decoder */
 };
 
 /* Parameters by where they live; the sum is model_parameters(). */
@@ -126,6 +148,17 @@ uint64_t model_parameters(const struct model_arch *arch);
  * of the cache.  Encoders cache nothing (0).
  */
 uint64_t model_kv_elements_per_token(const struct model_arch *arch);
+
+/*
+ * Key/value elements cached for a context of tokens, all layers: blocks
+ * with a sliding window hold at most the window (Mistral v0.1, Gemma 2/3
+ * local layers), multi-head latent attention holds kv_lora_rank +
+ * qk_rope_dim per token and layer (DeepSeek-V2 paper, section 2.1.2).
+ * Encoders cache nothing.  model_kv_tokens_for() inverts it: the longest
+ * context whose cache fits in elements (0 if none).
+ */
+double model_kv_elements(const struct model_arch *arch, double tokens);
+double model_kv_tokens_for(const struct model_arch *arch, double elements);
 
 /*
  * Fill arch with a LLaMA-like decoder (RMSNorm, SwiGLU, RoPE, untied,

@@ -76,6 +76,7 @@ static const struct note_def defs[] = {
         {EST_W_OPT_IN_BACKWARD_GA, "optimizer_in_backward_accumulation"},
         {EST_W_MAX_POSITIONS, "context_beyond_max_positions"},
         {EST_W_PRECISION_UNSUPPORTED, "precision_unsupported"},
+        {EST_W_GENERIC_DECODER, "generic_decoder_assumed"},
         {EST_S_CHECKPOINTING, "activation_checkpointing"},
         {EST_S_FLASH, "flash_attention"},
         {EST_S_CHUNKED_LOSS, "chunked_loss"},
@@ -111,8 +112,8 @@ static const char *enum_or(const char *const *names, double v)
 
 static const char *lora_targets_text(unsigned t, char *buf, size_t len)
 {
-        static const char *const names[] = {"q",   "k",       "v",       "o",
-                                            "gate", "up",     "down",    "qkv",
+        static const char *const names[] = {"q",       "k",       "v",           "o",
+                                            "gate",    "up",      "down",        "qkv",
                                             "gate_up", "lm_head", "embed_tokens"};
         size_t off = 0;
         buf[0] = '\0';
@@ -432,6 +433,12 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "capability 8.0, fp8 8.9): no time estimate; run it in %s",
                          estimate_precision_name((enum est_precision)(int)a),
                          estimate_precision_name((enum est_precision)(int)b));
+                break;
+        case EST_W_GENERIC_DECODER:
+                snprintf(buf, len,
+                         "the config's model_type is not one the importer knows: estimated as "
+                         "a generic LLaMA-like decoder (RMSNorm, rotary, gated MLP, no biases) "
+                         "from its hidden_size, layers, heads and intermediate_size");
                 break;
         case EST_W_MAX_POSITIONS:
                 snprintf(buf, len,

@@ -74,14 +74,10 @@ static const struct module llama_targets[] = {
 };
 
 static const struct module llama_saves[] = {
-        {"lm_head", EST_SAVE_LM_HEAD, ANY},
-        {"model.embed_tokens", EST_SAVE_EMBED, ANY},
-        {"output", EST_SAVE_LM_HEAD, ANY},
-        {"tok_embeddings", EST_SAVE_EMBED, ANY},
-        {"transformer.wte", EST_SAVE_EMBED, ANY},
-        {"score", EST_SAVE_CLASSIFIER, ANY},
-        {"classifier", EST_SAVE_CLASSIFIER, ANY},
-        {NULL, 0, ANY},
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},       {"model.embed_tokens", EST_SAVE_EMBED, ANY},
+        {"output", EST_SAVE_LM_HEAD, ANY},        {"tok_embeddings", EST_SAVE_EMBED, ANY},
+        {"transformer.wte", EST_SAVE_EMBED, ANY}, {"score", EST_SAVE_CLASSIFIER, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY}, {NULL, 0, ANY},
 };
 
 /* MixtralSparseMoeBlock: experts.N.w1 (gate), w2 (down), w3 (up). */
@@ -133,12 +129,9 @@ static const struct module gpt2_targets[] = {
 };
 
 static const struct module gpt2_saves[] = {
-        {"lm_head", EST_SAVE_LM_HEAD, ANY},
-        {"transformer.wte", EST_SAVE_EMBED, ANY},
-        {"embed_tokens", EST_SAVE_EMBED, ANY},
-        {"score", EST_SAVE_CLASSIFIER, ANY},
-        {"classifier", EST_SAVE_CLASSIFIER, ANY},
-        {NULL, 0, ANY},
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},       {"transformer.wte", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},    {"score", EST_SAVE_CLASSIFIER, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY}, {NULL, 0, ANY},
 };
 
 /* T5Stack: q, k, v, o in SelfAttention and EncDecAttention; wi (v1.0) or
@@ -181,12 +174,9 @@ static const struct module neox_targets[] = {
 };
 
 static const struct module neox_saves[] = {
-        {"embed_out", EST_SAVE_LM_HEAD, ANY},
-        {"lm_head", EST_SAVE_LM_HEAD, ANY},
-        {"gpt_neox.embed_in", EST_SAVE_EMBED, ANY},
-        {"embed_tokens", EST_SAVE_EMBED, ANY},
-        {"score", EST_SAVE_CLASSIFIER, ANY},
-        {NULL, 0, ANY},
+        {"embed_out", EST_SAVE_LM_HEAD, ANY},       {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"gpt_neox.embed_in", EST_SAVE_EMBED, ANY}, {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"score", EST_SAVE_CLASSIFIER, ANY},        {NULL, 0, ANY},
 };
 
 /* FalconDecoderLayer and BloomBlock: self_attention.query_key_value. */
@@ -246,11 +236,16 @@ static const struct module gptj_targets[] = {
 };
 
 static const struct scheme schemes[] = {
-        {"llama", llama_targets, llama_saves},     {"mixtral", mixtral_targets, llama_saves},
-        {"bert", bert_targets, bert_saves},        {"gpt2", gpt2_targets, gpt2_saves},
-        {"t5", t5_targets, t5_saves},              {"gpt_neox", neox_targets, neox_saves},
-        {"falcon", falcon_targets, falcon_saves},  {"phi3", phi3_targets, llama_saves},
-        {"opt", opt_targets, llama_saves},         {"gptj", gptj_targets, gpt2_saves},
+        {"llama", llama_targets, llama_saves},
+        {"mixtral", mixtral_targets, llama_saves},
+        {"bert", bert_targets, bert_saves},
+        {"gpt2", gpt2_targets, gpt2_saves},
+        {"t5", t5_targets, t5_saves},
+        {"gpt_neox", neox_targets, neox_saves},
+        {"falcon", falcon_targets, falcon_saves},
+        {"phi3", phi3_targets, llama_saves},
+        {"opt", opt_targets, llama_saves},
+        {"gptj", gptj_targets, gpt2_saves},
 };
 
 /* Hugging Face model_type -> scheme; other types go by the model's kind. */
@@ -258,12 +253,24 @@ static const struct {
         const char *model_type;
         const char *scheme;
 } type_schemes[] = {
-        {"mixtral", "mixtral"},       {"gpt2", "gpt2"},         {"t5", "t5"},
-        {"mt5", "t5"},                {"umt5", "t5"},           {"gpt_neox", "gpt_neox"},
-        {"falcon", "falcon"},         {"bloom", "falcon"},      {"phi3", "phi3"},
-        {"phimoe", "phi3"},           {"opt", "opt"},           {"gptj", "gptj"},
-        {"bert", "bert"},             {"roberta", "bert"},      {"xlm-roberta", "bert"},
-        {"xlm-roberta-xl", "bert"},   {"camembert", "bert"},    {"electra", "bert"},
+        {"mixtral", "mixtral"},
+        {"gpt2", "gpt2"},
+        {"t5", "t5"},
+        {"mt5", "t5"},
+        {"umt5", "t5"},
+        {"gpt_neox", "gpt_neox"},
+        {"falcon", "falcon"},
+        {"bloom", "falcon"},
+        {"phi3", "phi3"},
+        {"phimoe", "phi3"},
+        {"opt", "opt"},
+        {"gptj", "gptj"},
+        {"bert", "bert"},
+        {"roberta", "bert"},
+        {"xlm-roberta", "bert"},
+        {"xlm-roberta-xl", "bert"},
+        {"camembert", "bert"},
+        {"electra", "bert"},
 };
 
 static const struct scheme *scheme_of(const struct model_arch *a)

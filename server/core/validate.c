@@ -131,6 +131,8 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
             (in->quant_group_size < 16 || in->quant_group_size > 65536))
                 return estimate_fail(err, "/quantization_group_size", "range",
                                      "group size must be 16..65536");
+        if (in->arch.generic)
+                WARN(res, EST_W_GENERIC_DECODER, 0, 0);
         if (training && (in->mode == EST_LORA || in->mode == EST_QLORA)) {
                 if (in->lora_rank < 1 || in->lora_rank > 65536)
                         return estimate_fail(err, "/workload/lora/rank", "range",

@@ -49,9 +49,12 @@ static const char *const norms[] = {"layernorm", "rmsnorm", "batchnorm", NULL};
 static const char *const positions[] = {"learned", "rotary", "relative", "alibi", NULL};
 static const char *const lora_targets[] = {"q",  "k",    "v",   "o",       "gate",
                                            "up", "down", "all", "lm_head", NULL};
-static const char *const hf_types[] = {"bert",  "roberta", "xlm-roberta", "xlm-roberta-xl",
-                                       "gpt2",  "llama",   "mistral",     "mixtral",
-                                       "qwen2", "t5",      "falcon",      NULL};
+static const char *const hf_types[] = {"bert",  "roberta",     "xlm-roberta", "xlm-roberta-xl",
+                                       "gpt2",  "llama",       "mistral",     "mixtral",
+                                       "qwen2", "t5",          "falcon",      "gemma2",
+                                       "qwen3", "deepseek_v3", "qwen2_moe",   "modernbert",
+                                       "bart",  "gpt_neox",    "opt",         "xyzzy",
+                                       NULL};
 static const char *const hf_acts[] = {"gelu",  "gelu_new",          "silu", "relu",
                                       "swish", "gelu_pytorch_tanh", NULL};
 

@@ -109,7 +109,7 @@ static void test_refusals_name_the_field(void **state)
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},\"memory_savers\":"
                  "{\"flash_attention\":\"yes\"}}",
                  "/memory_savers/flash_attention", "type"},
-                {"{\"model\":{\"hf_config\":{\"model_type\":\"falcon\"}},\"workload\":{\"mode\":"
+                {"{\"model\":{\"hf_config\":{\"model_type\":\"xyzzy\"}},\"workload\":{\"mode\":"
                  "\"inference\"}}",
                  "/model/hf_config/model_type", "enum"},
                 {"{\"model\":{\"architecture\":{\"kind\":\"decoder\",\"layers\":2,\"hidden_size\":"

@@ -48,9 +48,9 @@ static void resolve(json_t *req)
         json_array_foreach(models, i, row)
         {
                 if (json_equal(json_object_get(row, "id"), id)) {
-                        json_object_set_new(req, "model",
-                                            json_pack("{s:O}", "hf_config",
-                                                      json_object_get(row, "config")));
+                        json_object_set_new(
+                                req, "model",
+                                json_pack("{s:O}", "hf_config", json_object_get(row, "config")));
                         return;
                 }
         }
@@ -78,9 +78,9 @@ static int run(const char *text, struct estimate_result *res, struct api_estimat
 
 /* flan-t5-xxl's published config.json (google/flan-t5-xxl), the fields that matter. */
 #define FLAN_T5_XXL                                                                                \
-        "{\"hf_config\":{\"model_type\":\"t5\",\"d_model\":4096,\"d_kv\":64,\"num_heads\":64,"   \
-        "\"d_ff\":10240,\"num_layers\":24,\"num_decoder_layers\":24,"                            \
-        "\"feed_forward_proj\":\"gated-gelu\",\"vocab_size\":32128,"                             \
+        "{\"hf_config\":{\"model_type\":\"t5\",\"d_model\":4096,\"d_kv\":64,\"num_heads\":64,"     \
+        "\"d_ff\":10240,\"num_layers\":24,\"num_decoder_layers\":24,"                              \
+        "\"feed_forward_proj\":\"gated-gelu\",\"vocab_size\":32128,"                               \
         "\"tie_word_embeddings\":false,\"relative_attention_num_buckets\":32}}"
 
 static void test_trainable_counts(void **state)
@@ -114,12 +114,11 @@ static void test_trainable_counts(void **state)
                  "attn and mlp"},
                 {"{\"id\":\"gpt2\"}", "\"rank\":8,\"targets\":[\"attn.c_proj\"]", 147456,
                  "12 x 8 x (768 + 768): the dotted suffix picks the attention projection only"},
-                {"{\"id\":\"roberta-base\"}",
-                 "\"rank\":8,\"targets\":[\"query\",\"value\"]", 887042,
+                {"{\"id\":\"roberta-base\"}", "\"rank\":8,\"targets\":[\"query\",\"value\"]",
+                 887042,
                  "12 x 2 x 8 x 1536 = 294,912 + classifier dense 768 x 768 + 768 + out_proj "
                  "768 x 2 + 2; PEFT's sequence-classification example prints 887,042"},
-                {"{\"id\":\"bert-base-uncased\"}", "\"rank\":8,\"targets\":[\"dense\"]",
-                 1476866,
+                {"{\"id\":\"bert-base-uncased\"}", "\"rank\":8,\"targets\":[\"dense\"]", 1476866,
                  "dense = attention.output.dense + intermediate.dense + output.dense: 12 x 8 x "
                  "(1536 + 3840 + 3840) = 884,736 + the 592,130-parameter head"},
                 {"{\"id\":\"bert-base-uncased\"}",
@@ -164,11 +163,12 @@ static void test_unknown_names_list_the_valid_ones(void **state)
                  "dense"},
                 {"{\"id\":\"t5-base\"}", "\"targets\":[\"wi_0\"]", "/workload/lora/targets/0",
                  "wi"},
-                {"{\"id\":\"llama-2-7b\"}", "\"targets\":[\"c_attn\"]",
-                 "/workload/lora/targets/0", "gate_proj"},
+                {"{\"id\":\"llama-2-7b\"}", "\"targets\":[\"c_attn\"]", "/workload/lora/targets/0",
+                 "gate_proj"},
                 {"{\"id\":\"llama-2-7b\"}", "\"targets\":\"everything\"", "/workload/lora/targets",
                  "all-linear"},
-                {"{\"id\":\"llama-2-7b\"}", "\"targets\":[\"q_proj\"],\"modules_to_save\":[\"wte2\"]",
+                {"{\"id\":\"llama-2-7b\"}",
+                 "\"targets\":[\"q_proj\"],\"modules_to_save\":[\"wte2\"]",
                  "/workload/lora/modules_to_save/0", "lm_head"},
                 {"{\"id\":\"llama-2-7b\"}", "\"targets\":[7]", "/workload/lora/targets/0",
                  "q_proj"},

@@ -1,0 +1,268 @@
+/*
+ * test_hf_families.c - the config.json importer on one published config per
+ * family (api/hf_config.c), against the family's published parameter count
+ * (within 0.5 %), and the KV cache per token against hand calculations,
+ * sliding windows and multi-head latent attention included.
+ *
+ * Each config holds the fields of the model's config.json on the Hugging
+ * Face hub that the importer reads; each count names where it is stated.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api/hf_config.h"
+#include "core/model.h"
+
+static void import(const char *text, struct model_arch *a)
+{
+        json_error_t je;
+        char err[600];
+        json_t *cfg = json_loads(text, 0, &je);
+        if (!cfg)
+                fail_msg("bad test JSON: %s", je.text);
+        if (hf_config_import(cfg, a, err, sizeof(err)))
+                fail_msg("refused %s: %s", text, err);
+        json_decref(cfg);
+}
+
+/* The checkpoint without task heads: what model cards and papers count. */
+static uint64_t backbone(const struct model_arch *a)
+{
+        struct model_param_breakdown b;
+        assert_int_equal(model_param_breakdown(a, &b), 0);
+        return b.total - b.head_extra;
+}
+
+static void test_published_counts(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *config;
+                double published;
+                const char *source;
+        } rows[] = {
+                {"{\"model_type\":\"qwen3\",\"vocab_size\":151936,\"hidden_size\":4096,"
+                 "\"intermediate_size\":12288,\"num_hidden_layers\":36,\"num_attention_heads\":32,"
+                 "\"num_key_value_heads\":8,\"head_dim\":128,\"max_position_embeddings\":40960,"
+                 "\"tie_word_embeddings\":false}",
+                 8.2e9, "Qwen/Qwen3-8B model card: 8.2B parameters"},
+                {"{\"model_type\":\"gemma2\",\"vocab_size\":256000,\"hidden_size\":3584,"
+                 "\"intermediate_size\":14336,\"num_hidden_layers\":42,\"num_attention_heads\":16,"
+                 "\"num_key_value_heads\":8,\"head_dim\":256,\"sliding_window\":4096,"
+                 "\"max_position_embeddings\":8192,\"hidden_activation\":\"gelu_pytorch_tanh\"}",
+                 9241705984.0, "google/gemma-2-9b on the hub: 9,241,705,984 (9.24B) parameters"},
+                {"{\"model_type\":\"gemma3_text\",\"vocab_size\":262144,\"hidden_size\":1152,"
+                 "\"intermediate_size\":6912,\"num_hidden_layers\":26,\"num_attention_heads\":4,"
+                 "\"num_key_value_heads\":1,\"head_dim\":256,\"sliding_window\":512,"
+                 "\"sliding_window_pattern\":6,\"max_position_embeddings\":32768}",
+                 999885952.0, "google/gemma-3-1b-pt on the hub: 999,885,952 (1.0B) parameters"},
+                {"{\"model_type\":\"phi3\",\"vocab_size\":32064,\"hidden_size\":3072,"
+                 "\"intermediate_size\":8192,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
+                 "\"num_key_value_heads\":32,\"max_position_embeddings\":4096,"
+                 "\"sliding_window\":2047,\"tie_word_embeddings\":false}",
+                 3.82e9, "microsoft/Phi-3-mini-4k-instruct on the hub: 3.82B (report: 3.8B)"},
+                {"{\"model_type\":\"olmo2\",\"vocab_size\":100352,\"hidden_size\":4096,"
+                 "\"intermediate_size\":11008,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
+                 "\"num_key_value_heads\":32,\"max_position_embeddings\":4096}",
+                 7.3e9, "allenai/OLMo-2-1124-7B model card: 7B class, 7.3B on the hub"},
+                {"{\"model_type\":\"starcoder2\",\"vocab_size\":49152,\"hidden_size\":3072,"
+                 "\"intermediate_size\":12288,\"num_hidden_layers\":30,\"num_attention_heads\":24,"
+                 "\"num_key_value_heads\":2,\"max_position_embeddings\":16384,"
+                 "\"sliding_window\":4096,\"use_bias\":true}",
+                 3.03e9, "bigcode/starcoder2-3b on the hub: 3.03B parameters"},
+                {"{\"model_type\":\"gpt_neox\",\"vocab_size\":50432,\"hidden_size\":4096,"
+                 "\"intermediate_size\":16384,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
+                 "\"max_position_embeddings\":2048,\"hidden_act\":\"gelu\"}",
+                 6857302016.0,
+                 "Pythia paper (Biderman et al. 2023), table 1: 6.9B = 6,857,302,016"},
+                {"{\"model_type\":\"gptj\",\"vocab_size\":50400,\"n_embd\":4096,\"n_layer\":28,"
+                 "\"n_head\":16,\"n_positions\":2048,\"rotary_dim\":64}",
+                 6053381344.0, "EleutherAI/gpt-j-6b model card: 6,053,381,344 parameters"},
+                {"{\"model_type\":\"falcon\",\"vocab_size\":65024,\"hidden_size\":4544,"
+                 "\"num_hidden_layers\":32,\"num_attention_heads\":71,\"multi_query\":true,"
+                 "\"parallel_attn\":true,\"bias\":false}",
+                 6921720704.0, "tiiuae/falcon-7b on the hub: 6.92B (6,921,720,704)"},
+                {"{\"model_type\":\"bloom\",\"vocab_size\":250880,\"hidden_size\":1024,"
+                 "\"n_layer\":24,\"n_head\":16}",
+                 559214592.0, "bigscience/bloom-560m model card: 559,214,592 parameters"},
+                {"{\"model_type\":\"opt\",\"vocab_size\":50272,\"hidden_size\":2048,"
+                 "\"num_hidden_layers\":24,\"ffn_dim\":8192,\"num_attention_heads\":32,"
+                 "\"max_position_embeddings\":2048,\"word_embed_proj_dim\":2048}",
+                 1.32e9, "facebook/opt-1.3b on the hub: 1.32B (OPT paper, table 1: 1.3B)"},
+                {"{\"model_type\":\"mpt\",\"d_model\":4096,\"n_heads\":32,\"n_layers\":32,"
+                 "\"expansion_ratio\":4,\"max_seq_len\":2048,\"vocab_size\":50432,"
+                 "\"no_bias\":true}",
+                 6.65e9, "mosaicml/mpt-7b on the hub: 6.65B (model card: 6.7B)"},
+                {"{\"model_type\":\"deepseek_v3\",\"vocab_size\":129280,\"hidden_size\":7168,"
+                 "\"intermediate_size\":18432,\"moe_intermediate_size\":2048,"
+                 "\"num_hidden_layers\":61,\"num_attention_heads\":128,"
+                 "\"num_key_value_heads\":128,\"n_shared_experts\":1,\"n_routed_experts\":256,"
+                 "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"q_lora_rank\":1536,"
+                 "\"kv_lora_rank\":512,\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,"
+                 "\"v_head_dim\":128,\"max_position_embeddings\":163840}",
+                 671e9, "DeepSeek-V3 technical report: 671B total (main model, without MTP)"},
+                {"{\"model_type\":\"qwen2_moe\",\"vocab_size\":151936,\"hidden_size\":2048,"
+                 "\"intermediate_size\":5632,\"moe_intermediate_size\":1408,"
+                 "\"shared_expert_intermediate_size\":5632,\"num_experts\":60,"
+                 "\"num_experts_per_tok\":4,\"num_hidden_layers\":24,\"num_attention_heads\":16,"
+                 "\"num_key_value_heads\":16}",
+                 14.3e9, "Qwen/Qwen1.5-MoE-A2.7B model card: 14.3B total, 2.7B activated"},
+                {"{\"model_type\":\"distilbert\",\"vocab_size\":30522,\"dim\":768,\"n_layers\":6,"
+                 "\"n_heads\":12,\"hidden_dim\":3072,\"max_position_embeddings\":512}",
+                 66362880.0, "DistilBERT (Sanh et al. 2019): 66M; DistilBertModel 66,362,880"},
+                {"{\"model_type\":\"deberta-v2\",\"vocab_size\":128100,\"hidden_size\":768,"
+                 "\"num_hidden_layers\":12,\"num_attention_heads\":12,\"intermediate_size\":3072,"
+                 "\"max_position_embeddings\":512,\"relative_attention\":true,"
+                 "\"position_buckets\":256,\"position_biased_input\":false,\"type_vocab_size\":0}",
+                 184e6, "microsoft/deberta-v3-base model card: 86M backbone + 98M embedding"},
+                {"{\"model_type\":\"modernbert\",\"vocab_size\":50368,\"hidden_size\":768,"
+                 "\"intermediate_size\":1152,\"num_hidden_layers\":22,\"num_attention_heads\":12,"
+                 "\"global_attn_every_n_layers\":3,\"local_attention\":128}",
+                 149e6, "answerdotai/ModernBERT-base model card: 149M parameters"},
+                {"{\"model_type\":\"bart\",\"vocab_size\":50265,\"d_model\":1024,"
+                 "\"encoder_layers\":12,\"decoder_layers\":12,\"encoder_attention_heads\":16,"
+                 "\"decoder_attention_heads\":16,\"encoder_ffn_dim\":4096,"
+                 "\"decoder_ffn_dim\":4096,\"max_position_embeddings\":1024}",
+                 406291456.0, "facebook/bart-large on the hub: 406,291,456 (406M)"},
+                {"{\"model_type\":\"electra\",\"vocab_size\":30522,\"embedding_size\":128,"
+                 "\"hidden_size\":256,\"num_hidden_layers\":12,\"num_attention_heads\":4,"
+                 "\"intermediate_size\":1024}",
+                 13.5e6, "google/electra-small-discriminator on the hub: 13.5M (paper: 14M)"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct model_arch a;
+                import(rows[i].config, &a);
+                double n = (double)backbone(&a);
+                double err = fabs(n - rows[i].published) / rows[i].published;
+                if (err > 0.005)
+                        fail_msg("row %zu (%s): %.0f parameters, %.2f%% off %s", i, a.model_type, n,
+                                 100 * err, rows[i].source);
+        }
+}
+
+/* KV cache elements per token, by hand. */
+static void test_kv_cache(void **state)
+{
+        (void)state;
+        struct model_arch a;
+
+        /* DeepSeek-V3 MLA: 61 layers x (kv_lora_rank 512 + rope 64) = 35,136
+         * elements per token (DeepSeek-V2 paper eq. 10: d_c + d_h^R per
+         * layer), against 2 x 61 x 128 x 128 = 1,998,848 for plain MHA. */
+        import("{\"model_type\":\"deepseek_v3\",\"num_hidden_layers\":61,"
+               "\"kv_lora_rank\":512,\"qk_rope_head_dim\":64,\"qk_nope_head_dim\":128}",
+               &a);
+        assert_int_equal(model_kv_elements_per_token(&a), 61 * (512 + 64));
+        assert_true(fabs(model_kv_elements(&a, 1000) - 61.0 * 576 * 1000) < 0.5);
+
+        /* Gemma 2 9B: 42 layers, half local (window 4096), 8 KV heads of
+         * 256.  At 8192 tokens: 2 x 8 x 256 = 4096 per layer and token;
+         * 21 global layers x 8192 + 21 local x 4096 tokens. */
+        import("{\"model_type\":\"gemma2\",\"num_hidden_layers\":42,\"hidden_size\":3584,"
+               "\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":256,"
+               "\"sliding_window\":4096,\"max_position_embeddings\":8192}",
+               &a);
+        assert_true(fabs(model_kv_elements(&a, 8192) - 4096.0 * (21 * 8192 + 21 * 4096)) < 0.5);
+        assert_true(fabs(model_kv_elements(&a, 2000) - 4096.0 * 42 * 2000) < 0.5);
+        /* Inverse: the cache of 8192 tokens is exactly filled at 8192. */
+        assert_true(fabs(model_kv_tokens_for(&a, model_kv_elements(&a, 8192)) - 8192) < 1e-6);
+
+        /* Gemma 3 1B: 26 layers, every 6th global (4 layers), 1 KV head of
+         * 256, window 512: at 32768 tokens 512 x (4 x 32768 + 22 x 512). */
+        import("{\"model_type\":\"gemma3_text\",\"num_hidden_layers\":26,\"hidden_size\":1152,"
+               "\"num_attention_heads\":4,\"num_key_value_heads\":1,\"head_dim\":256,"
+               "\"sliding_window\":512,\"sliding_window_pattern\":6,"
+               "\"max_position_embeddings\":32768}",
+               &a);
+        assert_true(fabs(model_kv_elements(&a, 32768) - 512.0 * (4 * 32768 + 22 * 512)) < 0.5);
+
+        /* Mistral 7B v0.1: every layer local at 4096: 2 x 32 x 8 x 128 x
+         * 4096 elements whatever the context beyond the window. */
+        import("{\"model_type\":\"mistral\",\"sliding_window\":4096,"
+               "\"max_position_embeddings\":32768}",
+               &a);
+        assert_true(fabs(model_kv_elements(&a, 16384) - 2.0 * 32 * 8 * 128 * 4096) < 0.5);
+        assert_true(isinf(model_kv_tokens_for(&a, 1e12)));
+
+        /* Falcon-7B multi-query: 2 x 32 layers x 1 KV head x 64. */
+        import("{\"model_type\":\"falcon\"}", &a);
+        assert_int_equal(model_kv_elements_per_token(&a), 2 * 32 * 1 * 64);
+}
+
+/* Fields the config leaves out take the family's transformers defaults. */
+static void test_defaults(void **state)
+{
+        (void)state;
+        struct model_arch a;
+        import("{\"model_type\":\"gemma\"}", &a); /* GemmaConfig(): the 7B shape */
+        assert_int_equal(a.hidden, 3072);
+        assert_int_equal(a.head_dim, 256);
+        assert_int_equal(a.vocab, 256000);
+        assert_true(a.tied_embeddings);
+        assert_int_equal(a.activation, MODEL_ACT_GELU_TANH);
+        import("{\"model_type\":\"qwen3_moe\"}", &a);
+        assert_int_equal(a.experts, 128);
+        assert_int_equal(a.active_experts, 8);
+        assert_int_equal(a.ffn, 768);
+}
+
+/* An unknown type with LLaMA keys is a generic decoder; SSMs are refused. */
+static void test_generic_and_refused(void **state)
+{
+        (void)state;
+        struct model_arch a;
+        import("{\"model_type\":\"exaone\",\"hidden_size\":4096,\"num_hidden_layers\":32,"
+               "\"num_attention_heads\":32,\"num_key_value_heads\":8,\"intermediate_size\":14336,"
+               "\"vocab_size\":102400}",
+               &a);
+        assert_true(a.generic);
+        assert_string_equal(a.model_type, "exaone");
+        /* 2 x 102400 x 4096 + 32 x (4096 x 6144 + 4096 x 4096 + 3 x 4096 x 14336 + 2 x
+         * 4096) + 4096 */
+        assert_int_equal(model_parameters(&a), 2ull * 102400 * 4096 +
+                                                       32ull * (4096ull * 6144 + 4096ull * 4096 +
+                                                                3ull * 4096 * 14336 + 2 * 4096) +
+                                                       4096);
+
+        static const char *const refused[][2] = {
+                {"{\"model_type\":\"mamba\",\"hidden_size\":768}", "out of scope"},
+                {"{\"model_type\":\"xyzzy\",\"hidden_size\":768}", "generic decoder"},
+                {"{\"model_type\":\"deepseek_v3\",\"kv_lora_rank\":0}", "kv_lora_rank"},
+                {"{\"model_type\":\"deepseek_v3\",\"first_k_dense_replace\":99}",
+                 "first_k_dense_replace"},
+                {"{\"model_type\":\"gemma2\",\"sliding_window\":\"4k\"}", "sliding_window"},
+                {"{\"model_type\":\"falcon\",\"num_kv_heads\":7,"
+                 "\"new_decoder_architecture\":true}",
+                 "num_kv_heads"},
+        };
+        for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+                json_t *cfg = json_loads(refused[i][0], 0, NULL);
+                char err[600], key[64];
+                assert_non_null(cfg);
+                if (!hf_config_import_ex(cfg, &a, key, sizeof(key), err, sizeof(err)))
+                        fail_msg("accepted %s", refused[i][0]);
+                if (!strstr(err, refused[i][1]))
+                        fail_msg("%s: \"%s\" does not say %s", refused[i][0], err, refused[i][1]);
+                json_decref(cfg);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_published_counts),
+                cmocka_unit_test(test_kv_cache),
+                cmocka_unit_test(test_defaults),
+                cmocka_unit_test(test_generic_and_refused),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
