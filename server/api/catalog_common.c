@@ -485,3 +485,24 @@ void api_write_reply_entity(const struct api_request *rq, struct api_response *r
         catalog_release(s);
         api_reply_json(rs, created ? 201 : 200, doc);
 }
+
+const char *api_model_not_found(const struct catalog_snapshot *s, const char *id, char *buf,
+                                size_t len)
+{
+        const struct catalog_model *near[3];
+        size_t n = catalog_model_suggest(s, id, near, 3), off;
+        int w = snprintf(buf, len, "no catalog model \"%.80s\"", id);
+        off = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
+        for (size_t i = 0; i < n && off < len; i++) {
+                const char *ids = near[i]->hub_ids ? near[i]->hub_ids : "";
+                size_t hub = strcspn(ids, ",");
+                w = snprintf(buf + off, len - off, "%s%s%s%.*s%s", i ? ", " : "; closest: ",
+                             near[i]->id, hub ? " (" : "", (int)hub, ids, hub ? ")" : "");
+                if (w < 0)
+                        break;
+                off += (size_t)w < len - off ? (size_t)w : len - off - 1;
+        }
+        if (off < len)
+                snprintf(buf + off, len - off, " (GET /api/v1/models lists them)");
+        return buf;
+}

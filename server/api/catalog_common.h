@@ -108,4 +108,12 @@ json_t *api_json_u64(uint64_t v);
 json_t *api_json_int(int64_t v);
 json_t *api_json_str(const char *s);
 
+/*
+ * The 404 detail for a model id the catalog lacks: names the id and the
+ * closest catalog models (catalog_model_suggest) with a Hub id each, into
+ * buf (always NUL-terminated).  Returns buf.
+ */
+const char *api_model_not_found(const struct catalog_snapshot *s, const char *id, char *buf,
+                                size_t len);
+
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/catalog_common.h"
 #include "api/hf_config.h"
 #include "api/jsonw.h"
 #include "app.h"
@@ -332,10 +333,12 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
                                 e, 503, "/model/id", "unavailable",
                                 "the model catalog is not loaded yet; retry, or send hf_config");
                 const struct catalog_model *cm = catalog_model(snap, json_string_value(v));
-                if (!cm)
-                        return dfail(e, 404, "/model/id", "unknown",
-                                     "no catalog model \"%.80s\" (GET /api/v1/models)",
-                                     json_string_value(v));
+                if (!cm) {
+                        char why[600];
+                        return dfail(e, 404, "/model/id", "unknown", "%s",
+                                     api_model_not_found(snap, json_string_value(v), why,
+                                                         sizeof(why)));
+                }
                 if (!cm->arch_ok)
                         return dfail(
                                 e, 422, "/model/id", "architecture",

@@ -24,6 +24,15 @@ static json_t *model_json(const struct catalog_model *m, bool detail)
                 counted ? json_integer((json_int_t)counted) : json_null(), "parameters_error",
                 counted ? json_real(err) : json_null(), "architecture",
                 m->arch_ok ? api_model_arch_encode(&m->arch) : json_null());
+        if (o) {
+                json_t *hub = json_array();
+                for (const char *p = m->hub_ids; hub && p && *p;) {
+                        size_t len = strcspn(p, ",");
+                        json_array_append_new(hub, json_stringn(p, len));
+                        p = p[len] ? p + len + 1 : NULL;
+                }
+                json_object_set_new(o, "hub_ids", hub ? hub : json_array());
+        }
         if (o && detail) {
                 json_error_t jerr;
                 json_t *cfg = m->hf_config_json ? json_loads(m->hf_config_json, 0, &jerr) : NULL;
@@ -84,7 +93,10 @@ void api_models_get(const struct api_request *rq, struct api_response *rs)
                 return;
         m = rq->n_params ? catalog_model(s, rq->params[0]) : NULL;
         if (!m) {
-                api_problem(rs, 404, "no such model (GET /api/v1/models lists them)");
+                char why[600];
+                api_problem(rs, 404,
+                            api_model_not_found(s, rq->n_params ? rq->params[0] : "", why,
+                                                sizeof(why)));
                 catalog_release(s);
                 return;
         }

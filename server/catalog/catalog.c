@@ -10,6 +10,7 @@
  */
 #include "catalog/catalog.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -615,14 +617,133 @@ const struct catalog_model *catalog_models(const struct catalog_snapshot *s, siz
         return s ? s->t.models : NULL;
 }
 
+/* Does the comma-separated list hold name (case-insensitively)? */
+static bool list_has(const char *list, const char *name)
+{
+        size_t n = strlen(name);
+        for (const char *p = list; p && *p;) {
+                const char *end = strchr(p, ',');
+                size_t len = end ? (size_t)(end - p) : strlen(p);
+                if (len == n && strncasecmp(p, name, n) == 0)
+                        return true;
+                p = end ? end + 1 : NULL;
+        }
+        return false;
+}
+
+/* What users paste: a Hub URL stands for its repository id. */
+static const char *strip_hub_url(const char *id)
+{
+        static const char *const prefixes[] = {"https://huggingface.co/", "http://huggingface.co/",
+                                               "huggingface.co/", "hf.co/", NULL};
+        for (int i = 0; prefixes[i]; i++)
+                if (strncasecmp(id, prefixes[i], strlen(prefixes[i])) == 0)
+                        return id + strlen(prefixes[i]);
+        return id;
+}
+
 const struct catalog_model *catalog_model(const struct catalog_snapshot *s, const char *id)
 {
         size_t i;
 
-        if (!s)
+        if (!s || !id)
                 return NULL;
         i = FIND_ARR(s->t.models, s->t.n_models, struct catalog_model, id, id);
-        return i == SIZE_MAX ? NULL : &s->t.models[i];
+        if (i != SIZE_MAX)
+                return &s->t.models[i];
+        id = strip_hub_url(id);
+        for (i = 0; i < s->t.n_models; i++) {
+                const struct catalog_model *m = &s->t.models[i];
+                if (strcasecmp(m->id, id) == 0 || list_has(m->hub_ids, id))
+                        return m;
+        }
+        return NULL;
+}
+
+/* Levenshtein distance, case folded, of strings up to 127 bytes (longer
+ * ones are compared by their first 127). */
+static size_t edit_distance(const char *a, const char *b)
+{
+        size_t n = strnlen(a, 127), m = strnlen(b, 127), row[128];
+        for (size_t j = 0; j <= m; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= n; i++) {
+                size_t diag = row[0];
+                row[0] = i;
+                for (size_t j = 1; j <= m; j++) {
+                        size_t up = row[j];
+                        size_t cost = tolower((unsigned char)a[i - 1]) !=
+                                      tolower((unsigned char)b[j - 1]);
+                        size_t best = diag + cost;
+                        if (up + 1 < best)
+                                best = up + 1;
+                        if (row[j - 1] + 1 < best)
+                                best = row[j - 1] + 1;
+                        row[j] = best;
+                        diag = up;
+                }
+        }
+        return row[m];
+}
+
+/* The smallest distance from query to the model's id or any Hub id. */
+static size_t model_distance(const struct catalog_model *m, const char *query)
+{
+        size_t best = edit_distance(query, m->id);
+        char one[128];
+        for (const char *p = m->hub_ids; p && *p;) {
+                const char *end = strchr(p, ',');
+                size_t len = end ? (size_t)(end - p) : strlen(p);
+                if (len < sizeof(one)) {
+                        memcpy(one, p, len);
+                        one[len] = '\0';
+                        size_t d = edit_distance(query, one);
+                        if (d < best)
+                                best = d;
+                        /* the repository name alone ("Llama-2-7b-hf") */
+                        const char *slash = strchr(one, '/');
+                        if (slash && !strchr(query, '/')) {
+                                d = edit_distance(query, slash + 1);
+                                if (d < best)
+                                        best = d;
+                        }
+                }
+                p = end ? end + 1 : NULL;
+        }
+        return best;
+}
+
+size_t catalog_model_suggest(const struct catalog_snapshot *s, const char *query,
+                             const struct catalog_model **out, size_t max)
+{
+        size_t dist[8], n = 0;
+        if (!s || !query || max == 0)
+                return 0;
+        if (max > 8)
+                max = 8;
+        query = strip_hub_url(query);
+        size_t limit = strnlen(query, 127) / 3;
+        if (limit < 3)
+                limit = 3;
+        for (size_t i = 0; i < s->t.n_models; i++) {
+                const struct catalog_model *m = &s->t.models[i];
+                size_t d = model_distance(m, query), k;
+                if (d > limit)
+                        continue;
+                /* insertion into the best-first list */
+                for (k = n; k > 0 && dist[k - 1] > d; k--)
+                        if (k < max) {
+                                dist[k] = dist[k - 1];
+                                out[k] = out[k - 1];
+                        }
+                if (k < max) {
+                        dist[k] = d;
+                        out[k] = m;
+                        if (n < max)
+                                n++;
+                }
+        }
+        return n;
 }
 
 const struct catalog_provider *catalog_providers(const struct catalog_snapshot *s, size_t *count)

@@ -38,6 +38,8 @@ struct catalog_model {
         char *parameters_source;        /* owned by the snapshot */
         char *hf_config_json;           /* the stored config.json, compact text */
         char *notes;                    /* owned by the snapshot; NULL if none */
+        char *hub_ids;                  /* Hugging Face Hub repository ids, comma-separated
+                                           ("" if none); owned by the snapshot */
 };
 
 /*
@@ -189,7 +191,20 @@ const struct catalog_gpu_info *catalog_gpu_infos(const struct catalog_snapshot *
 
 /* Catalog models, in catalog order (by id). */
 const struct catalog_model *catalog_models(const struct catalog_snapshot *s, size_t *count);
+/*
+ * A model by catalog id, or (case-insensitively) by catalog id or one of
+ * its Hub ids ("meta-llama/Llama-2-7b-hf"; a https://huggingface.co/ prefix
+ * is ignored).  NULL when none matches.
+ */
 const struct catalog_model *catalog_model(const struct catalog_snapshot *s, const char *id);
+
+/*
+ * The models whose id or Hub id is nearest to query (edit distance, case
+ * folded; at most a third of the query's length away, and at least 3),
+ * best first, each once.  Fills out[0..max) and returns how many.
+ */
+size_t catalog_model_suggest(const struct catalog_snapshot *s, const char *query,
+                             const struct catalog_model **out, size_t max);
 
 /* Providers and offerings, each by id; lookups return NULL when absent. */
 const struct catalog_provider *catalog_providers(const struct catalog_snapshot *s, size_t *count);

@@ -457,7 +457,8 @@ static int read_settings(struct reader *rd)
 }
 
 static const char sql_models[] =
-        "SELECT id, name, family, hf_config::text, published_parameters, parameters_source, notes"
+        "SELECT id, name, family, hf_config::text, published_parameters, parameters_source, notes,"
+        " array_to_string(hub_ids, ',')"
         " FROM models ORDER BY id COLLATE \"C\"";
 
 static int read_models(struct reader *rd)
@@ -478,6 +479,7 @@ static int read_models(struct reader *rd)
                 m->published_parameters = (uint64_t)cell_i64(rd, 4);
                 m->parameters_source = (char *)(uintptr_t)cell_text_nn(rd, 5);
                 m->notes = (char *)(uintptr_t)cell_text(rd, 6);
+                m->hub_ids = (char *)(uintptr_t)cell_text_nn(rd, 7);
                 if (rd->failed)
                         return -1;
         }

@@ -1,0 +1,45 @@
+// Catalog models found by the Hugging Face Hub ids users copy.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { get, post, assertProblem } from './lib.mjs';
+
+const estimate = (id) => post('/api/v1/estimate', {
+        model: { id },
+        workload: { mode: 'inference', batch_size: 1, sequence_length: 512 },
+});
+
+test('a Hub id, any case or as a URL, finds the catalog model', async () => {
+        const own = await estimate('llama-2-7b');
+        assert.equal(own.status, 200, own.text);
+        for (const id of ['meta-llama/Llama-2-7b-hf', 'META-LLAMA/llama-2-7B-HF',
+                'https://huggingface.co/meta-llama/Llama-2-7b-chat-hf', 'LLAMA-2-7B']) {
+                const r = await estimate(id);
+                assert.equal(r.status, 200, `${id}: ${r.text}`);
+                // Llama-2-7b: 6,738,415,616 parameters (Touvron et al. 2023: 6.7B)
+                assert.equal(r.json.model.checkpoint_parameters, own.json.model.checkpoint_parameters);
+                assert.equal(r.json.per_gpu.total_bytes, own.json.per_gpu.total_bytes);
+        }
+        const old = await estimate('xlm-roberta-large');
+        const moved = await estimate('FacebookAI/xlm-roberta-large');
+        assert.equal(moved.status, 200, moved.text);
+        assert.equal(moved.json.model.checkpoint_parameters, old.json.model.checkpoint_parameters);
+});
+
+test('a near miss is a 404 that names the closest models', async () => {
+        const r = await estimate('meta-llama/Llama-2-7b-hff');
+        assertProblem(r, 404, '/model/id');
+        assert.match(r.json.detail, /closest: llama-2-7b/);
+        const far = await estimate('completely-unrelated-model-name');
+        assertProblem(far, 404, '/model/id');
+        assert.doesNotMatch(far.json.detail, /closest/);
+});
+
+test('GET /api/v1/models lists each model\'s Hub ids', async () => {
+        const r = await get('/api/v1/models');
+        assert.equal(r.status, 200);
+        const llama = r.json.models.find((m) => m.id === 'llama-2-7b');
+        assert.ok(llama.hub_ids.includes('meta-llama/Llama-2-7b-hf'));
+        const all = r.json.models.flatMap((m) => m.hub_ids.map((h) => h.toLowerCase()));
+        assert.equal(new Set(all).size, all.length, 'a Hub id names one catalog model');
+});
