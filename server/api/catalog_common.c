@@ -496,8 +496,9 @@ const char *api_model_not_found(const struct catalog_snapshot *s, const char *id
         for (size_t i = 0; i < n && off < len; i++) {
                 const char *ids = near[i]->hub_ids ? near[i]->hub_ids : "";
                 size_t hub = strcspn(ids, ",");
-                w = snprintf(buf + off, len - off, "%s%s%s%.*s%s", i ? ", " : "; closest: ",
-                             near[i]->id, hub ? " (" : "", (int)hub, ids, hub ? ")" : "");
+                w = snprintf(buf + off, len - off, "%s%s%s%.*s%s",
+                             i ? ", " : "; closest: ", near[i]->id, hub ? " (" : "", (int)hub, ids,
+                             hub ? ")" : "");
                 if (w < 0)
                         break;
                 off += (size_t)w < len - off ? (size_t)w : len - off - 1;

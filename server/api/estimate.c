@@ -335,9 +335,9 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
                 const struct catalog_model *cm = catalog_model(snap, json_string_value(v));
                 if (!cm) {
                         char why[600];
-                        return dfail(e, 404, "/model/id", "unknown", "%s",
-                                     api_model_not_found(snap, json_string_value(v), why,
-                                                         sizeof(why)));
+                        return dfail(
+                                e, 404, "/model/id", "unknown", "%s",
+                                api_model_not_found(snap, json_string_value(v), why, sizeof(why)));
                 }
                 if (!cm->arch_ok)
                         return dfail(

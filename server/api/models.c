@@ -4,7 +4,11 @@
  * the parameter count the engine computes from it and the published count
  * with its source.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/catalog_common.h"
 #include "api/estimate.h"
@@ -58,13 +62,77 @@ static json_t *model_json(const struct catalog_model *m, bool detail)
         return o;
 }
 
+/* A whole-number query parameter in [lo, hi]; absent leaves *out. */
+static int query_u64(const struct api_request *rq, struct api_response *rs, const char *key,
+                     uint64_t lo, uint64_t hi, uint64_t *out)
+{
+        const char *v = rq->query(rq, key);
+        char ptr[40], why[160], *end;
+        unsigned long long x;
+        if (!v)
+                return 0;
+        errno = 0;
+        x = strtoull(v, &end, 10);
+        if (errno || *end || !*v || v[0] == '-' || x < lo || x > hi) {
+                snprintf(ptr, sizeof(ptr), "?%s", key);
+                snprintf(why, sizeof(why), "%s must be a whole number in %llu..%llu", key,
+                         (unsigned long long)lo, (unsigned long long)hi);
+                api_problem_field(rs, 400, ptr, "range", why);
+                return -1;
+        }
+        *out = x;
+        return 0;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+        size_t n = strlen(needle);
+        for (; hay && *hay; hay++)
+                if (strncasecmp(hay, needle, n) == 0)
+                        return true;
+        return false;
+}
+
+/* Case-insensitive substring over id, name, family and Hub ids. */
+static bool model_matches_text(const struct catalog_model *m, const char *q)
+{
+        return contains_nocase(m->id, q) || contains_nocase(m->name, q) ||
+               contains_nocase(m->family, q) || contains_nocase(m->hub_ids, q);
+}
+
+/*
+ * GET /api/v1/models: the catalog, filtered by ?family= (exact, any case),
+ * ?kind= (encoder, decoder, encoder_decoder), ?min_parameters= and
+ * ?max_parameters= (published counts), ?q= (text in id, name, family or a
+ * Hub id), and paged by ?limit= (1..1000, default 100) and ?offset=.
+ * "count" is the number of matches before paging.
+ */
 void api_models_list(const struct api_request *rq, struct api_response *rs)
 {
-        const struct catalog_snapshot *s = api_catalog_snapshot(rq, rs);
-        size_t n;
+        const char *family = rq->query(rq, "family"), *kind_q = rq->query(rq, "kind");
+        const char *q = rq->query(rq, "q");
+        uint64_t min_p = 0, max_p = UINT64_MAX, limit = 100, offset = 0;
+        enum model_kind kind = MODEL_KIND_COUNT;
+        const struct catalog_snapshot *s;
         const struct catalog_model *m;
+        size_t n, matched = 0;
         json_t *arr;
 
+        if (query_u64(rq, rs, "min_parameters", 0, UINT64_MAX, &min_p) ||
+            query_u64(rq, rs, "max_parameters", 0, UINT64_MAX, &max_p) ||
+            query_u64(rq, rs, "limit", 1, 1000, &limit) ||
+            query_u64(rq, rs, "offset", 0, 1000000, &offset))
+                return;
+        if (kind_q && model_kind_parse(kind_q, &kind)) {
+                api_problem_field(rs, 400, "?kind", "enum",
+                                  "kind must be encoder, decoder or encoder_decoder");
+                return;
+        }
+        if (q && strlen(q) > 128) {
+                api_problem_field(rs, 400, "?q", "maxLength", "q must be at most 128 characters");
+                return;
+        }
+        s = api_catalog_snapshot(rq, rs);
         if (!s)
                 return;
         if (api_catalog_etag(rq, rs, s)) {
@@ -73,13 +141,23 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
         }
         m = catalog_models(s, &n);
         arr = json_array();
-        for (size_t i = 0; arr && i < n; i++)
-                json_array_append_new(arr, model_json(&m[i], false));
+        for (size_t i = 0; arr && i < n; i++) {
+                if ((family && strcasecmp(m[i].family, family)) ||
+                    (kind != MODEL_KIND_COUNT && (!m[i].arch_ok || m[i].arch.kind != kind)) ||
+                    m[i].published_parameters < min_p || m[i].published_parameters > max_p ||
+                    (q && *q && !model_matches_text(&m[i], q)))
+                        continue;
+                if (matched >= offset && matched - offset < limit)
+                        json_array_append_new(arr, model_json(&m[i], false));
+                matched++;
+        }
         if (!arr)
                 api_problem(rs, 500, "out of memory");
         else
                 api_reply_json(rs, 200,
-                               json_pack("{s:o, s:i}", "models", arr, "count", (json_int_t)n));
+                               json_pack("{s:o, s:I, s:I, s:I}", "models", arr, "count",
+                                         (json_int_t)matched, "limit", (json_int_t)limit, "offset",
+                                         (json_int_t)offset));
         catalog_release(s);
 }
 

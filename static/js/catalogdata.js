@@ -13,7 +13,7 @@ export async function gpus() {
 }
 
 export async function models() {
-        const d = await apiGetCached('api/v1/models');
+        const d = await apiGetCached('api/v1/models?limit=1000');
         const list = (d && Array.isArray(d.models)) ? d.models : [];
         setModelKinds(list);
         return list;

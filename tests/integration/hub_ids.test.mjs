@@ -43,3 +43,29 @@ test('GET /api/v1/models lists each model\'s Hub ids', async () => {
         const all = r.json.models.flatMap((m) => m.hub_ids.map((h) => h.toLowerCase()));
         assert.equal(new Set(all).size, all.length, 'a Hub id names one catalog model');
 });
+
+test('GET /api/v1/models filters by family, kind, size and text, and pages', async () => {
+        const all = await get('/api/v1/models');
+        const total = all.json.count;
+        assert.equal(all.json.models.length, Math.min(total, 100));
+        const llama = await get('/api/v1/models?family=LLAMA');
+        assert.ok(llama.json.count >= 3);
+        assert.ok(llama.json.models.every((m) => m.family === 'llama'));
+        const enc = await get('/api/v1/models?kind=encoder');
+        assert.ok(enc.json.models.length > 0);
+        assert.ok(enc.json.models.every((m) => m.architecture.kind === 'encoder'));
+        const mid = await get('/api/v1/models?min_parameters=1000000000&max_parameters=10000000000');
+        assert.ok(mid.json.models.length > 0);
+        assert.ok(mid.json.models.every((m) => m.published_parameters >= 1e9 && m.published_parameters <= 1e10));
+        const q = await get('/api/v1/models?q=Llama-2-7b-HF');
+        assert.deepEqual(q.json.models.map((m) => m.id), ['llama-2-7b']);
+        // Paging: two pages of 5 are the first 10 of the whole list.
+        const p1 = await get('/api/v1/models?limit=5');
+        const p2 = await get('/api/v1/models?limit=5&offset=5');
+        assert.equal(p1.json.count, total);
+        assert.deepEqual([...p1.json.models, ...p2.json.models].map((m) => m.id),
+                all.json.models.slice(0, 10).map((m) => m.id));
+        assertProblem(await get('/api/v1/models?limit=0'), 400, '?limit');
+        assertProblem(await get('/api/v1/models?kind=rnn'), 400, '?kind');
+        assertProblem(await get('/api/v1/models?min_parameters=-1'), 400, '?min_parameters');
+});
