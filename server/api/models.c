@@ -36,6 +36,8 @@ static json_t *model_json(const struct catalog_model *m, bool detail)
                         p = p[len] ? p + len + 1 : NULL;
                 }
                 json_object_set_new(o, "hub_ids", hub ? hub : json_array());
+                json_object_set_new(o, "licence", api_json_str(m->licence));
+                json_object_set_new(o, "released", api_json_str(m->released));
         }
         if (o && detail) {
                 json_error_t jerr;

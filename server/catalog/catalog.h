@@ -40,6 +40,8 @@ struct catalog_model {
         char *notes;                    /* owned by the snapshot; NULL if none */
         char *hub_ids;                  /* Hugging Face Hub repository ids, comma-separated
                                            ("" if none); owned by the snapshot */
+        char *licence;                  /* the Hub's licence tag; NULL if not recorded */
+        char *released;                 /* first public release, YYYY-MM-DD; NULL if not recorded */
 };
 
 /*

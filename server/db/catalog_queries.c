@@ -458,7 +458,7 @@ static int read_settings(struct reader *rd)
 
 static const char sql_models[] =
         "SELECT id, name, family, hf_config::text, published_parameters, parameters_source, notes,"
-        " array_to_string(hub_ids, ',')"
+        " array_to_string(hub_ids, ','), licence, released::text"
         " FROM models ORDER BY id COLLATE \"C\"";
 
 static int read_models(struct reader *rd)
@@ -480,6 +480,8 @@ static int read_models(struct reader *rd)
                 m->parameters_source = (char *)(uintptr_t)cell_text_nn(rd, 5);
                 m->notes = (char *)(uintptr_t)cell_text(rd, 6);
                 m->hub_ids = (char *)(uintptr_t)cell_text_nn(rd, 7);
+                m->licence = (char *)(uintptr_t)cell_text(rd, 8);
+                m->released = (char *)(uintptr_t)cell_text(rd, 9);
                 if (rd->failed)
                         return -1;
         }

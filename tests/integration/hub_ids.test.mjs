@@ -69,3 +69,20 @@ test('GET /api/v1/models filters by family, kind, size and text, and pages', asy
         assertProblem(await get('/api/v1/models?kind=rnn'), 400, '?kind');
         assertProblem(await get('/api/v1/models?min_parameters=-1'), 400, '?min_parameters');
 });
+
+test('every catalog model states its licence, release date and a Hub id', async () => {
+        const r = await get('/api/v1/models?limit=1000');
+        assert.ok(r.json.count >= 43);
+        for (const m of r.json.models) {
+                assert.match(m.licence ?? '', /\S/, `${m.id} licence`);
+                assert.match(m.released ?? '', /^\d{4}-\d{2}-\d{2}$/, `${m.id} released`);
+                assert.ok(m.hub_ids.length > 0, `${m.id} hub ids`);
+                // The importer's count is within 0.5 % of the published one.
+                assert.ok(Math.abs(m.parameters_error) <= 0.005, `${m.id}: ${m.parameters_error}`);
+        }
+        const ds = await post('/api/v1/estimate', { model: { id: 'deepseek-ai/DeepSeek-V3' },
+                workload: { mode: 'inference', batch_size: 1, sequence_length: 4096 }, precision: 'fp8_mixed' });
+        assert.equal(ds.status, 200, ds.text);
+        // MLA: 61 layers x (512 + 64) elements per token
+        assert.equal(ds.json.model.architecture.kv_lora_rank, 512);
+});
