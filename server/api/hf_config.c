@@ -134,6 +134,23 @@ static int heads_and_dim(struct imp *im, struct model_arch *a, const char *heads
         return 0;
 }
 
+/* Does config.json's "architectures" name a masked-LM class (or say
+ * nothing, in which case the pre-training checkpoint is assumed)? */
+static bool has_mlm_head(json_t *cfg)
+{
+        json_t *arch = json_object_get(cfg, "architectures"), *x;
+        size_t i;
+        if (!json_is_array(arch) || json_array_size(arch) == 0)
+                return true;
+        json_array_foreach(arch, i, x)
+        {
+                const char *c = json_string_value(x);
+                if (c && (strstr(c, "ForMaskedLM") || strstr(c, "ForPreTraining")))
+                        return true;
+        }
+        return false;
+}
+
 /* BERT, RoBERTa, XLM-R and XLM-R XL: post-LN (XL: pre-LN) encoders. */
 static int import_encoder(struct imp *im, struct model_arch *a, const char *type)
 {
@@ -171,8 +188,10 @@ static int import_encoder(struct imp *im, struct model_arch *a, const char *type
         a->mlp_bias = true;
         a->position = MODEL_POS_LEARNED;
         a->pooler = true;
-        a->lm_head_transform = true;
-        a->lm_head_bias = true;
+        /* The MLM head is in the checkpoint only for *ForMaskedLM /
+         * *ForPreTraining; embedding and reranker models (BertModel,
+         * XLMRobertaModel, *ForSequenceClassification) ship without it. */
+        a->lm_head_transform = a->lm_head_bias = has_mlm_head(im->cfg);
         return 0;
 }
 
