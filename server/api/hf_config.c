@@ -318,12 +318,17 @@ static int import_moe(struct imp *im, struct model_arch *a, const char *type)
 }
 
 /* Multi-head latent attention (DeepSeek-V2/V3 configs). */
-static int import_mla(struct imp *im, struct model_arch *a, const char *type)
+static int import_mla(struct imp *im, struct model_arch *a)
 {
         uint32_t nope;
-        bool v3 = is(type, "deepseek_v3");
-        if (get_u32(im, "q_lora_rank", v3 ? 1536 : 1536, 131072, &a->q_lora_rank) ||
-            get_u32(im, "kv_lora_rank", 512, 131072, &a->kv_lora_rank) ||
+        /* q_lora_rank: null (DeepSeek-V2-Lite) projects q directly; absent
+         * takes DeepseekV2Config / DeepseekV3Config's 1536. */
+        json_t *qr = json_object_get(im->cfg, "q_lora_rank");
+        if (qr && json_is_null(qr))
+                a->q_lora_rank = 0;
+        else if (get_u32(im, "q_lora_rank", 1536, 131072, &a->q_lora_rank))
+                return -1;
+        if (get_u32(im, "kv_lora_rank", 512, 131072, &a->kv_lora_rank) ||
             get_u32(im, "qk_nope_head_dim", 128, 4096, &nope) ||
             get_u32(im, "qk_rope_head_dim", 64, 4096, &a->qk_rope_dim) ||
             get_u32(im, "v_head_dim", 128, 4096, &a->v_head_dim))
@@ -432,7 +437,7 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
         if (a->kv_heads > a->heads || a->heads % a->kv_heads)
                 return imp_fail(im, "num_key_value_heads", "must divide num_attention_heads");
         if (is(type, "deepseek_v2") || is(type, "deepseek_v3")) {
-                if (import_mla(im, a, type))
+                if (import_mla(im, a))
                         return -1;
         } else if (heads_and_dim(im, a, "num_attention_heads")) {
                 return -1;
