@@ -47,14 +47,33 @@ export function fillGpuSelect(select, list, firstLabel, firstValue = '') {
         if (keep) select.value = keep;
 }
 
-export function fillModelSelect(select, list) {
+// Does model m match every word of the search text?  Words are matched,
+// case-insensitively, against the id, name, family, Hub ids and the size
+// ("8b", "560m": the published count rounded as model names round it).
+export function modelMatches(m, query) {
+        const words = String(query || '').toLowerCase().split(/\s+/).filter(Boolean);
+        if (!words.length) return true;
+        const n = Number(m.published_parameters) || 0;
+        const size = n >= 1e9 ? `${+(n / 1e9).toFixed(n < 1e10 ? 1 : 0)}b ${Math.round(n / 1e9)}b`
+                : `${Math.round(n / 1e6)}m`;
+        const hay = [m.id, m.name, m.family, ...(m.hub_ids || []), size].join(' ').toLowerCase();
+        return words.every((w) => hay.includes(w));
+}
+
+// Fill the model <select> with the catalog models matching query (all when
+// empty), grouped by family; keeps the current choice when it still matches,
+// else selects the first match.  Returns the number of matches.
+export function fillModelSelect(select, list, query = '') {
         const keep = select.value;
         select.replaceChildren();
         const families = new Map();
+        let count = 0;
         for (const m of list) {
+                if (!modelMatches(m, query)) continue;
                 const f = m.family || 'other';
                 if (!families.has(f)) families.set(f, []);
                 families.get(f).push(m);
+                count++;
         }
         for (const [family, ms] of families) {
                 const group = el('optgroup', { label: family });
@@ -62,4 +81,6 @@ export function fillModelSelect(select, list) {
                 select.append(group);
         }
         if (keep) select.value = keep;
+        if (!select.value && select.options.length) select.selectedIndex = 0;
+        return count;
 }

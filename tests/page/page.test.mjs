@@ -165,6 +165,38 @@ test('calculator: XLM-R Large pre-train, batch 16, sequence 128 shows what the A
                 await page.close_();
         });
 
+test('calculator: the model search box finds catalog models by Hub id and size; a pasted config shows what was understood',
+        async () => {
+                const page = await openPage();
+                await page.goto(BASE + '#/calculator?mode=inference');
+                await ready(page);
+                await page.selectOption('#f-source', 'catalog');
+                const hub = await estimateAfter(page, () => page.fill('#f-model-search', 'meta-llama/Llama-2-7b-hf'),
+                        (b) => b.model.id === 'llama-2-7b');
+                assert.equal(hub.status, 200);
+                assert.equal(await page.inputValue('#f-model'), 'llama-2-7b');
+                // Every remaining option matches; a family and a size narrow to one.
+                await estimateAfter(page, () => page.fill('#f-model-search', 'qwen3 30b'),
+                        (b) => b.model.id === 'qwen3-30b-a3b');
+                const left = await page.$$eval('#f-model option', (os) => os.map((o) => o.value));
+                assert.deepEqual(left, ['qwen3-30b-a3b']);
+
+                // Gemma 2 9B's config.json: the page says how it was read.
+                const cfg = { model_type: 'gemma2', vocab_size: 256000, hidden_size: 3584, intermediate_size: 14336,
+                        num_hidden_layers: 42, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 256,
+                        sliding_window: 4096, max_position_embeddings: 8192 };
+                await page.selectOption('#f-source', 'hf_config');
+                const pasted = await estimateAfter(page, () => page.fill('#f-hf', JSON.stringify(cfg)),
+                        (b) => b.model.hf_config && b.model.hf_config.model_type === 'gemma2');
+                assert.equal(pasted.status, 200);
+                const shown = await page.textContent('#calc-arch');
+                assert.match(shown, /gemma2 decoder/);
+                assert.match(shown, /42 layers/);
+                assert.match(shown, /16 heads \(8 KV\)/);
+                assert.match(shown, /window 4096, global attention every 2 layers/);
+                await page.close_();
+        });
+
 test('permalink reproduces the view and its inputs; "copy as curl" returns the same numbers', async () => {
         const page = await openPage();
         await page.goto(BASE + '#/calculator');

@@ -50,6 +50,20 @@ function componentTable(container, id, caption, total, components, csvName) {
         });
 }
 
+// The shape the importer read, in one line: what decides memory.
+function archText(a) {
+        const parts = [`${a.layers} layers`, `hidden ${a.hidden_size}`,
+                `${a.heads} heads${a.kv_heads && a.kv_heads !== a.heads ? ` (${a.kv_heads} KV)` : ''}`,
+                `FFN ${a.ffn_size}${a.gated_mlp ? ' gated' : ''}`, `vocabulary ${a.vocab_size}`];
+        if (a.decoder_layers) parts.splice(1, 0, `${a.decoder_layers} decoder layers`);
+        if (a.experts > 1) parts.push(`${a.experts} experts, ${a.active_experts} active`);
+        if (a.shared_expert_ffn) parts.push(`shared expert ${a.shared_expert_ffn}`);
+        if (a.sliding_window) parts.push(`window ${a.sliding_window}${a.global_every ? `, global attention every ${a.global_every} layers` : ''}`);
+        if (a.kv_lora_rank) parts.push(`latent KV ${a.kv_lora_rank} + ${a.qk_rope_head_dim}`);
+        if (a.generic) parts.push('unknown type: a generic decoder');
+        return parts.join(', ');
+}
+
 function headline(res, gpu) {
         const total = res.per_gpu && res.per_gpu.total_bytes;
         const box = $('#calc-headline');
@@ -76,6 +90,12 @@ function headline(res, gpu) {
                         el('strong', {}, fmt.count(res.model.parameters)), ' parameters',
                         res.model.trainable_parameters !== undefined && res.model.trainable_parameters !== res.model.parameters
                                 ? el('span', { class: 'muted' }, ` (${fmt.count(res.model.trainable_parameters)} trainable)`) : null));
+        const a = res.model && res.model.architecture;
+        if (a && params().source === 'hf_config')
+                items.push(el('div', { class: 'big', id: 'calc-arch' },
+                        el('span', { class: 'label' }, 'config.json understood as'),
+                        el('strong', {}, `${a.model_type || 'model'} ${fmt.words(a.kind || '')}`),
+                        ' ', archText(a)));
         const peak = res.per_gpu && (res.per_gpu.peak_phase || res.per_gpu.phase);
         if (peak) items.push(el('div', { class: 'big' }, el('span', { class: 'label' }, 'Peak phase'), el('strong', {}, fmt.words(peak))));
         const alloc = res.per_gpu && res.per_gpu.allocated_bytes;
@@ -250,9 +270,23 @@ async function run() {
         }
 }
 
+let catalogModels = [];
+
+// The search box narrows the model list; a changed choice re-estimates.
+function searchModels() {
+        const select = $('#f-model');
+        const before = select.value;
+        data.fillModelSelect(select, catalogModels, $('#f-model-search').value);
+        if (select.value && select.value !== before)
+                select.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
 async function loadLists() {
         const [ms] = await Promise.allSettled([data.models()]);
-        if (ms.status === 'fulfilled') data.fillModelSelect($('#f-model'), ms.value);
+        if (ms.status === 'fulfilled') {
+                catalogModels = ms.value;
+                data.fillModelSelect($('#f-model'), ms.value);
+        }
         const none = $('#f-gpu');
         if (!none.options.length) none.add(new Option('none (fit table only, no time)', 'none'));
         fillForm($('#calc-form'), params());
@@ -262,6 +296,7 @@ export default {
         id: 'calculator',
         async init() {
                 bindForm($('#calc-form'), run, 300);
+                $('#f-model-search').addEventListener('input', searchModels);
                 await loadLists();
         },
         async show() {
