@@ -25,6 +25,7 @@ struct imp {
         size_t keylen;
         char *err;
         size_t errlen;
+        uint32_t defaulted; /* MODEL_KEY_* bits of keys the config left out */
 };
 
 static int imp_fail(struct imp *im, const char *key, const char *why)
@@ -40,12 +41,57 @@ static int imp_fail(struct imp *im, const char *key, const char *why)
         return -1;
 }
 
+/* The config keys, under each family's name for them, whose absence the
+ * engine lists among its assumptions. */
+static const struct {
+        const char *key;
+        enum model_key what;
+} reported_keys[] = {
+        {"vocab_size", MODEL_KEY_VOCAB},
+        {"hidden_size", MODEL_KEY_HIDDEN},
+        {"n_embd", MODEL_KEY_HIDDEN},
+        {"d_model", MODEL_KEY_HIDDEN},
+        {"dim", MODEL_KEY_HIDDEN},
+        {"intermediate_size", MODEL_KEY_FFN},
+        {"d_ff", MODEL_KEY_FFN},
+        {"ffn_dim", MODEL_KEY_FFN},
+        {"hidden_dim", MODEL_KEY_FFN},
+        {"encoder_ffn_dim", MODEL_KEY_FFN},
+        {"num_hidden_layers", MODEL_KEY_LAYERS},
+        {"n_layer", MODEL_KEY_LAYERS},
+        {"n_layers", MODEL_KEY_LAYERS},
+        {"num_layers", MODEL_KEY_LAYERS},
+        {"encoder_layers", MODEL_KEY_LAYERS},
+        {"num_attention_heads", MODEL_KEY_HEADS},
+        {"n_head", MODEL_KEY_HEADS},
+        {"n_heads", MODEL_KEY_HEADS},
+        {"num_heads", MODEL_KEY_HEADS},
+        {"encoder_attention_heads", MODEL_KEY_HEADS},
+        {"num_key_value_heads", MODEL_KEY_KV_HEADS},
+        {"num_kv_heads", MODEL_KEY_KV_HEADS},
+        {"head_dim", MODEL_KEY_HEAD_DIM},
+        {"d_kv", MODEL_KEY_HEAD_DIM},
+        {"max_position_embeddings", MODEL_KEY_MAX_POSITIONS},
+        {"n_positions", MODEL_KEY_MAX_POSITIONS},
+        {"max_seq_len", MODEL_KEY_MAX_POSITIONS},
+        {"seq_length", MODEL_KEY_MAX_POSITIONS},
+        {"tie_word_embeddings", MODEL_KEY_TIED},
+};
+
+static void note_default(struct imp *im, const char *key)
+{
+        for (size_t i = 0; i < sizeof(reported_keys) / sizeof(reported_keys[0]); i++)
+                if (!strcmp(reported_keys[i].key, key))
+                        im->defaulted |= 1u << reported_keys[i].what;
+}
+
 /* An unsigned integer key: absent (or null) -> def; present -> 1..max. */
 static int get_u32(struct imp *im, const char *key, uint32_t def, uint32_t max, uint32_t *out)
 {
         json_t *v = json_object_get(im->cfg, key);
         if (!v || json_is_null(v)) {
                 *out = def;
+                note_default(im, key);
                 return 0;
         }
         if (!json_is_integer(v))
@@ -62,6 +108,7 @@ static int get_bool(struct imp *im, const char *key, bool def, bool *out)
         json_t *v = json_object_get(im->cfg, key);
         if (!v || json_is_null(v)) {
                 *out = def;
+                note_default(im, key);
                 return 0;
         }
         if (!json_is_boolean(v))
@@ -883,7 +930,7 @@ static bool llama_shaped(json_t *cfg)
 int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_t keylen, char *err,
                         size_t errlen)
 {
-        struct imp im = {config, key, keylen, err, errlen};
+        struct imp im = {config, key, keylen, err, errlen, 0};
         const char *type, *field, *why;
         int rc;
 
@@ -956,6 +1003,7 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
         if (rc)
                 return -1;
         set_name(out, config, type);
+        out->defaulted = im.defaulted;
         if (model_arch_check(out, &field, &why))
                 return imp_fail(&im, field, why);
         return 0;

@@ -205,6 +205,10 @@ static double decode_weight_bytes(const struct estimate_input *in, const struct 
 static void record_assumptions(const struct estimate_input *in, const struct derived *d,
                                struct estimate_result *r)
 {
+        for (int k = 0; k < MODEL_KEY_COUNT; k++)
+                if (in->arch.defaulted & (1u << k))
+                        ASSUME(r, EST_A_CONFIG_DEFAULT, k,
+                               model_key_value(&in->arch, (enum model_key)k));
         if (!(in->set & EST_SET_BATCH))
                 ASSUME(r, EST_A_DEFAULT_BATCH, in->batch_size, 0);
         if (!(in->set & EST_SET_SEQUENCE))

@@ -328,6 +328,7 @@ enum est_note_code {
         EST_A_LOSS_CHUNKS,    /* a = chunks */
         EST_A_CPU_DATA,       /* a = bytes per process */
         EST_A_OPTIMIZER_8BIT, /* a = block size */
+        EST_A_CONFIG_DEFAULT, /* a = enum model_key left out of config.json, b = value used */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

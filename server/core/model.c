@@ -39,6 +39,48 @@ static int parse_name(const char *const *names, const char *s)
         return -1;
 }
 
+const char *model_key_name(enum model_key k)
+{
+        static const char *const names[] = {
+                "vocab_size",
+                "hidden_size",
+                "intermediate_size",
+                "num_hidden_layers",
+                "num_attention_heads",
+                "num_key_value_heads",
+                "head_dim",
+                "max_position_embeddings",
+                "tie_word_embeddings",
+        };
+        return (unsigned)k < MODEL_KEY_COUNT ? names[k] : "";
+}
+
+double model_key_value(const struct model_arch *a, enum model_key k)
+{
+        switch (k) {
+        case MODEL_KEY_VOCAB:
+                return a->vocab;
+        case MODEL_KEY_HIDDEN:
+                return a->hidden;
+        case MODEL_KEY_FFN:
+                return a->ffn;
+        case MODEL_KEY_LAYERS:
+                return a->layers;
+        case MODEL_KEY_HEADS:
+                return a->heads;
+        case MODEL_KEY_KV_HEADS:
+                return a->kv_heads;
+        case MODEL_KEY_HEAD_DIM:
+                return a->head_dim;
+        case MODEL_KEY_MAX_POSITIONS:
+                return a->max_positions;
+        case MODEL_KEY_TIED:
+                return a->tied_embeddings;
+        default:
+                return 0;
+        }
+}
+
 const char *model_kind_name(enum model_kind k)
 {
         return (unsigned)k < MODEL_KIND_COUNT ? kind_names[k] : "";

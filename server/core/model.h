@@ -108,7 +108,30 @@ struct model_arch {
         uint32_t qk_rope_dim;       /* MLA: rotary part of each query/key head */
         uint32_t v_head_dim;        /* MLA: value head width (head_dim is q/k's nope + rope) */
         bool generic;               /* an unknown model_type read as a generic gated decoder */
+        uint32_t defaulted;         /* MODEL_KEY_* bits: config.json keys the importer took
+                                       from the family's transformers defaults */
 };
+
+/* The config.json keys whose absence the engine reports (struct
+ * model_arch.defaulted), by what they set. */
+enum model_key {
+        MODEL_KEY_VOCAB = 0,
+        MODEL_KEY_HIDDEN,
+        MODEL_KEY_FFN,
+        MODEL_KEY_LAYERS,
+        MODEL_KEY_HEADS,
+        MODEL_KEY_KV_HEADS,
+        MODEL_KEY_HEAD_DIM,
+        MODEL_KEY_MAX_POSITIONS,
+        MODEL_KEY_TIED,
+        MODEL_KEY_COUNT
+};
+
+/* "vocab_size", "hidden_size", ...: the name used in messages. */
+const char *model_key_name(enum model_key k);
+
+/* The value arch holds for key k (1 or 0 for tied embeddings). */
+double model_key_value(const struct model_arch *arch, enum model_key k);
 
 /* Parameters by where they live; the sum is model_parameters(). */
 struct model_param_breakdown {

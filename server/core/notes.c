@@ -58,6 +58,7 @@ static const struct note_def defs[] = {
         {EST_A_LOSS_CHUNKS, "loss_chunks"},
         {EST_A_CPU_DATA, "cpu_data_loading"},
         {EST_A_OPTIMIZER_8BIT, "optimizer_8bit_blocks"},
+        {EST_A_CONFIG_DEFAULT, "config_default"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -362,6 +363,21 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "8-bit optimizer states quantized in blocks of %.0f with one fp32 scale "
                          "each (Dettmers et al. 2022)",
                          a);
+                break;
+        case EST_A_CONFIG_DEFAULT:
+                if ((int)a == MODEL_KEY_TIED)
+                        snprintf(buf, len,
+                                 "config.json has no tie_word_embeddings: %s, the transformers "
+                                 "default for its model_type",
+                                 b != 0 ? "true" : "false");
+                else
+                        snprintf(buf, len,
+                                 "config.json has no %s: %.0f, the transformers default for its "
+                                 "model_type%s",
+                                 model_key_name((enum model_key)(int)a), b,
+                                 (int)a == MODEL_KEY_HEAD_DIM || (int)a == MODEL_KEY_KV_HEADS
+                                         ? " (or what hidden size and heads imply)"
+                                         : "");
                 break;
         case EST_W_SEQUENCE_BEYOND_MAX:
                 snprintf(buf, len, "sequence_length %.0f exceeds the model's max positions %.0f", a,

@@ -86,3 +86,16 @@ test('every catalog model states its licence, release date and a Hub id', async 
         // MLA: 61 layers x (512 + 64) elements per token
         assert.equal(ds.json.model.architecture.kv_lora_rank, 512);
 });
+
+test('keys a pasted config.json leaves out are listed among the assumptions', async () => {
+        const r = await post('/api/v1/estimate', {
+                model: { hf_config: { model_type: 'mistral', hidden_size: 4096, num_hidden_layers: 32,
+                        num_attention_heads: 32, intermediate_size: 14336, vocab_size: 32000 } },
+                workload: { mode: 'inference', batch_size: 1, sequence_length: 1024 } });
+        assert.equal(r.status, 200, r.text);
+        const defaults = r.json.assumptions.filter((a) => a.code === 'config_default').map((a) => a.text);
+        // MistralConfig: num_key_value_heads 8, max_position_embeddings 131072 (4096 * 32)
+        assert.ok(defaults.some((t) => /num_key_value_heads: 8\b/.test(t)), defaults.join(' | '));
+        assert.ok(defaults.some((t) => /max_position_embeddings: 131072\b/.test(t)), defaults.join(' | '));
+        assert.ok(!defaults.some((t) => /hidden_size/.test(t)));
+});

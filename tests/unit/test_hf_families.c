@@ -209,6 +209,17 @@ static void test_defaults(void **state)
         assert_int_equal(a.vocab, 256000);
         assert_true(a.tied_embeddings);
         assert_int_equal(a.activation, MODEL_ACT_GELU_TANH);
+        /* Every key was left out: each reported key is marked. */
+        assert_int_equal(a.defaulted & (1u << MODEL_KEY_HIDDEN), 1u << MODEL_KEY_HIDDEN);
+        assert_int_equal(a.defaulted & (1u << MODEL_KEY_TIED), 1u << MODEL_KEY_TIED);
+        import("{\"model_type\":\"llama\",\"vocab_size\":32000,\"hidden_size\":4096,"
+               "\"intermediate_size\":11008,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
+               "\"max_position_embeddings\":4096,\"tie_word_embeddings\":false}",
+               &a);
+        /* LLaMA-2's config states all but num_key_value_heads and head_dim. */
+        assert_int_equal(a.defaulted, (1u << MODEL_KEY_KV_HEADS) | (1u << MODEL_KEY_HEAD_DIM));
+        assert_int_equal(model_key_value(&a, MODEL_KEY_KV_HEADS), 32);
+        assert_string_equal(model_key_name(MODEL_KEY_KV_HEADS), "num_key_value_heads");
         import("{\"model_type\":\"qwen3_moe\"}", &a);
         assert_int_equal(a.experts, 128);
         assert_int_equal(a.active_experts, 8);
