@@ -138,6 +138,33 @@ static void test_published_counts(void **state)
                  "\"intermediate_size\":1024}",
                  13.5e6, "google/electra-small-discriminator on the hub: 13.5M (paper: 14M)"},
         };
+        /* KV elements per token of each row, by hand, in row order. */
+        static const struct {
+                const char *model_type;
+                uint64_t kv;
+                const char *why;
+        } kv[] = {
+                {"qwen3", 73728, "2 x 36 layers x 8 KV heads x 128"},
+                {"gemma2", 172032, "2 x 42 x 8 x 256 (before the window)"},
+                {"gemma3_text", 13312, "2 x 26 x 1 x 256"},
+                {"phi3", 196608, "2 x 32 x 32 x 96"},
+                {"olmo2", 262144, "2 x 32 x 32 x 128"},
+                {"starcoder2", 15360, "2 x 30 x 2 x 128"},
+                {"gpt_neox", 262144, "2 x 32 x 32 x 128"},
+                {"gptj", 229376, "2 x 28 x 16 x 256"},
+                {"falcon", 4096, "2 x 32 x 1 (multi-query) x 64"},
+                {"bloom", 49152, "2 x 24 x 16 x 64"},
+                {"opt", 98304, "2 x 24 x 32 x 64"},
+                {"mpt", 262144, "2 x 32 x 32 x 128"},
+                {"deepseek_v3", 35136, "61 x (512 latent + 64 rope)"},
+                {"qwen2_moe", 98304, "2 x 24 x 16 x 128"},
+                {"distilbert", 0, "an encoder caches nothing"},
+                {"deberta-v2", 0, "an encoder caches nothing"},
+                {"modernbert", 0, "an encoder caches nothing"},
+                {"bart", 24576, "2 x 12 decoder layers x 16 x 64 (self-attention)"},
+                {"electra", 0, "an encoder caches nothing"},
+        };
+        assert_int_equal(sizeof(kv) / sizeof(kv[0]), sizeof(rows) / sizeof(rows[0]));
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct model_arch a;
                 import(rows[i].config, &a);
@@ -146,6 +173,11 @@ static void test_published_counts(void **state)
                 if (err > 0.005)
                         fail_msg("row %zu (%s): %.0f parameters, %.2f%% off %s", i, a.model_type, n,
                                  100 * err, rows[i].source);
+                assert_string_equal(a.model_type, kv[i].model_type);
+                if (model_kv_elements_per_token(&a) != kv[i].kv)
+                        fail_msg("%s: %llu KV elements per token, expected %s = %llu", a.model_type,
+                                 (unsigned long long)model_kv_elements_per_token(&a), kv[i].why,
+                                 (unsigned long long)kv[i].kv);
         }
 }
 
