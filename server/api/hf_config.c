@@ -15,7 +15,8 @@
 const char hf_config_supported[] =
         "bert, roberta, xlm-roberta, xlm-roberta-xl, camembert, distilbert, electra, deberta-v2, "
         "modernbert, gpt2, gpt_neox, gptj, falcon, bloom, opt, mpt, llama, mistral, mixtral, "
-        "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo2, "
+        "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo, "
+        "olmo2, "
         "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, t5, mt5, umt5, bart, "
         "mbart";
 
@@ -294,6 +295,7 @@ static const struct decoder_defaults decoder_families[] = {
         {"gemma2", 256000, 2304, 9216, 26, 8, 4, 256, 8192, true, MODEL_ACT_GELU_TANH},
         {"gemma3_text", 262208, 2304, 9216, 26, 8, 4, 256, 131072, true, MODEL_ACT_GELU_TANH},
         {"phi3", 32064, 3072, 8192, 32, 32, 0, 0, 4096, false, MODEL_ACT_SILU},
+        {"olmo", 50304, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
         {"olmo2", 50304, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
         {"granite", 32000, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
         {"internlm2", 103168, 4096, 11008, 32, 32, 0, 0, 2048, false, MODEL_ACT_SILU},
@@ -476,6 +478,9 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
                 a->block_norms = 1;
         } else if (is(type, "gemma2") || is(type, "gemma3_text")) {
                 a->block_norms = 4; /* input, post-attention, pre- and post-feedforward */
+        } else if (is(type, "olmo")) {
+                /* OlmoLayerNorm: F.layer_norm with no weight or bias */
+                a->norm = MODEL_NORM_LAYERNORM_NOAFFINE;
         } else if (is(type, "olmo2")) {
                 a->block_norms = 2; /* post-attention and post-feedforward (no pre-norms) */
         }

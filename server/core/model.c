@@ -26,7 +26,8 @@
 
 static const char *const kind_names[] = {"encoder", "decoder", "encoder_decoder", NULL};
 static const char *const activation_names[] = {"gelu", "gelu_tanh", "relu", "silu", NULL};
-static const char *const norm_names[] = {"layernorm", "rmsnorm", "layernorm_nobias", NULL};
+static const char *const norm_names[] = {"layernorm", "rmsnorm", "layernorm_nobias",
+                                         "layernorm_noaffine", NULL};
 static const char *const position_names[] = {"learned", "rotary", "relative", "alibi", NULL};
 
 static int parse_name(const char *const *names, const char *s)
@@ -214,6 +215,8 @@ static int add_mul(uint64_t *acc, uint64_t x, uint64_t y)
 
 static uint64_t norm_params(const struct model_arch *a)
 {
+        if (a->norm == MODEL_NORM_LAYERNORM_NOAFFINE)
+                return 0;
         return a->norm == MODEL_NORM_LAYERNORM ? 2u * (uint64_t)a->hidden : a->hidden;
 }
 

@@ -41,6 +41,7 @@ enum model_norm {
         MODEL_NORM_LAYERNORM = 0, /* weight + bias */
         MODEL_NORM_RMSNORM,       /* weight only (LLaMA, T5) */
         MODEL_NORM_LAYERNORM_NOBIAS, /* LayerNorm with a weight only (MPT, Cohere, ModernBERT) */
+        MODEL_NORM_LAYERNORM_NOAFFINE, /* LayerNorm without parameters (OLMo 1) */
         MODEL_NORM_COUNT
 };
 

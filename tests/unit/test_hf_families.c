@@ -74,6 +74,11 @@ static void test_published_counts(void **state)
                  "\"intermediate_size\":11008,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
                  "\"num_key_value_heads\":32,\"max_position_embeddings\":4096}",
                  7.3e9, "allenai/OLMo-2-1124-7B model card: 7B class, 7.3B on the hub"},
+                {"{\"model_type\":\"olmo\",\"vocab_size\":50304,\"hidden_size\":4096,"
+                 "\"intermediate_size\":11008,\"num_hidden_layers\":32,\"num_attention_heads\":32,"
+                 "\"num_key_value_heads\":32,\"max_position_embeddings\":4096,"
+                 "\"tie_word_embeddings\":false}",
+                 6.89e9, "allenai/OLMo-7B-0424-hf on the hub: 6.89B (norms without parameters)"},
                 {"{\"model_type\":\"starcoder2\",\"vocab_size\":49152,\"hidden_size\":3072,"
                  "\"intermediate_size\":12288,\"num_hidden_layers\":30,\"num_attention_heads\":24,"
                  "\"num_key_value_heads\":2,\"max_position_embeddings\":16384,"
@@ -149,6 +154,7 @@ static void test_published_counts(void **state)
                 {"gemma3_text", 13312, "2 x 26 x 1 x 256"},
                 {"phi3", 196608, "2 x 32 x 32 x 96"},
                 {"olmo2", 262144, "2 x 32 x 32 x 128"},
+                {"olmo", 262144, "2 x 32 x 32 x 128"},
                 {"starcoder2", 15360, "2 x 30 x 2 x 128"},
                 {"gpt_neox", 262144, "2 x 32 x 32 x 128"},
                 {"gptj", 229376, "2 x 28 x 16 x 256"},
