@@ -11,6 +11,8 @@
 #   page          node --test tests/page/ (headless Chromium), when present
 #   openapi lint  redocly lint openapi.yaml
 #   compose       docker-compose config on deploy/docker-compose.yml
+#   containers    tests/containers/run.sh: the image built and run, the compose
+#                 stack up through nginx (podman; GPUPLAN_SKIP_CONTAINERS=1 skips)
 #   shutdown      SIGTERM drains the sanitized server, exit 0, no leak report
 #
 # Everything it starts is stopped and removed on exit, also on failure or
@@ -187,6 +189,25 @@ fi
 run_step "openapi lint" npx --no-install redocly lint openapi.yaml --format=summary
 
 run_step "docker-compose config" docker-compose -f deploy/docker-compose.yml config -q
+
+# ---------------------------------------------------------------- containers
+# The deployment built and run for real with podman (tests/containers/run.sh):
+# the image from deploy/Dockerfile and the whole compose stack.  A quick
+# local run can skip it with GPUPLAN_SKIP_CONTAINERS=1.
+if [ "${GPUPLAN_SKIP_CONTAINERS:-0}" = 1 ]; then
+        log "== containers: skipped (GPUPLAN_SKIP_CONTAINERS=1)"
+else
+        log "== containers: tests/containers/run.sh"
+        tests/containers/run.sh >"$TMP/containers.out"
+        rc=$?
+        line=$(grep -E '^containers: [0-9]+ passed, [0-9]+ failed$' "$TMP/containers.out" | tail -1)
+        c_pass=$(echo "$line" | sed -n 's/^containers: \([0-9]*\) passed.*/\1/p')
+        c_fail=$(echo "$line" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
+        c_pass=${c_pass:-0}
+        c_fail=${c_fail:-0}
+        [ "$rc" -ne 0 ] && [ "$c_fail" -eq 0 ] && c_fail=1
+        count containers "$c_pass" "$c_fail"
+fi
 
 # The shared server must drain on SIGTERM, exit 0 and report no leak or UB.
 shutdown_check() {
