@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errbuf.h"
 #include "log.h"
@@ -53,8 +55,9 @@ static int env_uint(const char *name, uint64_t def, uint64_t min, uint64_t max, 
         }
         if (parse_uint(s, min, max, out))
                 return errbuf_set(err, errlen,
-                            "%s: expected an integer in %" PRIu64 "..%" PRIu64 ", got \"%.64s\"",
-                            name, min, max, s);
+                                  "%s: expected an integer in %" PRIu64 "..%" PRIu64
+                                  ", got \"%.64s\"",
+                                  name, min, max, s);
         return 0;
 }
 
@@ -69,7 +72,8 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
                 const char *close = strchr(s, ']');
                 if (!close || close == s + 1)
                         return errbuf_set(err, errlen,
-                                    "GPUPLAN_LISTEN: unterminated IPv6 address: \"%.64s\"", s);
+                                          "GPUPLAN_LISTEN: unterminated IPv6 address: \"%.64s\"",
+                                          s);
                 host_len = (size_t)(close - s - 1);
                 if (host_len >= sizeof(cfg->listen_host))
                         return errbuf_set(err, errlen, "GPUPLAN_LISTEN: host too long");
@@ -78,14 +82,15 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
                 colon = close[1] == ':' ? close + 1 : NULL;
                 if (!colon && close[1] != '\0')
                         return errbuf_set(err, errlen,
-                                    "GPUPLAN_LISTEN: expected [host]:port, got \"%.64s\"", s);
+                                          "GPUPLAN_LISTEN: expected [host]:port, got \"%.64s\"", s);
         } else {
                 colon = strrchr(s, ':');
                 if (colon && strchr(s, ':') != colon)
-                        return errbuf_set(err, errlen,
-                                    "GPUPLAN_LISTEN: write IPv6 addresses as [addr]:port, got "
-                                    "\"%.64s\"",
-                                    s);
+                        return errbuf_set(
+                                err, errlen,
+                                "GPUPLAN_LISTEN: write IPv6 addresses as [addr]:port, got "
+                                "\"%.64s\"",
+                                s);
                 host_len = colon ? (size_t)(colon - s) : strlen(s);
                 if (host_len >= sizeof(cfg->listen_host))
                         return errbuf_set(err, errlen, "GPUPLAN_LISTEN: host too long");
@@ -97,12 +102,13 @@ static int parse_listen(const char *s, struct config *cfg, char *err, size_t err
                 }
         }
         if (colon && parse_uint(colon + 1, 0, 65535, &port))
-                return errbuf_set(err, errlen, "GPUPLAN_LISTEN: port must be 0..65535, got \"%.64s\"",
-                            colon + 1);
+                return errbuf_set(err, errlen,
+                                  "GPUPLAN_LISTEN: port must be 0..65535, got \"%.64s\"",
+                                  colon + 1);
         for (const char *p = cfg->listen_host; *p; p++)
                 if (*p <= ' ' || *p == '/' || *p == '@')
                         return errbuf_set(err, errlen, "GPUPLAN_LISTEN: bad host \"%.64s\"",
-                                    cfg->listen_host);
+                                          cfg->listen_host);
         cfg->listen_port = (unsigned)port;
         return 0;
 }
@@ -119,8 +125,8 @@ static int parse_base_path(const char *s, char **out, char *err, size_t errlen)
                 return *out ? 0 : errbuf_set(err, errlen, "out of memory");
         }
         if (s[0] != '/')
-                return errbuf_set(err, errlen, "GPUPLAN_BASE_PATH: must start with '/', got \"%.64s\"",
-                            s);
+                return errbuf_set(err, errlen,
+                                  "GPUPLAN_BASE_PATH: must start with '/', got \"%.64s\"", s);
         if (n > 128)
                 return errbuf_set(err, errlen, "GPUPLAN_BASE_PATH: longer than 128 characters");
         for (size_t i = 0; i < n; i++) {
@@ -128,15 +134,17 @@ static int parse_base_path(const char *s, char **out, char *err, size_t errlen)
                 int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                          (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '/';
                 if (!ok || (c == '/' && i + 1 < n && s[i + 1] == '/'))
-                        return errbuf_set(err, errlen,
-                                    "GPUPLAN_BASE_PATH: only letters, digits, '-', '_', '.' and "
-                                    "single '/' allowed, got \"%.64s\"",
-                                    s);
+                        return errbuf_set(
+                                err, errlen,
+                                "GPUPLAN_BASE_PATH: only letters, digits, '-', '_', '.' and "
+                                "single '/' allowed, got \"%.64s\"",
+                                s);
                 if (c == '.' && (i == 0 || s[i - 1] == '/') &&
                     (i + 1 == n || s[i + 1] == '/' ||
                      (s[i + 1] == '.' && (i + 2 == n || s[i + 2] == '/'))))
-                        return errbuf_set(err, errlen,
-                                    "GPUPLAN_BASE_PATH: '.' and '..' segments are not allowed");
+                        return errbuf_set(
+                                err, errlen,
+                                "GPUPLAN_BASE_PATH: '.' and '..' segments are not allowed");
         }
         *out = strndup(s, n);
         return *out ? 0 : errbuf_set(err, errlen, "out of memory");
@@ -158,6 +166,7 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         const char *s;
         uint64_t v;
         int level;
+        bool threads_defaulted = false;
 
         memset(cfg, 0, sizeof(*cfg));
         s = getenv("GPUPLAN_LISTEN");
@@ -169,9 +178,9 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
                 level = log_level_parse(s);
                 if (level < 0) {
                         errbuf_set(err, errlen,
-                             "GPUPLAN_LOG_LEVEL: expected debug, info, warn or error, got "
-                             "\"%.32s\"",
-                             s);
+                                   "GPUPLAN_LOG_LEVEL: expected debug, info, warn or error, got "
+                                   "\"%.32s\"",
+                                   s);
                         goto fail;
                 }
         } else {
@@ -179,22 +188,32 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         }
         cfg->log_level = level;
 
+        /*
+         * Default: an epoll pool of one thread per online CPU (the maintainer's
+         * advice for non-blocking handlers, c-service-practice 2.1b); handlers
+         * that block run on the offload pools (server/http/offload.h).
+         */
         s = getenv("GPUPLAN_THREADS");
         if (s && *s && (strcmp(s, "per-connection") == 0)) {
                 cfg->threads = 0;
         } else {
-                if (env_uint("GPUPLAN_THREADS", 0, 0, 256, &v, err, errlen))
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+                unsigned dflt = cpus < 1 ? 1u : cpus > 64 ? 64u : (unsigned)cpus;
+                if (env_uint("GPUPLAN_THREADS", dflt, 0, 256, &v, err, errlen))
                         goto fail;
                 cfg->threads = (unsigned)v;
+                threads_defaulted = !(s && *s);
         }
         if (env_uint("GPUPLAN_MAX_CONNECTIONS", DEFAULT_CONNECTION_LIMIT, 4, 10000, &v, err,
                      errlen))
                 goto fail;
         cfg->connection_limit = (unsigned)v;
+        if (threads_defaulted && cfg->threads > cfg->connection_limit)
+                cfg->threads = cfg->connection_limit; /* a pool worker per connection at most */
         if (cfg->threads > cfg->connection_limit) {
                 errbuf_set(err, errlen,
-                     "GPUPLAN_THREADS (%u) must not exceed GPUPLAN_MAX_CONNECTIONS (%u)",
-                     cfg->threads, cfg->connection_limit);
+                           "GPUPLAN_THREADS (%u) must not exceed GPUPLAN_MAX_CONNECTIONS (%u)",
+                           cfg->threads, cfg->connection_limit);
                 goto fail;
         }
         if (env_uint("GPUPLAN_IDLE_TIMEOUT_S", DEFAULT_IDLE_TIMEOUT_S, 1, 3600, &v, err, errlen))
@@ -228,15 +247,17 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         if (cfg->admin_token) {
                 size_t n = strlen(cfg->admin_token);
                 if (n < ADMIN_TOKEN_MIN_LEN || n > 256) {
-                        errbuf_set(err, errlen, "GPUPLAN_ADMIN_TOKEN: must be %u to 256 characters long",
-                             ADMIN_TOKEN_MIN_LEN);
+                        errbuf_set(err, errlen,
+                                   "GPUPLAN_ADMIN_TOKEN: must be %u to 256 characters long",
+                                   ADMIN_TOKEN_MIN_LEN);
                         goto fail;
                 }
                 for (size_t i = 0; i < n; i++) {
                         unsigned char c = (unsigned char)cfg->admin_token[i];
                         if (c <= ' ' || c >= 0x7f) {
-                                errbuf_set(err, errlen,
-                                     "GPUPLAN_ADMIN_TOKEN: only printable ASCII without spaces");
+                                errbuf_set(
+                                        err, errlen,
+                                        "GPUPLAN_ADMIN_TOKEN: only printable ASCII without spaces");
                                 goto fail;
                         }
                 }
@@ -274,8 +295,8 @@ void config_usage(FILE *out)
               "  GPUPLAN_STATIC_DIR           directory of the web page (static)\n"
               "  GPUPLAN_ADMIN_TOKEN          bearer token for admin writes, 16-256 chars (unset: "
               "admin API off)\n"
-              "  GPUPLAN_THREADS              0 = one thread per connection (default); N = epoll "
-              "pool of N threads\n"
+              "  GPUPLAN_THREADS              N = epoll pool of N threads (default: one per CPU); "
+              "0 or per-connection = a thread per connection\n"
               "  GPUPLAN_LOG_LEVEL            debug, info, warn or error (info)\n"
               "  GPUPLAN_BASE_PATH            serve under this prefix too, e.g. /gpuplan (none)\n"
               "  GPUPLAN_MAX_CONNECTIONS      concurrent connections (256)\n"

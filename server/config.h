@@ -24,7 +24,7 @@ struct config {
         char *database_url;                /* DATABASE_URL; NULL = libpq's PG* environment */
         char *static_dir;                  /* GPUPLAN_STATIC_DIR, default "static" */
         char *admin_token;                 /* GPUPLAN_ADMIN_TOKEN; NULL = admin API disabled */
-        unsigned threads; /* GPUPLAN_THREADS: 0 = a thread per connection, N = epoll pool */
+        unsigned threads; /* GPUPLAN_THREADS: N = epoll pool (default: CPUs), 0 = per connection */
         int log_level;    /* enum log_level, from GPUPLAN_LOG_LEVEL */
         char *base_path;  /* GPUPLAN_BASE_PATH: "" or "/prefix" (no trailing slash) */
         unsigned connection_limit;      /* GPUPLAN_MAX_CONNECTIONS */

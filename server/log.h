@@ -2,16 +2,18 @@
  * log.h - structured logging: one JSON object per line on stdout.
  *
  * Every line carries "ts" (UTC, RFC 3339 with milliseconds), "level" and
- * "msg"; the access log adds request fields through log_access_line().
+ * "msg"; the access log adds request fields through log_access().
  * Lines below the process-wide level (GPUPLAN_LOG_LEVEL, set once at start
  * with log_set_level()) are dropped before formatting.
  *
- * Memory: nothing is allocated; a line longer than LOG_LINE_MAX bytes is cut
- * and marked with "truncated":true rather than split.
+ * Memory: nothing is allocated (the access-log batch is a static buffer);
+ * a line longer than LOG_LINE_MAX bytes is cut and marked with
+ * "truncated":true rather than split.
  *
- * Thread-safety: every function may be called from any thread.  Each line
- * is written with a single write(2), so lines from different threads never
- * interleave.
+ * Thread-safety: every function may be called from any thread.  Lines are
+ * written whole, so lines from different threads never interleave.  Access
+ * lines (log_access) are batched for at most 100 ms; any other line writes
+ * the batch out first, and so does exit (atexit) and log_flush().
  */
 #ifndef GPUPLAN_LOG_H
 #define GPUPLAN_LOG_H
@@ -49,6 +51,16 @@ void log_vmsg(int level, const char *fmt, va_list ap) __attribute__((format(prin
  * Use log_json_string() to encode string values.
  */
 void log_fields(int level, const char *msg, const char *fields_json);
+
+/*
+ * An info line with msg "request" and these fields (as log_fields), kept
+ * in a 64 KiB batch that a background thread writes every 100 ms: one
+ * write(2) per batch instead of per request.  Started on first use.
+ */
+void log_access(const char *fields_json);
+
+/* Write out the batched access lines now. */
+void log_flush(void);
 
 /*
  * Append s as a JSON string literal (quotes included) to buf, which holds

@@ -22,23 +22,23 @@
 
 struct app;
 
-#define API_PATH_PARAMS_MAX 4
+#define API_PATH_PARAMS_MAX      4
 #define API_RESPONSE_HEADERS_MAX 8
 
 struct api_request {
-        const char *method;             /* "GET", "POST", ... (HEAD arrives as GET) */
-        const char *path;               /* decoded path below the base path, no query */
-        const char *route;              /* the matched pattern, e.g. "/api/v1/gpus/{id}" */
+        const char *method;                      /* "GET", "POST", ... (HEAD arrives as GET) */
+        const char *path;                        /* decoded path below the base path, no query */
+        const char *route;                       /* the matched pattern, e.g. "/api/v1/gpus/{id}" */
         const char *params[API_PATH_PARAMS_MAX]; /* {name} segments, in order, decoded */
         unsigned n_params;
-        const char *body;               /* request body, NUL-terminated; NULL if none */
+        const char *body; /* request body, NUL-terminated; NULL if none */
         size_t body_len;
-        const char *request_id;         /* echoed X-Request-Id or a generated one */
+        const char *request_id; /* echoed X-Request-Id or a generated one */
         struct app *app;
         /* Query argument / header by name (headers case-insensitive); NULL if absent. */
         const char *(*query)(const struct api_request *rq, const char *key);
         const char *(*header)(const struct api_request *rq, const char *name);
-        void *transport;                /* opaque, for query() and header() */
+        void *transport; /* opaque, for query() and header() */
 };
 
 struct api_header {
@@ -48,8 +48,8 @@ struct api_header {
 
 struct api_response {
         int status;
-        const char *content_type;       /* static string */
-        char *body;                     /* malloc'd; freed by the transport */
+        const char *content_type; /* static string */
+        char *body;               /* malloc'd; freed by the transport */
         size_t body_len;
         struct api_header headers[API_RESPONSE_HEADERS_MAX];
         unsigned n_headers;
@@ -58,11 +58,20 @@ struct api_response {
 typedef void (*api_handler_fn)(const struct api_request *rq, struct api_response *rs);
 
 /* Route flags. */
-#define API_ROUTE_BODY          0x01u   /* reads a JSON request body */
+#define API_ROUTE_BODY 0x01u /* reads a JSON request body */
+/*
+ * The handler may block: it waits on PostgreSQL (API_ROUTE_DB) or computes
+ * for tens of milliseconds (API_ROUTE_SLOW).  On the epoll pool the
+ * transport runs such handlers on a worker thread of their own kind
+ * (server/http/offload.h), so that they never stall an event loop; query()
+ * and header() then read copies of the request's values.
+ */
+#define API_ROUTE_DB   0x02u
+#define API_ROUTE_SLOW 0x04u
 
 struct api_route {
         const char *method;
-        const char *pattern;            /* literal segments and {name} segments */
+        const char *pattern; /* literal segments and {name} segments */
         api_handler_fn handler;
         unsigned flags;
 };
@@ -89,8 +98,8 @@ void api_problem(struct api_response *rs, int status, const char *detail);
  * pointer is an RFC 6901 JSON pointer into the request body ("/workload/batch_size")
  * or, for query parameters, "?name".
  */
-void api_problem_field(struct api_response *rs, int status, const char *pointer,
-                       const char *rule, const char *detail);
+void api_problem_field(struct api_response *rs, int status, const char *pointer, const char *rule,
+                       const char *detail);
 
 /* Add a response header; returns 0, or -1 if the header table is full. */
 int api_header_add(struct api_response *rs, const char *name, const char *value);

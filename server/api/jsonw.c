@@ -160,6 +160,30 @@ static size_t utf8_sequence(const unsigned char *s, size_t left)
  * character by a fixed-size field) ends at the last whole character: a
  * jansson tree would have refused the string and dropped the member.
  */
+/*
+ * True when none of the 8 bytes at p needs a look: no control character,
+ * no '"', no '\\', no byte >= 0x80.  The word tests are the classic
+ * "has a byte less than n" and "has a zero byte" bit tricks (Sean
+ * Anderson, Bit Twiddling Hacks); a borrow can only raise a false alarm
+ * above a byte that really matched, and an alarm just sends the bytes
+ * through the careful path.
+ */
+static inline bool plain8(const unsigned char *p)
+{
+        const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+        uint64_t x, quote, bslash, control;
+
+        memcpy(&x, p, sizeof(x));
+        if (x & high)
+                return false; /* UTF-8 */
+        control = (x - ones * 0x20u) & ~x & high;
+        quote = x ^ (ones * '"');
+        quote = (quote - ones) & ~quote & high;
+        bslash = x ^ (ones * '\\');
+        bslash = (bslash - ones) & ~bslash & high;
+        return (control | quote | bslash) == 0;
+}
+
 static void put_string(struct jsonw *w, const char *s)
 {
         static const char hex[] = "0123456789ABCDEF";
@@ -168,8 +192,15 @@ static void put_string(struct jsonw *w, const char *s)
 
         put_char(w, '"');
         while (run < left) {
-                unsigned char c = p[run];
+                unsigned char c;
                 size_t n;
+
+                /* Eight plain bytes at a time: most of a response is keys and names. */
+                while (left - run >= 8 && plain8(p + run))
+                        run += 8;
+                if (run >= left)
+                        break;
+                c = p[run];
 
                 /* Plain ASCII is copied as it is; escapes and UTF-8 are looked at. */
                 if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
@@ -340,7 +371,25 @@ void jsonw_real(struct jsonw *w, double v)
                 jsonw_null(w);
                 return;
         }
-        len = real_fixed15(v, text);
+        if (fabs(v) < 1e15 && v == floor(v)) {
+                /* Whole numbers (byte counts, token counts): %.15g prints them
+                 * digit for digit, which an integer conversion does faster. */
+                uint64_t m = (uint64_t)fabs(v);
+                char digits[20];
+                size_t nd = 0;
+                len = 0;
+                do {
+                        digits[nd++] = (char)('0' + m % 10u);
+                        m /= 10u;
+                } while (m);
+                if (signbit(v))
+                        text[len++] = '-';
+                while (nd)
+                        text[len++] = digits[--nd];
+                text[len] = '\0';
+        } else {
+                len = real_fixed15(v, text);
+        }
         if (len == 0) {
                 n = snprintf(text, sizeof(text) - 2, "%.*g", JSONW_REAL_DIGITS, v);
                 if (n < 0 || (size_t)n >= sizeof(text) - 2) {

@@ -9,7 +9,10 @@
  * HEAD is served by the GET route; OPTIONS is answered by the transport.
  *
  * Add one line per endpoint, grouped by owner, and document it in
- * openapi.yaml.
+ * openapi.yaml.  Flag every handler that can reach PostgreSQL with
+ * API_ROUTE_DB and every one that computes for more than about a
+ * millisecond with API_ROUTE_SLOW (handler.h): unflagged handlers run on
+ * the event loop.
  */
 #include <stddef.h>
 
@@ -22,7 +25,7 @@
 const struct api_route api_routes[] = {
         /* Operations */
         {"GET", "/healthz", health_live, 0},
-        {"GET", "/readyz", health_ready, 0},
+        {"GET", "/readyz", health_ready, API_ROUTE_DB},
         {"GET", "/metrics", health_metrics, 0},
 
         /*
@@ -32,26 +35,27 @@ const struct api_route api_routes[] = {
          */
         {"GET", "/api/v1/gpus", api_gpus_list, 0},
         {"GET", "/api/v1/gpus/{id}", api_gpus_get, 0},
-        {"PUT", "/api/v1/gpus/{id}", api_gpus_put, API_ROUTE_BODY},
+        {"PUT", "/api/v1/gpus/{id}", api_gpus_put, API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/providers", api_providers_list, 0},
         {"GET", "/api/v1/providers/{id}", api_providers_get, 0},
-        {"PUT", "/api/v1/providers/{id}", api_providers_put, API_ROUTE_BODY},
-        {"PUT", "/api/v1/offerings/{id}", api_offerings_put, API_ROUTE_BODY},
-        {"GET", "/api/v1/prices", api_prices_list, 0},
-        {"POST", "/api/v1/prices", api_prices_post, API_ROUTE_BODY},
+        {"PUT", "/api/v1/providers/{id}", api_providers_put, API_ROUTE_BODY | API_ROUTE_DB},
+        {"PUT", "/api/v1/offerings/{id}", api_offerings_put, API_ROUTE_BODY | API_ROUTE_DB},
+        {"GET", "/api/v1/prices", api_prices_list, API_ROUTE_DB},
+        {"POST", "/api/v1/prices", api_prices_post, API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/purchase_prices", api_purchase_prices_list, 0},
-        {"POST", "/api/v1/purchase_prices", api_purchase_prices_post, API_ROUTE_BODY},
+        {"POST", "/api/v1/purchase_prices", api_purchase_prices_post,
+         API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/settings", api_settings_list, 0},
-        {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY},
-        {"POST", "/api/v1/compare", api_compare, API_ROUTE_BODY},
-        {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY},
+        {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY | API_ROUTE_DB},
+        {"POST", "/api/v1/compare", api_compare, API_ROUTE_BODY | API_ROUTE_SLOW},
+        {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY | API_ROUTE_SLOW},
 
         /* Estimation engine (estimate.h, validation.h) */
         {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},
         {"GET", "/api/v1/models", api_models_list, 0},
         {"GET", "/api/v1/models/{id}", api_models_get, 0},
-        {"GET", "/api/v1/validation", api_validation_handle, 0},
-        {"GET", "/api/v1/scenarios", api_scenarios_handle, 0},
+        {"GET", "/api/v1/validation", api_validation_handle, API_ROUTE_DB},
+        {"GET", "/api/v1/scenarios", api_scenarios_handle, API_ROUTE_DB},
 
         {NULL, NULL, NULL, 0},
 };

@@ -28,6 +28,7 @@
 #include "app.h"
 #include "config.h"
 #include "http/metrics.h"
+#include "http/offload.h"
 #include "http/router.h"
 #include "http/static_files.h"
 #include "log.h"
@@ -36,6 +37,8 @@
 #define REQUEST_ID_MAX 64
 /* Request line and headers per connection (MHD's default is 32 KiB). */
 #define CONNECTION_MEMORY_BYTES (64u * 1024u)
+/* Polls (20 ms apart) with nothing in flight before a drain is complete. */
+#define DRAIN_IDLE_POLLS 3
 
 /* Headers on every response we build (the page's needs: scripts, styles,
  * fetch and the chart canvas, all same-origin; no inline code). */
@@ -63,6 +66,16 @@ struct http_server {
         unsigned n_routes;
         char id_prefix[9];
         atomic_ulong id_seq;
+        /* Epoll pool only: where API_ROUTE_DB and API_ROUTE_SLOW handlers run. */
+        struct offload_pool *db_jobs;
+        struct offload_pool *slow_jobs;
+};
+
+/* A header or query argument copied out of libmicrohttpd for a worker. */
+struct request_value {
+        enum MHD_ValueKind kind;
+        const char *key;
+        const char *value; /* NULL: a query key without '=' */
 };
 
 struct request {
@@ -90,6 +103,14 @@ struct request {
         size_t body_len;
         size_t body_cap;
         struct router_match match;
+        /* An offloaded handler: the connection is suspended until done. */
+        struct MHD_Connection *conn;
+        struct api_request arq;
+        struct api_response offload_rs;
+        bool offloaded;
+        atomic_bool offload_done;
+        struct request_value *values; /* one allocation: the array, then the strings */
+        size_t n_values;
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -121,8 +142,7 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
 }
 
 /* MHD's log callback; fmt is libmicrohttpd's own printf format. */
-__attribute__((format(printf, 2, 0)))
-static void mhd_logger(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
         char msg[512];
         size_t n;
@@ -447,32 +467,148 @@ static enum MHD_Result serve_static(struct MHD_Connection *conn, struct request 
         return queue(conn, rq, f.status, r);
 }
 
+/* query()/header() of an offloaded request: its copied values. */
+static const char *copied_value(const struct api_request *arq, enum MHD_ValueKind kind,
+                                const char *key)
+{
+        const struct request *rq = arq->transport;
+
+        for (size_t i = 0; i < rq->n_values; i++) {
+                const struct request_value *v = &rq->values[i];
+                if (v->kind == kind && (kind == MHD_HEADER_KIND ? strcasecmp(v->key, key) == 0
+                                                                : strcmp(v->key, key) == 0))
+                        return v->value;
+        }
+        return NULL;
+}
+
+static const char *copied_query(const struct api_request *arq, const char *key)
+{
+        return copied_value(arq, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static const char *copied_header(const struct api_request *arq, const char *name)
+{
+        return copied_value(arq, MHD_HEADER_KIND, name);
+}
+
+struct value_copy {
+        struct request *rq;
+        size_t count;
+        size_t string_bytes;
+        char *strings; /* NULL while counting */
+};
+
+static enum MHD_Result value_visit(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+        struct value_copy *vc = cls;
+        size_t kl = key ? strlen(key) + 1 : 1;
+        size_t vl = value ? strlen(value) + 1 : 0;
+
+        if (vc->strings) {
+                struct request_value *v = &vc->rq->values[vc->count];
+                char *k = vc->strings + vc->string_bytes;
+                memcpy(k, key ? key : "", kl);
+                v->kind = kind;
+                v->key = k;
+                v->value = NULL;
+                if (value) {
+                        memcpy(k + kl, value, vl);
+                        v->value = k + kl;
+                }
+        }
+        vc->count++;
+        vc->string_bytes += kl + vl;
+        return MHD_YES;
+}
+
+/*
+ * Copy the headers and query arguments a handler may ask for, so that a
+ * worker never reads libmicrohttpd's connection state.  Bounded by the
+ * connection memory limit (CONNECTION_MEMORY_BYTES).  -1: out of memory.
+ */
+static int copy_values(struct MHD_Connection *conn, struct request *rq)
+{
+        const enum MHD_ValueKind kinds = MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND;
+        struct value_copy vc = {rq, 0, 0, NULL};
+        size_t n;
+
+        MHD_get_connection_values(conn, kinds, value_visit, &vc);
+        n = vc.count;
+        rq->values = malloc(n * sizeof(*rq->values) + vc.string_bytes + 1);
+        if (!rq->values)
+                return -1;
+        vc = (struct value_copy){rq, 0, 0, (char *)(rq->values + n)};
+        MHD_get_connection_values(conn, kinds, value_visit, &vc);
+        rq->n_values = vc.count < n ? vc.count : n;
+        return 0;
+}
+
+/* On an offload worker: run the handler, then hand the connection back. */
+static void offload_run(void *arg)
+{
+        struct request *rq = arg;
+
+        api_routes[rq->match.route].handler(&rq->arq, &rq->offload_rs);
+        atomic_store(&rq->offload_done, true);
+        MHD_resume_connection(rq->conn);
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn, struct request *rq,
+                               struct api_response *rs)
+{
+        if (rs->status == 0 && !rs->body)
+                api_problem(rs, 500, "the handler produced no response");
+        return send_api(conn, rq, rs);
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *conn, struct request *rq)
 {
         struct http_server *srv = rq->srv;
         const struct api_route *route = &api_routes[rq->match.route];
-        struct api_request arq;
+        struct api_request *arq = &rq->arq;
         struct api_response rs;
+        struct offload_pool *pool = NULL;
 
-        memset(&arq, 0, sizeof(arq));
+        memset(arq, 0, sizeof(*arq));
         memset(&rs, 0, sizeof(rs));
-        arq.method = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
-        arq.path = rq->path;
-        arq.route = route->pattern;
-        arq.n_params = rq->match.n_params;
-        for (unsigned i = 0; i < arq.n_params; i++)
-                arq.params[i] = rq->match.params[i];
-        arq.body = rq->read_body ? rq->body : NULL;
-        arq.body_len = rq->read_body ? rq->body_len : 0;
-        arq.request_id = rq->request_id;
-        arq.app = srv->app;
-        arq.query = rq_query;
-        arq.header = rq_header;
-        arq.transport = conn;
-        route->handler(&arq, &rs);
-        if (rs.status == 0 && !rs.body)
-                api_problem(&rs, 500, "the handler produced no response");
-        return send_api(conn, rq, &rs);
+        arq->method = strcmp(rq->method, "HEAD") == 0 ? "GET" : rq->method;
+        arq->path = rq->path;
+        arq->route = route->pattern;
+        arq->n_params = rq->match.n_params;
+        for (unsigned i = 0; i < arq->n_params; i++)
+                arq->params[i] = rq->match.params[i];
+        arq->body = rq->read_body ? rq->body : NULL;
+        arq->body_len = rq->read_body ? rq->body_len : 0;
+        arq->request_id = rq->request_id;
+        arq->app = srv->app;
+        arq->query = rq_query;
+        arq->header = rq_header;
+        arq->transport = conn;
+        if (route->flags & API_ROUTE_DB)
+                pool = srv->db_jobs;
+        else if (route->flags & API_ROUTE_SLOW)
+                pool = srv->slow_jobs;
+        if (pool && copy_values(conn, rq) == 0) {
+                arq->query = copied_query;
+                arq->header = copied_header;
+                arq->transport = rq;
+                rq->conn = conn;
+                rq->offloaded = true;
+                /*
+                 * Suspend before submitting: the worker may finish and resume
+                 * before this call returns, and a resume must follow its suspend.
+                 */
+                MHD_suspend_connection(conn);
+                if (offload_submit(pool, offload_run, rq) == 0)
+                        return MHD_YES;
+                /* Ring full or stopping: run it here rather than refuse it. */
+                offload_run(rq);
+                return MHD_YES;
+        }
+        route->handler(arq, &rs);
+        return respond(conn, rq, &rs);
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -513,6 +649,9 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         }
         if (rq->responded)
                 return MHD_YES;
+        if (rq->offloaded) /* called again after MHD_resume_connection() */
+                return atomic_load(&rq->offload_done) ? respond(conn, rq, &rq->offload_rs)
+                                                      : MHD_YES;
         if (rq->deferred_status)
                 return send_problem(conn, rq, rq->deferred_status, rq->deferred_detail,
                                     rq->deferred_hname[0] ? rq->deferred_hname : NULL,
@@ -615,8 +754,10 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                         if (n > 0 && (size_t)n < sizeof(fields) - len)
                                 len += (size_t)n;
                 }
-                log_fields(LOG_LEVEL_INFO, "request", fields);
+                log_access(fields);
         }
+        free(rq->offload_rs.body); /* set only if the response was never sent */
+        free(rq->values);
         free(rq->body);
         free(rq);
 }
@@ -677,10 +818,28 @@ struct http_server *http_server_start(struct app *app, char *err, size_t errlen)
                         log_warn("%s; the web page will not be served", msg);
         }
         flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG;
-        if (cfg->threads == 0)
+        if (cfg->threads == 0) {
                 flags |= MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
-        else
-                flags |= MHD_USE_EPOLL;
+        } else {
+                /*
+                 * Blocking handlers leave the event loop.  Database jobs get as
+                 * many workers as the database pool has connections (more
+                 * would only wait for one); slow computations one per CPU.
+                 * Each ring holds one job per connection, so it cannot fill.
+                 */
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+                unsigned n_slow = cpus < 1 ? 1u : cpus > 64 ? 64u : (unsigned)cpus;
+                unsigned n_db = cfg->db_pool_size ? cfg->db_pool_size : 1u;
+                flags |= MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+                srv->db_jobs = offload_start("gpuplan-db", n_db > 256 ? 256u : n_db,
+                                             cfg->connection_limit, err, errlen);
+                if (!srv->db_jobs)
+                        goto fail;
+                srv->slow_jobs =
+                        offload_start("gpuplan-slow", n_slow, cfg->connection_limit, err, errlen);
+                if (!srv->slow_jobs)
+                        goto fail;
+        }
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         /* The pool size option only exists for the epoll model. */
@@ -710,6 +869,8 @@ struct http_server *http_server_start(struct app *app, char *err, size_t errlen)
         }
         return srv;
 fail:
+        offload_stop(srv->db_jobs);
+        offload_stop(srv->slow_jobs);
         static_files_close(srv->files);
         free(srv);
         return NULL;
@@ -733,8 +894,18 @@ bool http_server_drain(struct http_server *s, unsigned grace_s)
          */
         if (s->quiesced != MHD_INVALID_SOCKET)
                 shutdown(s->quiesced, SHUT_RDWR);
-        while (metrics_inflight(s->app->metrics) > 0) {
-                if (seconds_since(&t0) >= (double)grace_s)
+        /*
+         * In flight counts every request whose headers arrived, suspended
+         * ones included.  A connection accepted just before the quiesce may
+         * not have delivered its request yet, so the count must stay at zero
+         * for a few polls in a row.
+         */
+        for (unsigned idle_polls = 0; idle_polls < DRAIN_IDLE_POLLS;) {
+                if (metrics_inflight(s->app->metrics) > 0)
+                        idle_polls = 0;
+                else
+                        idle_polls++;
+                if (idle_polls == 0 && seconds_since(&t0) >= (double)grace_s)
                         return false;
                 struct timespec ts = {0, 20 * 1000 * 1000};
                 nanosleep(&ts, NULL);
@@ -744,8 +915,24 @@ bool http_server_drain(struct http_server *s, unsigned grace_s)
 
 void http_server_stop(struct http_server *s)
 {
+        struct timespec t0;
+
         if (!s || !s->daemon)
                 return;
+        /*
+         * Stopping the daemon while a connection is suspended violates
+         * libmicrohttpd's API (manual, "flow"): finish every offloaded job
+         * (each resumes its connection), then give the event loops a moment
+         * to send those responses.
+         */
+        offload_stop(s->db_jobs);
+        offload_stop(s->slow_jobs);
+        s->db_jobs = s->slow_jobs = NULL;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (metrics_inflight(s->app->metrics) > 0 && seconds_since(&t0) < 1.0) {
+                struct timespec ts = {0, 5 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+        }
         MHD_stop_daemon(s->daemon);
         s->daemon = NULL;
         if (s->quiesced != MHD_INVALID_SOCKET)

@@ -2,16 +2,20 @@
  * server.h - the HTTP transport: libmicrohttpd daemon, routing, bodies,
  * static files, access log, metrics, security headers, graceful stop.
  *
- * Thread model, chosen by measuring (2-core machine, wrk -t1 -c32 on
- * /healthz; method and table in README "Thread model"): one thread per
- * connection (MHD_USE_THREAD_PER_CONNECTION with poll) served 33 500 req/s,
- * an epoll pool of 2 served 25 000-26 400; with four clients hitting a
- * /readyz blocked on a table lock, per-connection kept p99 at 4.2 ms while
- * the pool's p99 rose to 77 ms, because a handler waiting on PostgreSQL
- * stalls every connection of its epoll worker.  The hot path (estimate,
- * catalog reads, compare) never blocks, but readiness and admin writes do.
- * So the default is a thread per connection, bounded by
- * GPUPLAN_MAX_CONNECTIONS; GPUPLAN_THREADS=N selects the epoll pool.
+ * Thread model: an epoll pool (GPUPLAN_THREADS, default one thread per
+ * CPU) runs every handler that neither waits nor computes for long.
+ * Routes flagged API_ROUTE_DB (readiness, admin writes, price history,
+ * validation) or API_ROUTE_SLOW (compare, rent-vs-buy) are suspended
+ * (MHD_suspend_connection), run on a worker pool of their kind
+ * (offload.h: as many database workers as pooled connections, one compute
+ * worker per CPU) and resumed with their response; the worker reads a copy
+ * of the request's headers and query arguments, never the connection.  So
+ * a /readyz stuck behind a table lock stalls no event loop (measured in
+ * BENCHMARKS.md, "locked").  GPUPLAN_THREADS=0 (or per-connection) keeps
+ * the older thread-per-connection model, where handlers simply block.
+ * Drain counts suspended requests as in flight; stop finishes the worker
+ * pools (which resume their connections) before stopping the daemon, as
+ * libmicrohttpd requires.
  *
  * Per request: a context made when the request line arrives (request id,
  * start time, raw URI), the body accumulated with a hard cap
@@ -22,8 +26,9 @@
  * api/reply.c.  libmicrohttpd's own replies to malformed HTTP (400, 414,
  * 431) stay HTML; they are documented in openapi.yaml.
  *
- * Memory: http_server_start() allocates the server; http_server_free()
- * releases it after http_server_stop().  Request contexts are freed by
+ * Memory: http_server_start() allocates the server and its worker pools;
+ * http_server_free() releases them after http_server_stop().  Request
+ * contexts (with the copied values of an offloaded request) are freed by
  * the completion callback.
  *
  * Thread-safety: start/quiesce/drain/stop are called by main() only.

@@ -6,10 +6,17 @@
 # connections, 2 threads):
 #
 #   baseline   nginx serving a static JSON file: the estimate response itself
+#   baseline-gpus  nginx serving the gpus answer as a file (the gpus row's 100%)
 #   gpus       GET  /api/v1/gpus
-#   estimate   POST /api/v1/estimate   (XLM-R Large pre-training, seeds/002)
+#   estimate   POST /api/v1/estimate   (XLM-R Large pre-training, seeds/002,
+#                                       batch and sequence varied per request)
+#   locked     the same estimate load while four clients poll /readyz and a
+#              transaction holds schema_migrations locked (readiness blocks
+#              on PostgreSQL): blocking handlers must not slow the rest
 #   compare    POST /api/v1/compare    (the same workload, whole plan space)
 #   page       GET  /                  (index.html)
+#
+# gpuplan runs with its default configuration (GPUPLAN_THREADS unset).
 #
 # then keeps the estimate and gpus loads going until the server has answered
 # a million requests, sampling its resident memory.  Prints the table and
@@ -116,6 +123,8 @@ probe compare POST /api/v1/compare "$TMP/compare.json" && AVAILABLE+=(compare)
 probe page GET / && AVAILABLE+=(page)
 
 mkdir -p "$TMP/www"
+# The catalog answer as a file too: gpus is compared with nginx serving its bytes.
+[ -s "$TMP/gpus.out" ] && cp "$TMP/gpus.out" "$TMP/www/baseline-gpus.json"
 if [ -s "$TMP/estimate.out" ] && [[ " ${AVAILABLE[*]} " == *" estimate "* ]]; then
         cp "$TMP/estimate.out" "$TMP/www/baseline.json"
 else
@@ -143,7 +152,7 @@ http {
     scgi_temp_path $TMP/nginx/tmp/scgi;
     server {
         listen 127.0.0.1:$NGINX_PORT;
-        location = /baseline.json {
+        location ~ ^/baseline(-gpus)?\.json$ {
             root $TMP/www;
             default_type application/json;
         }
@@ -160,10 +169,11 @@ done
 # ---------------------------------------------------------------- wrk
 # run_wrk NAME SECONDS URL [BODY]: wrk's report in $TMP/NAME.wrk
 run_wrk() {
-        local name=$1 secs=$2 url=$3 body=${4:-}
+        local name=$1 secs=$2 url=$3 body=${4:-} script=tests/bench/post.lua
+        case $name in estimate* | locked* | soak) script=tests/bench/vary.lua ;; esac
         if [ -n "$body" ]; then
                 BENCH_BODY=$body wrk -t"$THREADS" -c"$CONNECTIONS" -d"${secs}s" --latency \
-                        -s tests/bench/post.lua "$url" >"$TMP/$name.wrk"
+                        -s "$script" "$url" >"$TMP/$name.wrk"
         else
                 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${secs}s" --latency "$url" >"$TMP/$name.wrk"
         fi
@@ -185,23 +195,54 @@ wrk_errors() {
 }
 
 declare -A WHAT URLS BODIES
-WHAT=([baseline]="nginx, static JSON file" [gpus]="GET /api/v1/gpus" [estimate]="POST /api/v1/estimate"
-      [compare]="POST /api/v1/compare" [page]="GET / (index.html)")
-URLS=([baseline]="http://127.0.0.1:$NGINX_PORT/baseline.json" [gpus]="$URL/api/v1/gpus"
-      [estimate]="$URL/api/v1/estimate" [compare]="$URL/api/v1/compare" [page]="$URL/")
-BODIES=([estimate]="$TMP/estimate.json" [compare]="$TMP/compare.json")
-RUNS=(baseline "${AVAILABLE[@]}")
+WHAT=([baseline]="nginx, static JSON file" [baseline-gpus]="nginx, the gpus answer as a file" [gpus]="GET /api/v1/gpus" [estimate]="POST /api/v1/estimate"
+      [locked]="estimate, /readyz blocked on a lock" [compare]="POST /api/v1/compare"
+      [page]="GET / (index.html)")
+URLS=([baseline]="http://127.0.0.1:$NGINX_PORT/baseline.json"
+      [baseline-gpus]="http://127.0.0.1:$NGINX_PORT/baseline-gpus.json" [gpus]="$URL/api/v1/gpus"
+      [estimate]="$URL/api/v1/estimate" [locked]="$URL/api/v1/estimate"
+      [compare]="$URL/api/v1/compare" [page]="$URL/")
+BODIES=([estimate]="$TMP/estimate.json" [locked]="$TMP/estimate.json" [compare]="$TMP/compare.json")
+RUNS=(baseline)
+[ -s "$TMP/www/baseline-gpus.json" ] && RUNS+=(baseline-gpus)
+for name in "${AVAILABLE[@]}"; do
+        RUNS+=("$name")
+        [ "$name" = estimate ] && RUNS+=(locked)
+done
 TOTAL_SERVED=0
+
+# While the "locked" run measures estimates, a transaction holds the table
+# readiness reads, and four more clients keep asking /readyz: each waits
+# for the lock until PostgreSQL's statement timeout (5 s) ends it.
+READYZ_PID=
+LOCK_PID=
+start_blockers() {
+        psql -X -q -d "$DATABASE_URL" -c "BEGIN; LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE;
+                SELECT pg_sleep($((SECONDS_EACH + 4))); COMMIT;" >/dev/null 2>&1 &
+        LOCK_PID=$!
+        sleep 0.5
+        wrk -t1 -c4 -d"$((SECONDS_EACH + 3))s" --timeout 10s --latency "$URL/readyz" >"$TMP/readyz.wrk" &
+        READYZ_PID=$!
+        sleep 0.5
+}
+stop_blockers() {
+        wait "$READYZ_PID" 2>/dev/null || true
+        wait "$LOCK_PID" 2>/dev/null || true
+}
 
 for name in "${RUNS[@]}"; do
         log "== $name: ${WHAT[$name]} (warm-up 2 s, then ${SECONDS_EACH} s)"
+        [ "$name" = locked ] && start_blockers
         run_wrk "$name-warm" 2 "${URLS[$name]}" "${BODIES[$name]:-}"
         run_wrk "$name" "$SECONDS_EACH" "${URLS[$name]}" "${BODIES[$name]:-}"
-        if [ "$name" != baseline ]; then
+        [ "$name" = locked ] && stop_blockers
+        if [[ $name != baseline* ]]; then
                 TOTAL_SERVED=$((TOTAL_SERVED + $(wrk_requests "$TMP/$name-warm.wrk") + $(wrk_requests "$TMP/$name.wrk")))
         fi
 done
 BASE_RPS=$(wrk_rps "$TMP/baseline.wrk")
+BASE_GPUS_RPS=$BASE_RPS
+[ -f "$TMP/baseline-gpus.wrk" ] && BASE_GPUS_RPS=$(wrk_rps "$TMP/baseline-gpus.wrk")
 RSS_AFTER_RUNS=$(rss_kib)
 
 # ---------------------------------------------------------------- soak
@@ -235,9 +276,15 @@ TABLE=$(
         for name in "${RUNS[@]}"; do
                 f=$TMP/$name.wrk
                 rps=$(wrk_rps "$f")
-                ratio=$(awk -v a="$rps" -v b="$BASE_RPS" 'BEGIN {printf "%.0f%%", 100 * a / b}')
+                base=$BASE_RPS
+                [[ $name == *gpus ]] && base=$BASE_GPUS_RPS
+                ratio=$(awk -v a="$rps" -v b="$base" 'BEGIN {printf "%.0f%%", 100 * a / b}')
                 if [ "$name" = baseline ]; then
                         bytes=$(stat -c %s "$TMP/www/baseline.json")
+                elif [ "$name" = baseline-gpus ]; then
+                        bytes=$(stat -c %s "$TMP/www/baseline-gpus.json")
+                elif [ "$name" = locked ]; then
+                        bytes=$(stat -c %s "$TMP/estimate.out")
                 else
                         bytes=$(stat -c %s "$TMP/$name.out")
                 fi
@@ -270,18 +317,24 @@ REPORT=$(cat <<MD
 Generated by \`tests/bench/run.sh\` on $(date -u +%Y-%m-%d): $(nproc) CPUs ($CPU), Linux $(uname -r).
 Everything on one machine over loopback: wrk $(wrk --version 2>&1 | awk 'NR == 1 {print $2}'), $THREADS threads,
 $CONNECTIONS keep-alive connections, $SECONDS_EACH s per run after a 2 s warm-up; gpuplan is a RelWithDebInfo
-build (\`-O2 -g\`, no sanitizers; the symbols are for profiling) with its defaults (one thread per connection), the access log on
+build (\`-O2 -g\`, no sanitizers; the symbols are for profiling) with its default configuration (an epoll pool of one
+thread per CPU; database and compare handlers on their worker pools), the access log on
 (to /dev/null); nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///') with \`worker_processes auto\` and no access log. wrk, nginx and
 gpuplan share the same CPUs, so every figure includes the load generator's cost.
 
 The baseline file is the estimate response itself ($(stat -c %s "$TMP/www/baseline.json") bytes), so
-the baseline and the estimate row move the same bytes.
+the baseline and the estimate row move the same bytes; \`baseline-gpus\` is nginx serving the
+\`GET /api/v1/gpus\` answer as a file, and the gpus row's \`vs nginx\` is relative to it.
 
-Requests: estimate is XLM-RoBERTa Large pre-training (batch 16, sequence 128,
-fp32 AdamW, one A100 80GB; seeds/002); compare is the same workload with no
-constraints (the whole plan space). Targets (issue 6): estimate and gpus at
-≥ 50% of the baseline's requests/s with p99 ≤ 10 ms; compare p99 ≤ 50 ms; RSS
-under 50 MB and flat.
+Requests: estimate is XLM-RoBERTa Large pre-training (fp32 AdamW, one A100
+80GB; seeds/002) with batch 1..64 and sequence 16..512 varied request by
+request (tests/bench/vary.lua, 512 distinct bodies); \`locked\` repeats it while
+a transaction holds schema_migrations locked and four clients poll /readyz
+($(awk '/requests in/ {print $1}' "$TMP/readyz.wrk" 2>/dev/null || echo 0) readiness answers, p99 $(wrk_ms "$TMP/readyz.wrk" 99 2>/dev/null) ms);
+compare is the seeds/002 workload (batch 16, sequence 128) with no constraints
+(the whole plan space). Targets (issue 12): estimate ≥ 50% and gpus ≥ 80% of
+the baseline's requests/s, p99 ≤ 10 ms, also while /readyz is blocked;
+compare p99 ≤ 50 ms; RSS under 50 MB and flat.
 
 $TABLE
 

@@ -1,11 +1,19 @@
 // Process lifecycle: graceful shutdown with a request in flight, base path,
-// the --healthcheck mode, and the epoll thread model.
+// the --healthcheck mode, the thread models, and blocking handlers kept off
+// the event loop.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
-import { get, startServer, parseRaw, rawRequest, waitFor } from './lib.mjs';
+import { get, post, startServer, parseRaw, rawRequest, waitFor, createDatabase, psql } from './lib.mjs';
+
+const ESTIMATE = {
+        model: { id: 'xlm-roberta-large' },
+        workload: { mode: 'pre_train', batch_size: 16, sequence_length: 128 },
+        precision: 'fp32',
+        optimizer: 'adamw',
+};
 
 test('SIGTERM lets the request in flight finish, refuses new connections, exits 0', async () => {
         const srv = await startServer();
@@ -78,13 +86,56 @@ test('--healthcheck exits 1 when nothing listens', () => {
         assert.equal(r.status, 1);
 });
 
-test('the epoll pool model (GPUPLAN_THREADS=2) serves and drains too', async () => {
-        const srv = await startServer({ env: { GPUPLAN_THREADS: '2' } });
+test('the default model is the epoll pool; a thread per connection is still available', async () => {
+        for (const [threads, model] of [[undefined, 'epoll-pool'], ['per-connection', 'per-connection']]) {
+                const srv = await startServer({ env: { GPUPLAN_THREADS: threads } });
+                try {
+                        const rs = await Promise.all(Array.from({ length: 40 }, () => get('/healthz', { base: srv.url })));
+                        assert.ok(rs.every((r) => r.status === 200));
+                        assert.ok(srv.logs.some((l) => l.msg === 'listening' && l.threads === model), model);
+                } finally {
+                        assert.equal((await srv.stop()).code, 0);
+                }
+        }
+});
+
+// Handlers that wait on PostgreSQL run on worker threads of their own, so a
+// readiness check stuck behind a lock holds up nothing else.  The assertion
+// is an order, not a time: every estimate and catalog read is answered while
+// the four /readyz requests are still waiting for the lock.
+test('a /readyz blocked on a table lock does not hold up estimates or catalog reads', async () => {
+        const url = createDatabase('lifecycle_lock');
+        const srv = await startServer({ env: { DATABASE_URL: url, GPUPLAN_THREADS: '2' } });
+        let locker;
         try {
-                const rs = await Promise.all(Array.from({ length: 40 }, () => get('/healthz', { base: srv.url })));
-                assert.ok(rs.every((r) => r.status === 200));
-                assert.ok(srv.logs.some((l) => l.msg === 'listening' && l.threads === 'epoll-pool'));
+                locker = spawn('psql', ['-X', '-q', '-d', url, '-c',
+                        'BEGIN; LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;'],
+                               { stdio: 'ignore' });
+                await waitFor(() => psql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation " +
+                                         "WHERE c.relname = 'schema_migrations' AND l.mode = 'AccessExclusiveLock' AND l.granted",
+                                         { url })[0] === '1', { intervalMs: 20, what: 'the lock' });
+                const ready = Array.from({ length: 4 }, () => get('/readyz', { base: srv.url, validate: false })
+                        .then((r) => ({ status: r.status, at: process.hrtime.bigint() })));
+                // The four checks (and this /metrics request) are in flight.
+                await waitFor(async () => /gpuplan_http_requests_in_flight ([5-9]|[1-9][0-9])/.test(
+                        (await get('/metrics', { base: srv.url })).text), { intervalMs: 10, what: 'readiness checks in flight' });
+                const answered = [];
+                for (let i = 0; i < 10; i++) {
+                        const e = await post('/api/v1/estimate', { ...ESTIMATE, workload: { ...ESTIMATE.workload, batch_size: 1 + i } },
+                                             { base: srv.url });
+                        const g = await get('/api/v1/gpus', { base: srv.url });
+                        assert.equal(e.status, 200);
+                        assert.equal(g.status, 200);
+                        answered.push(process.hrtime.bigint());
+                }
+                const checks = await Promise.all(ready);
+                const firstCheck = checks.reduce((m, c) => (c.at < m ? c.at : m), checks[0].at);
+                assert.ok(answered[answered.length - 1] < firstCheck,
+                          'every estimate and catalog read was answered before the first blocked /readyz');
+                // Blocked checks end as the lock goes (or the statement times out), never as a crash.
+                assert.ok(checks.every((c) => c.status === 200 || c.status === 503), JSON.stringify(checks.map((c) => c.status)));
         } finally {
+                locker?.kill();
                 assert.equal((await srv.stop()).code, 0);
         }
 });

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "log.h"
@@ -50,7 +51,8 @@ static void test_defaults(void **state)
         assert_null(c.database_url);
         assert_string_equal(c.static_dir, "static");
         assert_null(c.admin_token);
-        assert_int_equal(c.threads, 0);
+        /* The epoll pool, one thread per online CPU, by default. */
+        assert_int_equal(c.threads, (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
         assert_int_equal(c.log_level, LOG_LEVEL_INFO);
         assert_string_equal(c.base_path, "");
         /* Longer than nginx's 60 s upstream keepalive_timeout. */
@@ -153,6 +155,28 @@ static void test_threads_not_above_connections(void **state)
         config_free(&c);
 }
 
+/* The default pool never exceeds the connection limit; per-connection stays available. */
+static void test_threads_default_and_per_connection(void **state)
+{
+        struct config c;
+        char err[256];
+
+        (void)state;
+        setenv("GPUPLAN_MAX_CONNECTIONS", "4", 1);
+        assert_int_equal(config_from_env(&c, err, sizeof(err)), 0);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        assert_int_equal(c.threads, cpus < 4 ? (unsigned)cpus : 4u);
+        config_free(&c);
+        setenv("GPUPLAN_THREADS", "per-connection", 1);
+        assert_int_equal(config_from_env(&c, err, sizeof(err)), 0);
+        assert_int_equal(c.threads, 0);
+        config_free(&c);
+        setenv("GPUPLAN_THREADS", "0", 1);
+        assert_int_equal(config_from_env(&c, err, sizeof(err)), 0);
+        assert_int_equal(c.threads, 0);
+        config_free(&c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -160,6 +184,7 @@ int main(void)
                 cmocka_unit_test_setup(test_listen_and_base_path, clear_env),
                 cmocka_unit_test_setup(test_refusals, clear_env),
                 cmocka_unit_test_setup(test_threads_not_above_connections, clear_env),
+                cmocka_unit_test_setup(test_threads_default_and_per_connection, clear_env),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

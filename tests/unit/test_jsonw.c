@@ -241,6 +241,65 @@ static void test_strings(void **state)
         json_decref(s);
 }
 
+/*
+ * Plain text is scanned eight bytes at a time: a character that needs
+ * escaping (or starts UTF-8) must be found at every offset inside and
+ * after those words.  jansson is the oracle.
+ */
+static void test_strings_word_scan(void **state)
+{
+        static const char *const specials[] = {"\"",       "\\",           "\n", "\x01", "\x1f",
+                                               "\xc3\xa9", "\xe2\x80\x94", " ",  "~"};
+        (void)state;
+        for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++) {
+                for (size_t at = 0; at < 40; at++) {
+                        char text[64];
+                        size_t n = strlen(specials[k]);
+                        memset(text, 'a', at);
+                        memcpy(text + at, specials[k], n);
+                        memset(text + at + n, 'z', 17);
+                        text[at + n + 17 - at % 9] = '\0';
+                        struct jsonw w;
+                        size_t len;
+                        jsonw_init(&w, 8, 256);
+                        jsonw_string(&w, text);
+                        char *mine = jsonw_finish(&w, &len);
+                        json_t *js = json_string(text);
+                        char *theirs = json_dumps(js, DUMP_FLAGS | JSON_ENCODE_ANY);
+                        assert_non_null(mine);
+                        if (strcmp(mine, theirs))
+                                fail_msg("special %zu at %zu: wrote %s, jansson %s", k, at, mine,
+                                         theirs);
+                        free(mine);
+                        free(theirs);
+                        json_decref(js);
+                }
+        }
+}
+
+/* Whole numbers take a path of their own: the same text as jansson's. */
+static void test_reals_whole(void **state)
+{
+        static const double whole[] = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       -1.0,
+                                       7.0,
+                                       10.0,
+                                       100.0,
+                                       1e6,
+                                       -2e9,
+                                       21757037155.0,
+                                       4503599627370496.0 / 8,
+                                       999999999999999.0,
+                                       -999999999999999.0,
+                                       1e15,
+                                       1e16};
+        (void)state;
+        for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+                same_as_jansson(whole[i]);
+}
+
 /* Text that is not UTF-8 ends at the last whole character. */
 static void test_strings_not_utf8(void **state)
 {
@@ -360,6 +419,8 @@ int main(void)
                 cmocka_unit_test(test_reals_match_jansson),
                 cmocka_unit_test(test_reals_fast_path),
                 cmocka_unit_test(test_strings),
+                cmocka_unit_test(test_strings_word_scan),
+                cmocka_unit_test(test_reals_whole),
                 cmocka_unit_test(test_strings_not_utf8),
                 cmocka_unit_test(test_cap),
                 cmocka_unit_test(test_estimate_render_round_trip),
