@@ -441,12 +441,16 @@ static int decode_module_list(json_t *t, const struct estimate_input *in, bool s
 
 static int decode_lora(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"rank", "alpha", "targets", "modules_to_save", NULL};
+        static const char *const keys[] = {"rank",    "alpha", "targets", "modules_to_save",
+                                           "dropout", NULL};
         const char *base = "/workload/lora";
+        bool present;
         if (known_keys(o, base, keys, NULL, e) ||
             get_u32(o, base, "rank", 1, 65536, &in->lora_rank, NULL, e) ||
-            get_u32(o, base, "alpha", 1, 1048576, &in->lora_alpha, NULL, e))
+            get_u32(o, base, "alpha", 1, 1048576, &in->lora_alpha, NULL, e) ||
+            get_number(o, base, "dropout", 0.0, 0.99, &in->lora_dropout, &present, e))
                 return -1;
+        in->set |= present ? EST_SET_LORA_DROPOUT : 0;
         json_t *t = json_object_get(o, "targets");
         if (t && !json_is_null(t) && decode_module_list(t, in, false, &in->lora_targets, e))
                 return -1;
@@ -564,27 +568,102 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
         return 0;
 }
 
-static int decode_savers(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+/*
+ * Checkpointing as the frameworks name it.  Our names: none, selective
+ * (Megatron's: the attention core), full, selective_op (torchtitan's
+ * op-level policy).  Also accepted: torchtitan's own pair, mode
+ * "selective" with selective_ac_option "op" or a layer frequency "k"
+ * (every k-th block fully checkpointed); with framework torchtitan a bare
+ * "selective" means its default op policy; "op" and "selective_layer"
+ * are read as selective_op and full every 2nd block.
+ */
+static int decode_checkpointing(json_t *o, const char *base, struct estimate_input *in,
+                                bool torchtitan, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {
-                "activation_checkpointing", "flash_attention",    "chunked_loss",
-                "optimizer_in_backward",    "activation_offload", NULL};
-        const char *base = "/memory_savers";
+        json_t *m = json_object_get(o, "activation_checkpointing");
+        json_t *opt = json_object_get(o, "selective_ac_option");
         int ck = in->checkpointing;
-        bool present;
-        if (known_keys(o, base, keys, NULL, e) ||
-            get_enum(o, base, "activation_checkpointing", estimate_checkpointing_names, &ck,
-                     &present, e))
-                return -1;
+
+        if (m) {
+                const char *name = json_is_string(m) ? json_string_value(m) : NULL;
+                if (name && !strcmp(name, "op"))
+                        ck = EST_CKPT_SELECTIVE_OP;
+                else if (name && !strcmp(name, "selective_layer"))
+                        ck = EST_CKPT_FULL, in->checkpoint_every = 2;
+                else if (get_enum(o, base, "activation_checkpointing", estimate_checkpointing_names,
+                                  &ck, NULL, e))
+                        return dfail(e, 400, "/memory_savers/activation_checkpointing", "enum",
+                                     "activation_checkpointing must be one of none, selective "
+                                     "(Megatron: recompute the attention core), full, "
+                                     "selective_op (torchtitan's op policy); torchtitan's "
+                                     "\"op\" and \"selective_layer\" are accepted too");
+                if (ck == EST_CKPT_SELECTIVE && torchtitan && !opt)
+                        ck = EST_CKPT_SELECTIVE_OP;
+                in->set |= EST_SET_CHECKPOINTING;
+        }
+        if (opt) {
+                const char *v = json_is_string(opt) ? json_string_value(opt) : NULL;
+                char *end = NULL;
+                long k = v ? strtol(v, &end, 10)
+                           : (json_is_integer(opt) ? (long)json_integer_value(opt) : 0);
+                if (v && !strcmp(v, "op")) {
+                        ck = EST_CKPT_SELECTIVE_OP;
+                } else if (k >= 1 && k <= 1024 && (!v || (end && !*end))) {
+                        ck = EST_CKPT_FULL;
+                        in->checkpoint_every = (uint32_t)k;
+                } else {
+                        return dfail(e, 400, "/memory_savers/selective_ac_option", "enum",
+                                     "selective_ac_option is \"op\" (op-level policy) or a "
+                                     "layer frequency 1..1024 (every k-th block fully "
+                                     "checkpointed), as in torchtitan");
+                }
+                in->set |= EST_SET_CHECKPOINTING;
+        }
         in->checkpointing = (enum est_checkpointing)ck;
-        in->set |= present ? EST_SET_CHECKPOINTING : 0;
+        return 0;
+}
+
+static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
+                         struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"activation_checkpointing",
+                                           "selective_ac_option",
+                                           "checkpoint_every",
+                                           "flash_attention",
+                                           "chunked_loss",
+                                           "optimizer_in_backward",
+                                           "activation_offload",
+                                           "compile",
+                                           "logits",
+                                           NULL};
+        const char *base = "/memory_savers";
+        int v;
+        bool present;
+        if (known_keys(o, base, keys, NULL, e) || decode_checkpointing(o, base, in, torchtitan, e))
+                return -1;
+        if (get_u32(o, base, "checkpoint_every", 1, 1024, &in->checkpoint_every, &present, e))
+                return -1;
+        if (present && in->checkpointing != EST_CKPT_FULL)
+                return dfail(e, 400, "/memory_savers/checkpoint_every", "contradiction",
+                             "checkpoint_every applies to activation_checkpointing full");
+        v = in->logits;
+        if (get_enum(o, base, "logits", estimate_logits_names, &v, &present, e))
+                return -1;
+        in->logits = (enum est_logits)v;
+        in->set |= present ? EST_SET_LOGITS : 0;
         if (json_object_get(o, "flash_attention"))
                 in->set |= EST_SET_FLASH;
+        if (json_object_get(o, "chunked_loss"))
+                in->set |= EST_SET_CHUNKED_LOSS;
+        if (json_object_get(o, "compile"))
+                in->set |= EST_SET_COMPILE;
         return get_bool(o, base, "flash_attention", &in->flash_attention, e) ||
                                get_bool(o, base, "chunked_loss", &in->chunked_loss, e) ||
                                get_bool(o, base, "optimizer_in_backward",
                                         &in->optimizer_in_backward, e) ||
-                               get_bool(o, base, "activation_offload", &in->activation_offload, e)
+                               get_bool(o, base, "activation_offload", &in->activation_offload,
+                                        e) ||
+                               get_bool(o, base, "compile", &in->compile, e)
                        ? -1
                        : 0;
 }
@@ -601,6 +680,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
         if (known_keys(o, base, keys, NULL, e) ||
             get_uint(o, base, "cuda_context_bytes", 0, 68719476736ull, &ctx, &present, e))
                 return -1;
+        if (json_object_get(o, "optimizer_per_parameter"))
+                in->set |= EST_SET_OPT_PER_PARAM;
         in->cuda_context_bytes = (double)ctx;
         in->set |= present ? EST_SET_CONTEXT : 0;
         if (get_number(o, base, "allocator_reserve_fraction", 0.0, 1.0,
@@ -618,11 +699,20 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
 
 static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {
-                "strategy",      "fsdp_sharding",          "gpus",
-                "nodes",         "tensor_parallel",        "pipeline_parallel",
-                "micro_batches", "sequence_parallel",      "offload",
-                "model_load",    "inter_node_bytes_per_s", NULL};
+        static const char *const keys[] = {"strategy",
+                                           "fsdp_sharding",
+                                           "gpus",
+                                           "nodes",
+                                           "tensor_parallel",
+                                           "pipeline_parallel",
+                                           "micro_batches",
+                                           "sequence_parallel",
+                                           "offload",
+                                           "model_load",
+                                           "inter_node_bytes_per_s",
+                                           "fsdp_version",
+                                           "fsdp_no_sync",
+                                           NULL};
         const char *base = "/parallelism";
         int v;
         bool present, fsdp_given;
@@ -640,6 +730,20 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
         if (fsdp_given && in->strategy != EST_FSDP)
                 return dfail(e, 400, "/parallelism/fsdp_sharding", "contradiction",
                              "fsdp_sharding applies to strategy fsdp");
+        if (get_u32(o, base, "fsdp_version", 1, 2, &in->fsdp_version, &present, e))
+                return -1;
+        if (present && in->strategy != EST_FSDP)
+                return dfail(e, 400, "/parallelism/fsdp_version", "contradiction",
+                             "fsdp_version (1: FullyShardedDataParallel, 2: fully_shard) "
+                             "applies to strategy fsdp");
+        in->set |= present ? EST_SET_FSDP_VERSION : 0;
+        if (json_object_get(o, "sequence_parallel"))
+                in->set |= EST_SET_SEQ_PARALLEL;
+        if (json_object_get(o, "fsdp_no_sync")) {
+                in->set |= EST_SET_FSDP_NO_SYNC;
+                if (get_bool(o, base, "fsdp_no_sync", &in->fsdp_no_sync, e))
+                        return -1;
+        }
         v = in->offload;
         if (get_enum(o, base, "offload", estimate_offload_names, &v, NULL, e))
                 return -1;
@@ -687,6 +791,7 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                            "mfu",
                                            "serving",
                                            "runtime",
+                                           "framework",
                                            NULL};
         json_t *o;
         int v;
@@ -729,7 +834,12 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                 return -1;
         in->optimizer = (enum est_optimizer)v;
         in->set |= present ? EST_SET_OPTIMIZER : 0;
-        if (get_object(body, "", "memory_savers", &o, e) || (o && decode_savers(o, in, e)))
+        v = in->framework;
+        if (get_enum(body, "", "framework", estimate_framework_names, &v, NULL, e))
+                return -1;
+        in->framework = (enum est_framework)v;
+        if (get_object(body, "", "memory_savers", &o, e) ||
+            (o && decode_savers(o, in, in->framework == EST_FW_TORCHTITAN, e)))
                 return -1;
         if (get_object(body, "", "parallelism", &o, e) || (o && decode_parallelism(o, in, e)))
                 return -1;
@@ -767,6 +877,9 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                      "the catalog is larger than the engine's table");
                 in->gpu_index = (int)idx;
         }
+
+        /* The framework's defaults for whatever the request left unset. */
+        estimate_apply_framework(in);
 
         /* Whole-request rules the engine checks, mapped to this request's pointers. */
         struct estimate_error ee;
@@ -888,8 +1001,17 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kstring(w, "optimizer", estimate_optimizer_name(in->optimizer));
         jsonw_kstring(w, "activation_checkpointing",
                       estimate_checkpointing_name(in->checkpointing));
+        if (in->checkpointing == EST_CKPT_FULL && in->checkpoint_every > 1)
+                jsonw_kint(w, "checkpoint_every", in->checkpoint_every);
         jsonw_kbool(w, "flash_attention", in->flash_attention);
+        jsonw_kbool(w, "compile", in->compile);
+        jsonw_kstring(w, "logits", estimate_logits_name(in->logits));
+        jsonw_kstring(w, "framework", estimate_framework_name(in->framework));
         jsonw_kstring(w, "strategy", estimate_strategy_name(in->strategy));
+        if (in->strategy == EST_FSDP) {
+                jsonw_kint(w, "fsdp_version", in->fsdp_version);
+                jsonw_kbool(w, "fsdp_no_sync", in->fsdp_no_sync);
+        }
         jsonw_kint(w, "gpus", in->gpus);
         jsonw_kint(w, "nodes", in->nodes);
         jsonw_kint(w, "tensor_parallel", in->tensor_parallel);

@@ -150,8 +150,25 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                  * frozen weights' gradient GEMMs: 4 N per token. */
                 double fwd = forward_flops_per_token(in, d, s, d->lm_logits);
                 double mult = d->lora ? 2.0 : 3.0;
-                if (in->checkpointing == EST_CKPT_FULL)
-                        mult += 1.0;
+                const struct model_arch *a = &in->arch;
+                double L = (double)a->layers + a->decoder_layers;
+                if (in->checkpointing == EST_CKPT_FULL) {
+                        /* One more forward of the checkpointed blocks. */
+                        double k = in->checkpoint_every > 1 ? in->checkpoint_every : 1;
+                        double ck =
+                                floor((double)a->layers / k) + floor((double)a->decoder_layers / k);
+                        mult += L > 0 ? ck / L : 1.0;
+                }
+                if (in->checkpointing == EST_CKPT_SELECTIVE_OP) {
+                        /* torchtitan's op policy recomputes every second matmul
+                         * (LLaMA: wk, wo, w3) and the element-wise ops: the
+                         * share of a block's matmul FLOPs those matmuls are. */
+                        double h = a->hidden, q = (double)a->heads * a->head_dim;
+                        double kv = (double)a->kv_heads * a->head_dim, f = a->ffn;
+                        double all = h * (q + 2 * kv) + q * h + (a->gated_mlp ? 3 : 2) * h * f;
+                        double redo = h * kv + q * h + (a->gated_mlp ? h * f : 0);
+                        mult += all > 0 ? redo / all : 0;
+                }
                 double flops_step = fwd * mult * tokens;
                 if (in->checkpointing == EST_CKPT_SELECTIVE)
                         flops_step += 4.0 * s * (double)in->arch.heads * in->arch.head_dim *

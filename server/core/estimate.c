@@ -21,7 +21,24 @@ const char *const estimate_kv_dtype_names[] = {"auto", "fp32", "fp16", "bf16",
 const char *const estimate_optimizer_names[] = {
         "sgd",         "sgd_momentum",     "adam",       "adamw", "adafactor", "adamw_8bit", "lion",
         "paged_adamw", "paged_adamw_8bit", "paged_lion", NULL};
-const char *const estimate_checkpointing_names[] = {"none", "selective", "full", NULL};
+const char *const estimate_checkpointing_names[] = {"none", "selective", "full", "selective_op",
+                                                    NULL};
+const char *const estimate_logits_names[] = {"fp32", "upcast_in_loss", "fused", NULL};
+const char *const estimate_framework_names[] = {
+        "none",   "hf_trainer", "accelerate", "deepspeed", "torchtune",    "torchtitan",
+        "litgpt", "megatron",   "vllm",       "llama_cpp", "transformers", NULL};
+static const char *const fw_setting_names[] = {"precision",
+                                               "activation_checkpointing",
+                                               "flash_attention",
+                                               "logits",
+                                               "chunked_loss",
+                                               "strategy",
+                                               "fsdp_version",
+                                               "fused_optimizer",
+                                               "allocator_reserve_fraction",
+                                               "sequence_parallel",
+                                               "fsdp_no_sync",
+                                               "lora_dropout"};
 const char *const estimate_strategy_names[] = {"single", "ddp",  "zero1", "zero2",
                                                "zero3",  "fsdp", NULL};
 const char *const estimate_fsdp_names[] = {"full_shard", "shard_grad_op", "hybrid_shard", NULL};
@@ -61,6 +78,9 @@ NAME_FN(estimate_kv_dtype_name, enum est_kv_dtype, estimate_kv_dtype_names, EST_
 NAME_FN(estimate_optimizer_name, enum est_optimizer, estimate_optimizer_names, EST_OPTIMIZER_COUNT)
 NAME_FN(estimate_checkpointing_name, enum est_checkpointing, estimate_checkpointing_names,
         EST_CKPT_COUNT)
+NAME_FN(estimate_logits_name, enum est_logits, estimate_logits_names, EST_LOGITS_COUNT)
+NAME_FN(estimate_framework_name, enum est_framework, estimate_framework_names, EST_FW_COUNT)
+NAME_FN(estimate_fw_setting_name, enum est_fw_setting, fw_setting_names, EST_FWS_COUNT)
 NAME_FN(estimate_strategy_name, enum est_strategy, estimate_strategy_names, EST_STRATEGY_COUNT)
 NAME_FN(estimate_fsdp_name, enum est_fsdp_sharding, estimate_fsdp_names, EST_FSDP_COUNT)
 NAME_FN(estimate_offload_name, enum est_offload, estimate_offload_names, EST_OFFLOAD_COUNT)
@@ -101,7 +121,143 @@ void estimate_input_defaults(struct estimate_input *in)
         in->offload = EST_OFFLOAD_NONE;
         in->model_load = EST_LOAD_EVERY_PROCESS;
         in->gpu_index = -1;
+        in->framework = EST_FW_NONE;
+        in->logits = EST_LOGITS_FP32;
+        in->fsdp_version = 1;
 }
+
+/* ---- framework presets --------------------------------------------------- */
+
+/* Fill one setting unless the request stated it (its EST_SET_* bit). */
+#define PRESET(in, set_bit, setting, field, value)                                                 \
+        do {                                                                                       \
+                if (!((in)->set & (set_bit))) {                                                    \
+                        (in)->field = (value);                                                     \
+                        (in)->set |= (set_bit);                                                    \
+                        (in)->framework_set |= 1u << (setting);                                    \
+                }                                                                                  \
+        } while (0)
+
+/*
+ * What each framework does when its user says nothing, read from its own
+ * source and shipped configurations:
+ *
+ * torchtitan (torchtitan/models/llama3/infra/parallelize.py, train_configs/
+ *   llama3_8b.toml): FSDP2 fully_shard with MixedPrecisionPolicy(param bf16,
+ *   reduce fp32) over fp32 parameters; activation_checkpoint mode
+ *   "selective" with selective_ac_option "op"; SDPA (flash) attention;
+ *   loss = cross_entropy(pred.flatten(0, 1).float(), labels): bf16 logits
+ *   upcast inside the loss (compile wraps each TransformerBlock; a request
+ *   whose loss is compiled too says logits "fused"); AdamW implementation
+ *   "fused".
+ * torchtune (recipes/configs (every recipe): dtype bf16, enable_activation_checkpointing
+ *   True, loss CEWithChunkedOutputLoss, optimizer fused AdamW; distributed
+ *   recipes shard with FSDP2 fully_shard).
+ * litgpt (litgpt/finetune/lora.py, pretrain.py): precision "bf16-true";
+ *   on several GPUs Fabric's FSDPStrategy (FSDP1, flat parameters) with
+ *   activation_checkpointing_policy={Block}; chunked_cross_entropy over
+ *   lm_head_chunk_size = 128 chunks; SDPA attention; torch AdamW (foreach);
+ *   accumulation micro-batches under fabric.no_backward_sync (FSDP1 no_sync);
+ *   LoRA Config lora_dropout 0.05 (litgpt/lora.py).
+ * HF Trainer / accelerate: bf16=True is autocast over fp32 weights; the
+ *   model returns fp32 logits; adamw_torch (foreach); DDP, or FSDP1 through
+ *   accelerate's FullyShardedDataParallelPlugin, whose accumulate() runs the
+ *   non-final micro-batches under no_sync.
+ * DeepSpeed: bf16 with fp32 master weights inside the ZeRO optimizer.
+ * Megatron-LM: --recompute-activations is the selective policy modelled
+ *   here, flash attention through Transformer Engine, sequence parallelism
+ *   with tensor parallelism, fp32 cross-entropy over vocab-parallel logits.
+ * vLLM and transformers serve with fused attention (flash / SDPA); llama.cpp
+ *   allocates exact ggml buffers, not PyTorch's caching allocator.
+ */
+/* Sharding as a framework that shards with FSDP does it: FSDP on several
+ * GPUs, its FSDP version, and FSDP1's no_sync under accumulation. */
+static void preset_fsdp(struct estimate_input *in, uint32_t version, bool no_sync)
+{
+        if (in->gpus > 1)
+                PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_FSDP);
+        if (in->strategy != EST_FSDP)
+                return;
+        PRESET(in, EST_SET_FSDP_VERSION, EST_FWS_FSDP_VERSION, fsdp_version, version);
+        if (no_sync && in->fsdp_version == 1 && in->gradient_accumulation > 1)
+                PRESET(in, EST_SET_FSDP_NO_SYNC, EST_FWS_FSDP_NO_SYNC, fsdp_no_sync, true);
+}
+
+void estimate_apply_framework(struct estimate_input *in)
+{
+        bool multi = in->gpus > 1;
+
+        switch (in->framework) {
+        case EST_FW_TORCHTITAN:
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
+                PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
+                       EST_CKPT_SELECTIVE_OP);
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
+                PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
+                       true);
+                preset_fsdp(in, 2, false);
+                if (in->tensor_parallel > 1)
+                        PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
+                               sequence_parallel, true);
+                break;
+        case EST_FW_TORCHTUNE:
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16);
+                PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
+                       EST_CKPT_FULL);
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                PRESET(in, EST_SET_CHUNKED_LOSS, EST_FWS_CHUNKED_LOSS, chunked_loss, true);
+                PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
+                       true);
+                preset_fsdp(in, 2, false);
+                break;
+        case EST_FW_LITGPT:
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16);
+                if (in->mode == EST_LORA || in->mode == EST_QLORA)
+                        PRESET(in, EST_SET_LORA_DROPOUT, EST_FWS_LORA_DROPOUT, lora_dropout, 0.05);
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                PRESET(in, EST_SET_CHUNKED_LOSS, EST_FWS_CHUNKED_LOSS, chunked_loss, true);
+                if (multi)
+                        PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
+                               EST_CKPT_FULL);
+                preset_fsdp(in, 1, true);
+                break;
+        case EST_FW_HF_TRAINER:
+        case EST_FW_ACCELERATE:
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
+                PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_FP32);
+                if (multi)
+                        PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_DDP);
+                if (in->strategy == EST_FSDP)
+                        preset_fsdp(in, 1, true);
+                break;
+        case EST_FW_DEEPSPEED:
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
+                break;
+        case EST_FW_MEGATRON:
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
+                PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
+                       EST_CKPT_SELECTIVE);
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
+                if (in->tensor_parallel > 1)
+                        PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
+                               sequence_parallel, true);
+                break;
+        case EST_FW_VLLM:
+        case EST_FW_TRANSFORMERS:
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                break;
+        case EST_FW_LLAMA_CPP:
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                PRESET(in, EST_SET_RESERVE, EST_FWS_RESERVE, allocator_reserve_fraction, 0.0);
+                break;
+        case EST_FW_NONE:
+        case EST_FW_COUNT:
+                break;
+        }
+}
+#undef PRESET
 
 /* ---- errors and notes ---------------------------------------------------- */
 
@@ -228,6 +384,52 @@ static void record_assumptions(const struct estimate_input *in, const struct der
         if (d->training)
                 ASSUME(r, EST_A_BYTES_PER_PARAM, d->lora ? d->e_q : d->e_w,
                        d->e_g + d->e_master + d->e_opt);
+        for (int fs = 0; fs < EST_FWS_COUNT; fs++) {
+                if (!(in->framework_set & (1u << fs)))
+                        continue;
+                double val = 0;
+                switch ((enum est_fw_setting)fs) {
+                case EST_FWS_PRECISION:
+                        val = in->precision;
+                        break;
+                case EST_FWS_CHECKPOINTING:
+                        val = in->checkpointing;
+                        break;
+                case EST_FWS_FLASH:
+                        val = in->flash_attention;
+                        break;
+                case EST_FWS_LOGITS:
+                        val = in->logits;
+                        break;
+                case EST_FWS_CHUNKED_LOSS:
+                        val = in->chunked_loss;
+                        break;
+                case EST_FWS_STRATEGY:
+                        val = in->strategy;
+                        break;
+                case EST_FWS_FSDP_VERSION:
+                        val = in->fsdp_version;
+                        break;
+                case EST_FWS_FUSED_OPTIMIZER:
+                        val = in->optimizer_per_parameter;
+                        break;
+                case EST_FWS_RESERVE:
+                        val = in->allocator_reserve_fraction;
+                        break;
+                case EST_FWS_SEQUENCE_PARALLEL:
+                        val = in->sequence_parallel;
+                        break;
+                case EST_FWS_FSDP_NO_SYNC:
+                        val = in->fsdp_no_sync;
+                        break;
+                case EST_FWS_LORA_DROPOUT:
+                        val = in->lora_dropout;
+                        break;
+                case EST_FWS_COUNT:
+                        break;
+                }
+                ASSUME(r, EST_A_FRAMEWORK, fs, val);
+        }
         ASSUME(r, EST_A_CUDA_CONTEXT, d->context_bytes, 0);
         if (in->gpus > 1)
                 ASSUME(r, EST_A_NCCL_BUFFERS, memory_nccl_buffer_bytes, 0);
@@ -238,8 +440,21 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 ASSUME(r, EST_A_ACTIVATIONS_FORMULA, d->e_a, 0);
                 if (!in->flash_attention && in->checkpointing != EST_CKPT_SELECTIVE)
                         ASSUME(r, EST_A_ATTENTION_SCORES, d->mixed ? 6 : d->e_a, 0);
-                if (d->lm_logits && !in->chunked_loss)
-                        ASSUME(r, EST_A_LOGITS_FP32, 4, 0);
+                if (d->lm_logits && !in->chunked_loss) {
+                        if (in->logits == EST_LOGITS_FP32)
+                                ASSUME(r, EST_A_LOGITS_FP32, 4, 0);
+                        else
+                                ASSUME(r, EST_A_LOGITS_MODE, in->logits, 0);
+                }
+                if (in->checkpointing == EST_CKPT_SELECTIVE_OP)
+                        ASSUME(r, EST_A_CHECKPOINT_OP, memory_sac_op_block_bytes(in, d), 0);
+                if (in->checkpointing == EST_CKPT_FULL && in->checkpoint_every > 1)
+                        ASSUME(r, EST_A_CHECKPOINT_EVERY, in->checkpoint_every,
+                               floor((double)in->arch.layers / in->checkpoint_every));
+                if (in->compile)
+                        ASSUME(r, EST_A_COMPILE, 0, 0);
+                if (memory_lora_dropout_bytes(in, d) > 0)
+                        ASSUME(r, EST_A_LORA_DROPOUT, memory_lora_dropout_bytes(in, d), 0);
                 if (d->e_opt_temp > 0)
                         ASSUME(r, EST_A_FOREACH_TEMP, d->e_opt_temp, 0);
                 if (in->optimizer == EST_OPT_ADAFACTOR)

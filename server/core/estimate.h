@@ -84,9 +84,51 @@ enum est_optimizer {
 
 enum est_checkpointing {
         EST_CKPT_NONE = 0,
-        EST_CKPT_SELECTIVE, /* recompute the attention core (Korthikanti et al. 2022) */
-        EST_CKPT_FULL,      /* keep each block's input only */
+        EST_CKPT_SELECTIVE, /* recompute the attention core (Korthikanti et al. 2022; Megatron) */
+        EST_CKPT_FULL,      /* keep each block's input only (every checkpoint_every-th block) */
+        EST_CKPT_SELECTIVE_OP, /* torchtitan's op-level policy: keep matmul and attention outputs */
         EST_CKPT_COUNT
+};
+
+/* How the loss sees the logits (memory.c logits_bytes()). */
+enum est_logits {
+        EST_LOGITS_FP32 = 0,       /* the model returns fp32 logits (transformers' upcast) */
+        EST_LOGITS_UPCAST_IN_LOSS, /* compute-dtype logits, fp32 inside cross-entropy */
+        EST_LOGITS_FUSED,          /* a fused / compiled cross-entropy: no fp32 copies */
+        EST_LOGITS_COUNT
+};
+
+/* Training and serving stacks whose defaults a request can ask for. */
+enum est_framework {
+        EST_FW_NONE = 0,
+        EST_FW_HF_TRAINER,
+        EST_FW_ACCELERATE,
+        EST_FW_DEEPSPEED,
+        EST_FW_TORCHTUNE,
+        EST_FW_TORCHTITAN,
+        EST_FW_LITGPT,
+        EST_FW_MEGATRON,
+        EST_FW_VLLM,
+        EST_FW_LLAMA_CPP,
+        EST_FW_TRANSFORMERS,
+        EST_FW_COUNT
+};
+
+/* Settings a framework preset can fill (bits of estimate_input.framework_set). */
+enum est_fw_setting {
+        EST_FWS_PRECISION = 0,
+        EST_FWS_CHECKPOINTING,
+        EST_FWS_FLASH,
+        EST_FWS_LOGITS,
+        EST_FWS_CHUNKED_LOSS,
+        EST_FWS_STRATEGY,
+        EST_FWS_FSDP_VERSION,
+        EST_FWS_FUSED_OPTIMIZER,
+        EST_FWS_RESERVE,
+        EST_FWS_SEQUENCE_PARALLEL,
+        EST_FWS_FSDP_NO_SYNC,
+        EST_FWS_LORA_DROPOUT,
+        EST_FWS_COUNT
 };
 
 enum est_strategy {
@@ -127,7 +169,7 @@ enum est_model_load {
 #define EST_LORA_GATE 0x10u
 #define EST_LORA_UP   0x20u
 #define EST_LORA_DOWN 0x40u
-#define EST_LORA_ALL  0x7fu  /* the seven matrices, unfused */
+#define EST_LORA_ALL  0x7fu /* the seven matrices, unfused */
 /* Fused layouts and the vocabulary matrices (core/peft.h maps names). */
 #define EST_LORA_QKV     0x080u /* one h -> (q + 2 kv) matrix: GPT-2 c_attn, Phi-3 qkv_proj */
 #define EST_LORA_GATE_UP 0x100u /* one h -> 2 ffn matrix: Phi-3 gate_up_proj */
@@ -153,6 +195,14 @@ enum est_model_load {
 #define EST_SET_GPU_UTIL      0x4000u
 #define EST_SET_CONTEXT       0x8000u  /* cuda_context_bytes given */
 #define EST_SET_RESERVE       0x10000u /* allocator_reserve_fraction given (0 allowed) */
+#define EST_SET_COMPILE       0x20000u
+#define EST_SET_LOGITS        0x40000u
+#define EST_SET_FSDP_VERSION  0x80000u
+#define EST_SET_CHUNKED_LOSS  0x100000u
+#define EST_SET_OPT_PER_PARAM 0x200000u
+#define EST_SET_SEQ_PARALLEL  0x400000u
+#define EST_SET_FSDP_NO_SYNC  0x800000u
+#define EST_SET_LORA_DROPOUT  0x1000000u
 
 struct estimate_input {
         struct model_arch arch;
@@ -217,7 +267,25 @@ struct estimate_input {
         double data_samples_per_s;         /* input pipeline throughput per GPU process;
                                               0 = on-the-fly tokenization default */
         unsigned lora_modules_to_save;     /* EST_SAVE_* (core/peft.h): trained in full */
+
+        /* framework behaviour (issue: engine at scale) */
+        enum est_framework framework; /* whose defaults filled unset settings */
+        unsigned framework_set;       /* 1 << est_fw_setting: filled by the preset */
+        uint32_t checkpoint_every;    /* full checkpointing of every k-th block; 0, 1 = all */
+        bool compile;                 /* torch.compile of each block and of the loss */
+        enum est_logits logits;
+        uint32_t fsdp_version; /* 1: flat parameters (FullyShardedDataParallel), 2: fully_shard */
+        bool fsdp_no_sync;     /* FSDP1: accumulation micro-batches run under no_sync() */
+        double lora_dropout;   /* LoRA dropout probability on each wrapped layer's input */
 };
+
+/*
+ * Fill the settings the request left unset with the framework's own
+ * defaults (in->framework), recording each in in->framework_set; a setting
+ * the request stated is never changed.  Idempotent.  Sources per framework
+ * in estimate.c.
+ */
+void estimate_apply_framework(struct estimate_input *in);
 
 /* Memory components, per GPU. */
 enum est_component {
@@ -323,12 +391,20 @@ enum est_note_code {
         EST_A_QLORA_SAVED_INPUTS, /* a = bytes per sample */
         EST_A_PIPELINE_STAGE,     /* a = 0 first stage, 1 last stage */
         EST_A_GRADIENTS_PERSIST,
-        EST_A_NCCL_BUFFERS,   /* a = bytes per process */
-        EST_A_ZERO_BUCKETS,   /* a = elements per bucket */
-        EST_A_LOSS_CHUNKS,    /* a = chunks */
-        EST_A_CPU_DATA,       /* a = bytes per process */
-        EST_A_OPTIMIZER_8BIT, /* a = block size */
-        EST_A_CONFIG_DEFAULT, /* a = enum model_key left out of config.json, b = value used */
+        EST_A_NCCL_BUFFERS,     /* a = bytes per process */
+        EST_A_ZERO_BUCKETS,     /* a = elements per bucket */
+        EST_A_LOSS_CHUNKS,      /* a = chunks */
+        EST_A_CPU_DATA,         /* a = bytes per process */
+        EST_A_OPTIMIZER_8BIT,   /* a = block size */
+        EST_A_CONFIG_DEFAULT,   /* a = enum model_key left out of config.json, b = value used */
+        EST_A_FRAMEWORK,        /* a = enum est_fw_setting, b = the value the framework uses */
+        EST_A_CHECKPOINT_OP,    /* a = bytes one block keeps per sample under op-level SAC */
+        EST_A_CHECKPOINT_EVERY, /* a = k, b = blocks checkpointed */
+        EST_A_COMPILE,          /* a = bytes per sample per block saved by fusion */
+        EST_A_LOGITS_MODE,      /* a = enum est_logits */
+        EST_A_FSDP1_FLAT_GRADS, /* a = gradient bytes of frozen parameters kept per GPU */
+        EST_A_FSDP_NO_SYNC,     /* a = unsharded gradient bytes accumulated per GPU */
+        EST_A_LORA_DROPOUT,     /* a = bytes per sample per block kept by LoRA dropout */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -372,7 +448,7 @@ struct est_note {
         double a, b;
 };
 
-#define EST_NOTES_MAX       40
+#define EST_NOTES_MAX       48
 #define EST_SUGGESTIONS_MAX 16
 #define EST_FITS_MAX        256
 #define EST_GPUS_MAX        4096
@@ -482,6 +558,9 @@ const char *estimate_quant_name(enum est_quant q);
 const char *estimate_kv_dtype_name(enum est_kv_dtype k);
 const char *estimate_optimizer_name(enum est_optimizer o);
 const char *estimate_checkpointing_name(enum est_checkpointing c);
+const char *estimate_logits_name(enum est_logits l);
+const char *estimate_framework_name(enum est_framework f);
+const char *estimate_fw_setting_name(enum est_fw_setting s);
 const char *estimate_strategy_name(enum est_strategy s);
 const char *estimate_fsdp_name(enum est_fsdp_sharding f);
 const char *estimate_offload_name(enum est_offload o);
@@ -500,6 +579,8 @@ extern const char *const estimate_quant_names[];
 extern const char *const estimate_kv_dtype_names[];
 extern const char *const estimate_optimizer_names[];
 extern const char *const estimate_checkpointing_names[];
+extern const char *const estimate_logits_names[];
+extern const char *const estimate_framework_names[];
 extern const char *const estimate_strategy_names[];
 extern const char *const estimate_fsdp_names[];
 extern const char *const estimate_offload_names[];

@@ -127,6 +127,10 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
 /* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
+/* Op-level selective checkpointing: bytes one block keeps per sample. */
+double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
+/* LoRA dropout: bytes one block keeps per sample for the dropped inputs. */
+double memory_lora_dropout_bytes(const struct estimate_input *in, const struct derived *d);
 double memory_phase_allocated(const struct phase_mem *p, double b);
 double memory_total_from_allocated(const struct mem_model *mm, double alloc);
 enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc);

@@ -117,10 +117,25 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
 
         double mlp_rep = B * s * h + drop * s * h;
         double mlp_shard = (a->gated_mlp ? 4.0 : 2.0) * B * s * f;
+        double norms = 2.0 * norm_b * s * h;
+        if (in->compile) {
+                /* torch.compile: Inductor fuses the element-wise ops and its
+                 * min-cut partitioner (torch/_functorch/partitioners.py,
+                 * min_cut_rematerialization_partition) recomputes cheap
+                 * pointwise results in backward rather than saving them.
+                 * A norm keeps its input in the compute dtype and an fp32
+                 * rstd per token; its output (the QKV and MLP input) is
+                 * recomputed; the MLP keeps its matmul outputs (gate and up,
+                 * or fc1) and recomputes the activation and product. */
+                norms = 2.0 * (B * s * h + 4.0 * s);
+                attn_rep -= B * s * h;
+                rep -= B * s * h;
+                mlp_rep -= B * s * h;
+                mlp_shard = (a->gated_mlp ? 2.0 : 1.0) * B * s * f;
+        }
         if (a->experts >
             1) /* routed tokens: each goes through active experts; router logits fp32 */
                 mlp_shard = mlp_shard * a->active_experts + 4.0 * s * a->experts;
-        double norms = 2.0 * norm_b * s * h;
 
         /* QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward
          * whenever A needs a gradient (bitsandbytes autograd/_functions.py,
@@ -135,15 +150,97 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
                 attn_shard += B * s * q;
                 mlp_shard += qlora_down_input_bytes(a, B, s);
         }
-        double total_rep = attn_rep + mlp_rep + norms;
+        double total_rep = attn_rep + mlp_rep + norms + memory_lora_dropout_bytes(in, d);
         double total_shard = attn_shard + mlp_shard;
         if (cross) {
                 total_rep += rep + norm_b * s * h;
                 total_shard += shard;
         }
-        if (in->sequence_parallel)
-                return (total_rep + total_shard) / t;
+        if (in->sequence_parallel) {
+                /* Megatron-LM all-gathers a linear's sequence-sharded input
+                 * again in backward instead of saving it (Korthikanti et al.
+                 * 2022 §4.2.2).  PyTorch's native sequence parallelism
+                 * (torch.distributed.tensor.parallel, SequenceParallel +
+                 * ColwiseParallel, as torchtitan uses it) lets autograd save
+                 * the gathered inputs of the QKV and MLP projections: two
+                 * full B*s*h tensors per block. */
+                double gathered = 0;
+                if (in->framework != EST_FW_MEGATRON && in->framework != EST_FW_NONE)
+                        gathered = 2.0 * B * s * h * (1.0 - 1.0 / t);
+                return (total_rep + total_shard) / t + gathered;
+        }
         return total_rep + total_shard / t;
+}
+
+/*
+ * torchtitan's op-level selective checkpointing, per block and sample
+ * (torchtitan/distributed/activation_checkpoint.py: _op_sac_save_list and
+ * the policy of _apply_op_sac).  Inside the checkpointed block the outputs
+ * of aten.mm are saved except every second one, counted in forward order
+ * (LLaMA: wq kept, wk recomputed, wv kept, wo recomputed, w1 kept, w3
+ * recomputed, w2 kept), and so are the fused attention's outputs (the
+ * attention output and its fp32 log-sum-exp); every other op is recomputed
+ * in backward.  The checkpoint keeps the block input.  Column-parallel
+ * outputs are split over t; row-parallel ones too with sequence
+ * parallelism (the reduce-scatter output is what is kept).
+ */
+double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        double B = d->e_a, s = d->s, h = a->hidden, t = in->tensor_parallel;
+        double q = (double)a->heads * a->head_dim, kv = (double)a->kv_heads * a->head_dim;
+        double ex = a->experts > 1 ? a->active_experts : 1;
+        double rows = in->sequence_parallel ? t : 1; /* how outputs of width h are split */
+        /* mm outputs in forward order: {width, split} */
+        double width[8], split[8];
+        int n = 0;
+        width[n] = q, split[n++] = t;
+        width[n] = kv, split[n++] = t;
+        width[n] = kv, split[n++] = t;
+        width[n] = h, split[n++] = rows;
+        width[n] = a->ffn * ex, split[n++] = t;
+        if (a->gated_mlp)
+                width[n] = a->ffn * ex, split[n++] = t;
+        width[n] = h, split[n++] = rows;
+        double kept = B * s * h / rows; /* the block input */
+        for (int i = 0; i < n; i += 2)  /* the 1st, 3rd, ... mm */
+                kept += B * s * width[i] / split[i];
+        kept += (B * s * q + 4.0 * a->heads * s) / t; /* attention output + log-sum-exp */
+        return kept;
+}
+
+/*
+ * LoRA dropout, per block and sample.  PEFT (lora/layer.py, Linear.forward:
+ * lora_B(lora_A(dropout(x)))) and litgpt (lora.py, LoRALinear.forward:
+ * lora_dropout(x) @ A^T @ B^T) drop the wrapped layer's input before A: with
+ * p > 0 that is a new tensor A's matmul keeps for its gradient, plus the
+ * 1-byte mask native_dropout keeps, for every wrapped matrix - (B + 1)
+ * bytes per input feature and token.  With p = 0 (PEFT's default) dropout
+ * is nn.Identity and A keeps the input other ops keep anyway.
+ */
+double memory_lora_dropout_bytes(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        unsigned tg = in->lora_targets;
+        double h = a->hidden, q = (double)a->heads * a->head_dim, f = a->ffn;
+        double ex = a->experts > 1 ? a->active_experts : 1;
+        double in_features = 0;
+
+        if (!d->lora || in->lora_dropout <= 0)
+                return 0;
+        in_features += h * (((tg & EST_LORA_Q) != 0) + ((tg & EST_LORA_K) != 0) +
+                            ((tg & EST_LORA_V) != 0) + ((tg & EST_LORA_QKV) != 0));
+        if (tg & EST_LORA_O)
+                in_features += q;
+        if (a->gated_mlp)
+                in_features += h * ex *
+                               (((tg & EST_LORA_GATE) != 0) + ((tg & EST_LORA_UP) != 0) +
+                                ((tg & EST_LORA_GATE_UP) != 0));
+        else if (tg & (EST_LORA_UP | EST_LORA_GATE | EST_LORA_GATE_UP))
+                in_features += h * ex;
+        if (tg & EST_LORA_DOWN)
+                in_features += f * ex;
+        return (d->e_a + 1) * d->s * in_features;
 }
 
 /* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):
@@ -180,6 +277,23 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
         if (in->chunked_loss) {
                 *fwd = d->e_a * n + 8 * n / memory_loss_chunks;
                 *bwd = d->e_a * n * (1 + 1 / memory_loss_chunks) + 8 * n / memory_loss_chunks;
+        } else if (in->logits == EST_LOGITS_FUSED) {
+                /* A fused or compiled cross-entropy (Inductor fuses the
+                 * upcast, log-sum-exp and softmax - one-hot): it keeps the
+                 * compute-dtype logits and writes their gradient in the
+                 * same dtype; no fp32 copy is materialised. */
+                *fwd = d->e_a * n;
+                *bwd = 2 * d->e_a * n;
+        } else if (in->logits == EST_LOGITS_UPCAST_IN_LOSS) {
+                /* cross_entropy(logits.float(), ...) (torchtitan; Megatron's
+                 * vocab-parallel loss): while the loss runs, the
+                 * compute-dtype logits, their fp32 copy and the fp32
+                 * log-probabilities log_softmax saves; the model output is
+                 * dropped before backward (torchtitan train_step: del pred),
+                 * which starts with the saved log-probabilities, their
+                 * gradient and the fp32 logit gradient. */
+                *fwd = (d->e_a + 8) * n;
+                *bwd = 12 * n;
         } else {
                 *fwd = 8 * n;
                 *bwd = 16 * n;
@@ -302,6 +416,14 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                  * reduce-scatter (PyTorch FSDP docs). */
                 double unit = d->layer_params / (t * p);
                 double root = d->root_params / t;
+                /* FSDP2 (fully_shard per module, torchtitan / torchtune):
+                 * the embeddings are their own group and are resharded
+                 * after forward; the final norm and output projection stay
+                 * unsharded for backward (reshard_after_forward=False for
+                 * the last group).  FSDP1 keeps the root's flat parameter
+                 * (embeddings + head) gathered from forward to backward. */
+                if (in->strategy == EST_FSDP && in->fsdp_version == 2)
+                        root = fmin(root, (double)a->vocab * a->hidden / t);
                 double e_gather = d->mixed ? 2 : d->e_w; /* MixedPrecision(param_dtype) */
                 comm += root * e_gather + 2 * unit * e_gather;
                 comm_bwd += unit * d->e_g + (offload_params ? d->P_head_grad * d->e_g / t : 0);
@@ -377,10 +499,21 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double B = d->e_a, h = a->hidden;
         double norm_b = (B < 4 && (a->norm == MODEL_NORM_RMSNORM || d->mixed)) ? 4 : B;
         if (in->checkpointing == EST_CKPT_FULL) {
-                /* Each block keeps its input (B*s*h); backward recomputes one
-                 * block at a time (Chen et al. 2016; Korthikanti §5). */
-                act = B * s * h * (L + Ld) / (in->sequence_parallel ? t : 1) +
-                      fmax(layer_act, dec_act);
+                /* Each checkpointed block keeps its input (B*s*h); backward
+                 * recomputes one block at a time (Chen et al. 2016;
+                 * Korthikanti §5).  With checkpoint_every = k only every
+                 * k-th block is checkpointed (torchtitan's layer-frequency
+                 * "selective" option: blocks whose running count is a
+                 * multiple of k), the others keep everything. */
+                double k = in->checkpoint_every > 1 ? in->checkpoint_every : 1;
+                double ck = floor(L / k), ckd = floor(Ld / k);
+                act = B * s * h * (ck + ckd) / (in->sequence_parallel ? t : 1) +
+                      layer_act * (L - ck) + dec_act * (Ld - ckd) + fmax(layer_act, dec_act);
+        } else if (in->checkpointing == EST_CKPT_SELECTIVE_OP) {
+                /* What the op policy keeps, every block; backward
+                 * recomputes the rest of one block at a time. */
+                double kept = memory_sac_op_block_bytes(in, d);
+                act = kept * (L + Ld) + fmax(fmax(layer_act, dec_act) - kept, 0);
         } else {
                 act = full_act;
         }
@@ -442,6 +575,25 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
          * 2.0: torch.optim.Optimizer.zero_grad docs). */
         bool ga = in->gradient_accumulation > 1 || in->gradients_persist;
         double G_fwd = ga ? G : 0;
+        /*
+         * FSDP1 no_sync (Lightning Fabric's no_backward_sync, accelerate's
+         * accumulate()): micro-batches that skip the reduce-scatter keep
+         * every unit's gradient unsharded until the step's last micro-batch
+         * (FullyShardedDataParallel.no_sync docs: gradients accumulate in
+         * unsharded form).  With LoRA the unit's flat gradient covers its
+         * frozen weights too, in their dtype; the root unit (embeddings,
+         * head) holds no trainable parameter and gets none.
+         */
+        double G_unsharded = 0;
+        if (in->fsdp_no_sync && in->strategy == EST_FSDP && in->fsdp_version != 2 &&
+            in->gradient_accumulation > 1) {
+                G_unsharded =
+                        d->lora ? ((d->P - d->root_params) * d->e_w + d->P_trainable * d->e_g) /
+                                          (t * p)
+                                : d->P_trainable * d->e_g / (t * p);
+                G_fwd = fmax(G_fwd, G_unsharded);
+                ASSUME(res, EST_A_FSDP_NO_SYNC, G_unsharded, 0);
+        }
         struct phase_mem *fw = &mm->ph[EST_PHASE_FORWARD];
         struct phase_mem *bw = &mm->ph[EST_PHASE_BACKWARD];
         struct phase_mem *be = &mm->ph[EST_PHASE_BACKWARD_END];
@@ -463,6 +615,25 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(bw, EST_C_LOGITS, 0, lb);
         phase_set(bw, EST_C_COMM, comm_bwd, 0);
 
+        /*
+         * FSDP1 flat parameters with frozen and trainable parameters in one
+         * unit (LoRA; use_orig_params=True): the unit's gradient is one flat
+         * tensor over all its parameters, frozen ones zero-filled, and its
+         * reduce-scattered shard stays until the next forward
+         * (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook and
+         * _reset_flat_param_grad_info_if_needed).  FSDP2 and DeepSpeed keep
+         * gradients of trainable parameters only.
+         */
+        if (d->lora && in->strategy == EST_FSDP && in->fsdp_version != 2) {
+                double frozen = d->P * d->e_w / (S * t * p); /* every base weight */
+                /* Under no_sync the accumulated unsharded gradient is the
+                 * larger of the two and is what backward ends with; the
+                 * shards replace it unit by unit on the last micro-batch. */
+                if (G_unsharded <= 0)
+                        phase_set(be, EST_C_GRADIENTS, frozen, 0);
+                phase_set(op, EST_C_GRADIENTS, frozen, 0);
+                ASSUME(res, EST_A_FSDP1_FLAT_GRADS, frozen, 0);
+        }
         if (in->optimizer_in_backward) {
                 /* Gradients are applied and freed layer by layer: at most
                  * one block's (or the head's) gradient exists. */
@@ -470,7 +641,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 phase_set(be, EST_C_GRADIENTS, fmin(one, G), 0);
                 phase_set(be, EST_C_WORKSPACE, fmin(one, G) / d->e_g * d->e_opt_temp, 0);
         } else {
-                phase_set(be, EST_C_GRADIENTS, G, 0);
+                phase_set(be, EST_C_GRADIENTS, fmax(G, G_unsharded), 0);
                 phase_set(be, EST_C_COMM, comm_bwd, 0);
                 phase_set(op, EST_C_WEIGHTS, W + adapters, 0);
                 phase_set(op, EST_C_MASTER, M, 0);

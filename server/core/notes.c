@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
 
 struct note_def {
         uint16_t code;
@@ -59,6 +60,14 @@ static const struct note_def defs[] = {
         {EST_A_CPU_DATA, "cpu_data_loading"},
         {EST_A_OPTIMIZER_8BIT, "optimizer_8bit_blocks"},
         {EST_A_CONFIG_DEFAULT, "config_default"},
+        {EST_A_FRAMEWORK, "framework_default"},
+        {EST_A_CHECKPOINT_OP, "checkpoint_op_policy"},
+        {EST_A_CHECKPOINT_EVERY, "checkpoint_every"},
+        {EST_A_COMPILE, "compile_fusion"},
+        {EST_A_LOGITS_MODE, "logits_in_loss"},
+        {EST_A_FSDP1_FLAT_GRADS, "fsdp1_flat_gradients"},
+        {EST_A_FSDP_NO_SYNC, "fsdp_no_sync_gradients"},
+        {EST_A_LORA_DROPOUT, "lora_dropout_inputs"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -378,6 +387,89 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                                  (int)a == MODEL_KEY_HEAD_DIM || (int)a == MODEL_KEY_KV_HEADS
                                          ? " (or what hidden size and heads imply)"
                                          : "");
+                break;
+        case EST_A_FRAMEWORK: {
+                enum est_fw_setting fs = (enum est_fw_setting)(int)a;
+                const char *name = estimate_fw_setting_name(fs);
+                char value[48];
+                switch (fs) {
+                case EST_FWS_PRECISION:
+                        snprintf(value, sizeof(value), "%s",
+                                 estimate_precision_name((enum est_precision)(int)b));
+                        break;
+                case EST_FWS_CHECKPOINTING:
+                        snprintf(value, sizeof(value), "%s",
+                                 estimate_checkpointing_name((enum est_checkpointing)(int)b));
+                        break;
+                case EST_FWS_LOGITS:
+                        snprintf(value, sizeof(value), "%s",
+                                 estimate_logits_name((enum est_logits)(int)b));
+                        break;
+                case EST_FWS_STRATEGY:
+                        snprintf(value, sizeof(value), "%s",
+                                 estimate_strategy_name((enum est_strategy)(int)b));
+                        break;
+                case EST_FWS_FSDP_VERSION:
+                        snprintf(value, sizeof(value), "%.0f", b);
+                        break;
+                case EST_FWS_RESERVE:
+                case EST_FWS_LORA_DROPOUT:
+                        snprintf(value, sizeof(value), "%g", b);
+                        break;
+                default:
+                        snprintf(value, sizeof(value), "%s", b != 0 ? "true" : "false");
+                        break;
+                }
+                snprintf(buf, len, "%s = %s: the framework's default (request left it unset)", name,
+                         value);
+                break;
+        }
+        case EST_A_CHECKPOINT_OP:
+                snprintf(buf, len,
+                         "op-level selective checkpointing (torchtitan): each block keeps its "
+                         "input, every second matmul output and the attention output, %.1f MiB "
+                         "per sample; the rest is recomputed in backward",
+                         a / MIB);
+                break;
+        case EST_A_CHECKPOINT_EVERY:
+                snprintf(buf, len,
+                         "every %.0f-th block is fully checkpointed (%.0f blocks); the others keep "
+                         "all their activations",
+                         a, b);
+                break;
+        case EST_A_COMPILE:
+                snprintf(buf, len,
+                         "torch.compile: norms keep their input and fp32 rstd, the MLP keeps its "
+                         "matmul outputs; element-wise results are recomputed in backward");
+                break;
+        case EST_A_LOGITS_MODE:
+                snprintf(buf, len, "%s",
+                         (int)a == EST_LOGITS_FUSED
+                                 ? "fused cross-entropy: compute-dtype logits and their gradient, "
+                                   "no fp32 copies"
+                                 : "logits in the compute dtype, upcast to fp32 inside "
+                                   "cross-entropy: the fp32 copy and log-probabilities exist "
+                                   "while the loss runs; backward starts from the saved "
+                                   "log-probabilities");
+                break;
+        case EST_A_FSDP1_FLAT_GRADS:
+                snprintf(buf, len,
+                         "FSDP1 flat parameters mix frozen and trainable weights: the gradient "
+                         "shard covers the frozen ones too (%.2f GiB per GPU) until the next "
+                         "forward",
+                         a / GIB);
+                break;
+        case EST_A_LORA_DROPOUT:
+                snprintf(buf, len,
+                         "LoRA dropout keeps each wrapped layer's dropped input and its mask for "
+                         "backward: %.1f MiB per sample and block",
+                         a / MIB);
+                break;
+        case EST_A_FSDP_NO_SYNC:
+                snprintf(buf, len,
+                         "FSDP1 no_sync during gradient accumulation: every unit's gradient is "
+                         "kept unsharded between micro-batches (%.2f GiB per GPU)",
+                         a / GIB);
                 break;
         case EST_W_SEQUENCE_BEYOND_MAX:
                 snprintf(buf, len, "sequence_length %.0f exceeds the model's max positions %.0f", a,

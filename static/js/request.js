@@ -7,7 +7,7 @@
 // and its problem documents are shown next to the field they name.
 
 export const CALC_DEFAULTS = Object.freeze({
-        source: 'catalog', model: 'xlm-roberta-large', parameters: '7000000000', hf: '',
+        framework: 'none', source: 'catalog', model: 'xlm-roberta-large', parameters: '7000000000', hf: '',
         kind: 'decoder', layers: '32', hidden: '4096', heads: '32', kv_heads: '32', ffn: '11008',
         vocab: '32000', max_pos: '4096', experts: '0', active_experts: '0', gated: '1', tied: '0',
         mode: 'pre_train', batch: '16', seq: '128', accum: '1', labels: '3',
@@ -173,5 +173,25 @@ export function estimateRequest(s) {
         if (training) par.offload = s.offload;
         req.parallelism = par;
         if (s.gpu && s.gpu !== 'none') req.gpu = s.gpu;
+        if (s.framework && s.framework !== 'none') withFramework(req, s);
         return req;
+}
+
+// With a framework chosen, the settings still at the page's defaults are
+// left out, so that the framework's own defaults apply (the API lists each
+// in assumptions); anything the user changed is sent and wins.
+function withFramework(req, s) {
+        req.framework = s.framework;
+        const dflt = (k) => s[k] === CALC_DEFAULTS[k];
+        if (dflt('precision')) delete req.precision;
+        if (req.optimizer && dflt('optimizer')) delete req.optimizer;
+        const ms = req.memory_savers || {};
+        if (dflt('ckpt')) delete ms.activation_checkpointing;
+        if (dflt('flash')) delete ms.flash_attention;
+        if (dflt('chunked')) delete ms.chunked_loss;
+        if (!Object.keys(ms).length) delete req.memory_savers;
+        if (req.parallelism && dflt('strategy')) {
+                delete req.parallelism.strategy;
+                delete req.parallelism.fsdp_sharding;
+        }
 }

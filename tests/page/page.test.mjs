@@ -197,6 +197,29 @@ test('calculator: the model search box finds catalog models by Hub id and size; 
                 await page.close_();
         });
 
+test('calculator: the framework comes first; choosing torchtitan lets its defaults fill what was left alone', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/calculator?model=llama-3.1-8b&mode=pre_train&batch=2&seq=4096');
+        await ready(page);
+        // The first control of the form is the framework.
+        assert.equal(await page.$eval('#calc-form', (f) => f.querySelector('select, input, textarea').id), 'f-framework');
+        const chosen = await estimateAfter(page, () => page.selectOption('#f-framework', 'torchtitan'),
+                (b) => b.framework === 'torchtitan');
+        assert.equal(chosen.status, 200);
+        // Precision and checkpointing were at the page's defaults: not sent, so torchtitan's apply.
+        assert.equal(chosen.body.precision, undefined);
+        assert.equal((chosen.body.memory_savers || {}).activation_checkpointing, undefined);
+        const answer = (await api('api/v1/estimate', chosen.body)).json;
+        assert.equal(answer.input.activation_checkpointing, 'selective_op');
+        await page.waitForSelector(`#calc-total[data-bytes="${answer.per_gpu.total_bytes}"]`);
+        assert.match(await page.textContent('#calc-results'), /activation_checkpointing = selective_op: the framework's default/);
+        // A setting the user changes is sent and wins over the framework's.
+        const full = await estimateAfter(page, () => page.selectOption('#f-ckpt', 'full'),
+                (b) => b.framework === 'torchtitan' && b.memory_savers && b.memory_savers.activation_checkpointing === 'full');
+        assert.equal(full.status, 200);
+        await page.close_();
+});
+
 test('permalink reproduces the view and its inputs; "copy as curl" returns the same numbers', async () => {
         const page = await openPage();
         await page.goto(BASE + '#/calculator');
@@ -381,6 +404,24 @@ test('validation view shows every measured case', async () => {
         assert.ok(cases.length > 0);
         assert.equal(await page.locator('#validation-cases tbody tr').count(), cases.length);
         assert.match(await page.textContent('#val-median'), /\d/);
+        // One row per category the API reports, with its own median; the
+        // cases come grouped: a category's rows are contiguous.
+        const groups = json.summary.by_category;
+        assert.ok(groups.length >= 4, JSON.stringify(groups));
+        assert.equal(await page.locator('#validation-categories tbody tr').count(), groups.length);
+        for (const g of groups) {
+                const row = page.locator(`#validation-categories tr[data-category="${g.category}"]`);
+                assert.equal(await row.count(), 1, g.category);
+                assert.match(await row.textContent(), new RegExp(`${g.count}`));
+        }
+        const shown = await page.$$eval('#validation-cases tbody tr > :first-child', (tds) => tds.map((td) => td.textContent));
+        const seen = new Set();
+        for (let i = 0; i < shown.length; i++) {
+                if (i > 0 && shown[i] !== shown[i - 1]) {
+                        assert.ok(!seen.has(shown[i]), `category ${shown[i]} appears in two places`);
+                        seen.add(shown[i - 1]);
+                }
+        }
         await page.close_();
 });
 

@@ -1,0 +1,326 @@
+/*
+ * test_frameworks.c - framework behaviour in the memory model: checkpointing
+ * policies (torchtitan's op-level policy, layer frequency), torch.compile's
+ * fused element-wise ops, logits as each framework feeds the loss, FSDP1
+ * flat-parameter gradients and no_sync accumulation, and the framework
+ * presets.  Every expected figure is worked out in the comment beside it
+ * from the mechanism's source (named in server/core/memory.c), not read
+ * from the code.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/estimate.h"
+
+#include "engine_fixtures.h"
+
+static struct estimate_result res;
+
+static void run(const struct estimate_input *in)
+{
+        run_into(&res, in, NULL, 0);
+}
+
+/* The a figure of the first assumption with this code; NAN if absent. */
+static double assumption(uint16_t code)
+{
+        for (size_t i = 0; i < res.n_assumptions; i++)
+                if (res.assumptions[i].code == code)
+                        return res.assumptions[i].a;
+        return NAN;
+}
+
+/*
+ * A small LLaMA-shaped decoder: 4 blocks, h = 1024, 16 heads of 64 (q =
+ * 1024), 4 KV heads (kv = 256), gated MLP f = 2816, RMSNorm, no dropout,
+ * vocabulary 1000; pure bf16 (2-byte activations), flash attention, SGD
+ * (no optimizer state to speak of), 8 samples of 512 tokens (enough that
+ * the start of backward is the peak); the figures below are per sample and
+ * the assertions multiply by 8.
+ *
+ * One block keeps per sample without recomputation (Korthikanti et al.
+ * 2022 with fused attention, memory.c block_activation_bytes):
+ *   QKV input          2*s*h             = 1,048,576
+ *   Q, K, V            2*s*(q + 2kv)     = 1,572,864
+ *   attention output   2*s*q             = 1,048,576
+ *   log-sum-exp        4*heads*s         =    32,768
+ *   MLP input          2*s*h             = 1,048,576
+ *   gate, up, act, product  4*2*s*f      = 11,534,336
+ *   two RMSNorms, fp32 upcast  2*4*s*h   = 4,194,304
+ *   total                                = 20,480,000
+ */
+#define BLOCK_NONE 20480000.0
+
+static struct estimate_input small_decoder(void)
+{
+        struct estimate_input in;
+        struct model_arch a;
+        memset(&a, 0, sizeof(a));
+        strcpy(a.name, "small");
+        strcpy(a.model_type, "llama");
+        a.kind = MODEL_DECODER;
+        a.layers = 4;
+        a.hidden = 1024;
+        a.heads = 16;
+        a.kv_heads = 4;
+        a.head_dim = 64;
+        a.ffn = 2816;
+        a.gated_mlp = true;
+        a.activation = MODEL_ACT_SILU;
+        a.vocab = 1000;
+        a.max_positions = 4096;
+        a.norm = MODEL_NORM_RMSNORM;
+        a.pre_norm = true;
+        a.final_norm = true;
+        a.position = MODEL_POS_ROTARY;
+        estimate_input_defaults(&in);
+        in.arch = a;
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_SGD;
+        in.flash_attention = true;
+        in.batch_size = 8;
+        in.sequence_length = 512;
+        return in;
+}
+
+/*
+ * torchtitan's op-level policy keeps, per block and sample: the block
+ * input 2*s*h = 1,048,576; the 1st, 3rd, 5th and 7th matmul outputs in
+ * forward order - wq 2*s*q = 1,048,576, wv 2*s*kv = 262,144, w1 2*s*f =
+ * 2,883,584, w2 2*s*h = 1,048,576; the attention output 1,048,576 and its
+ * log-sum-exp 32,768: 7,372,800.  Backward recomputes the rest of one
+ * block: 20,480,000 - 7,372,800 = 13,107,200.  Over 4 blocks the
+ * activations shrink by 4 * 20,480,000 - (4 * 7,372,800 + 13,107,200) =
+ * 39,321,600 bytes.
+ */
+static void test_selective_op(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        run(&in);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        uint64_t none = res.per_gpu[EST_C_ACTIVATIONS];
+        in.checkpointing = EST_CKPT_SELECTIVE_OP;
+        run(&in);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_true(fabs(assumption(EST_A_CHECKPOINT_OP) - 7372800.0) < 0.5);
+        assert_int_equal(none - res.per_gpu[EST_C_ACTIVATIONS], 8 * 39321600ull);
+}
+
+/*
+ * Layer frequency (torchtitan selective_ac_option "2"): of 4 blocks, the
+ * 2nd and 4th are checkpointed and keep their input (1,048,576 each); the
+ * others keep everything; backward recomputes one block.  Activations:
+ * 2 * 1,048,576 + 2 * 20,480,000 + 20,480,000 = 63,537,152 against
+ * 81,920,000 without: 18,382,848 less.
+ */
+static void test_checkpoint_every(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        run(&in);
+        uint64_t none = res.per_gpu[EST_C_ACTIVATIONS];
+        in.checkpointing = EST_CKPT_FULL;
+        in.checkpoint_every = 2;
+        run(&in);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(none - res.per_gpu[EST_C_ACTIVATIONS], 8 * 18382848ull);
+        assert_true(fabs(assumption(EST_A_CHECKPOINT_EVERY) - 2) < 1e-9);
+}
+
+/*
+ * torch.compile: each norm keeps its bf16 input and an fp32 rstd per token
+ * (2 * (2*s*h + 4*s) = 2,101,248 for two norms), the QKV and MLP inputs
+ * are recomputed from them, the MLP keeps gate and up (2*2*s*f =
+ * 5,767,168); attention unchanged (2,654,208).  A block: 10,522,624,
+ * 9,957,376 less than eager; 4 blocks: 39,829,504 less.
+ */
+static void test_compile(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        run(&in);
+        uint64_t eager = res.per_gpu[EST_C_ACTIVATIONS];
+        in.compile = true;
+        run(&in);
+        assert_int_equal(eager - res.per_gpu[EST_C_ACTIVATIONS], 8 * 39829504ull);
+}
+
+/*
+ * Logits, n = s * V = 512,000 per sample, bf16 model (2 bytes):
+ *   fp32 (the model upcasts):    backward starts with 4 fp32 copies, 16n = 8,192,000
+ *   upcast_in_loss (torchtitan): saved fp32 log-probs, their gradient and
+ *                                the fp32 logit gradient, 12n = 6,144,000
+ *   fused:                       bf16 logits and bf16 gradient, 4n = 2,048,000
+ */
+static void test_logits_modes(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        run(&in);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 8192000ull);
+        in.logits = EST_LOGITS_UPCAST_IN_LOSS;
+        run(&in);
+        assert_int_equal(res.peak_phase, EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 6144000ull);
+        in.logits = EST_LOGITS_FUSED;
+        run(&in);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 2048000ull);
+}
+
+/*
+ * LLaMA-2-7B LoRA (r = 8 on q and v: 32 * 2 * 8 * (4096 + 4096) =
+ * 4,194,304 adapter parameters), pure bf16, FSDP full shard over 2 GPUs.
+ *   FSDP1: each unit's flat gradient covers the frozen weights; its shard
+ *     is 6,738,415,616 * 2 B / 2 = 6,738,415,616 bytes.  FSDP2 keeps none.
+ *   FSDP1 no_sync with 4 accumulation steps: every block unit's gradient
+ *     unsharded, (6,738,415,616 - 2 * 32000 * 4096 [embeddings and head,
+ *     the root unit, no trainable parameter]) * 2 + 4,194,304 * 2 =
+ *     12,960,931,840 bytes.
+ */
+static void test_fsdp1_lora_gradients(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_LORA;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_ADAMW;
+        in.lora_rank = 8;
+        in.lora_targets = EST_LORA_Q | EST_LORA_V;
+        in.batch_size = 1;
+        in.sequence_length = 512;
+        in.flash_attention = true;
+        in.checkpointing = EST_CKPT_FULL;
+        in.strategy = EST_FSDP;
+        in.gpus = 2;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_FSDP1_FLAT_GRADS) - 6738415616.0) < 1);
+        assert_true(isnan(assumption(EST_A_FSDP_NO_SYNC)));
+        in.fsdp_version = 2;
+        run(&in);
+        assert_true(isnan(assumption(EST_A_FSDP1_FLAT_GRADS)));
+        in.fsdp_version = 1;
+        in.gradient_accumulation = 4;
+        in.fsdp_no_sync = true;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 12960931840.0) < 1);
+        assert_true(res.per_gpu[EST_C_GRADIENTS] >= 12960931840ull);
+}
+
+/*
+ * LoRA dropout (PEFT lora.Linear, litgpt LoRALinear): with p > 0 every
+ * wrapped matrix keeps its dropped bf16 input and the 1-byte mask.  LoRA on
+ * q and v of LLaMA-2-7B, 512 tokens: (2 + 1) * 512 * (4096 + 4096) =
+ * 12,582,912 bytes per block; 32 blocks without checkpointing add
+ * 402,653,184 bytes to the activations.  p = 0 adds nothing.
+ */
+static void test_lora_dropout(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_LORA;
+        in.precision = EST_BF16;
+        in.lora_rank = 8;
+        in.lora_targets = EST_LORA_Q | EST_LORA_V;
+        in.batch_size = 1;
+        in.sequence_length = 512;
+        in.flash_attention = true;
+        run(&in);
+        uint64_t plain = res.per_gpu[EST_C_ACTIVATIONS];
+        assert_true(isnan(assumption(EST_A_LORA_DROPOUT)));
+        in.lora_dropout = 0.05;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_LORA_DROPOUT) - 12582912.0) < 0.5);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - plain, 402653184);
+}
+
+/*
+ * Presets fill only what the request left unset, and say so: torchtitan
+ * on 8 GPUs sets bf16 mixed precision, the op-level policy, flash
+ * attention, the loss upcast, a fused optimizer, FSDP and FSDP2; a stated
+ * checkpointing survives, and applying the preset twice changes nothing.
+ */
+static void test_presets(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        in.set = 0;
+        in.gpus = 8;
+        in.framework = EST_FW_TORCHTITAN;
+        estimate_apply_framework(&in);
+        assert_int_equal(in.precision, EST_BF16_MIXED);
+        assert_int_equal(in.checkpointing, EST_CKPT_SELECTIVE_OP);
+        assert_true(in.flash_attention);
+        assert_int_equal(in.logits, EST_LOGITS_UPCAST_IN_LOSS);
+        assert_int_equal(in.strategy, EST_FSDP);
+        assert_int_equal(in.fsdp_version, 2);
+        assert_true(in.framework_set & (1u << EST_FWS_CHECKPOINTING));
+        struct estimate_input again = in;
+        estimate_apply_framework(&again);
+        assert_memory_equal(&again, &in, sizeof(in));
+        run(&in);
+        size_t listed = 0;
+        for (size_t i = 0; i < res.n_assumptions; i++)
+                listed += res.assumptions[i].code == EST_A_FRAMEWORK;
+        assert_int_equal(listed, (size_t)__builtin_popcount(in.framework_set));
+
+        /* The request's own choice stands. */
+        in = small_decoder();
+        in.set = EST_SET_CHECKPOINTING;
+        in.checkpointing = EST_CKPT_FULL;
+        in.framework = EST_FW_TORCHTITAN;
+        estimate_apply_framework(&in);
+        assert_int_equal(in.checkpointing, EST_CKPT_FULL);
+        assert_false(in.framework_set & (1u << EST_FWS_CHECKPOINTING));
+
+        /* litgpt on several GPUs: FSDP1, per-block checkpointing, no_sync
+         * under accumulation; torchtune: pure bf16, full checkpointing,
+         * chunked loss. */
+        in = small_decoder();
+        in.set = 0;
+        in.gpus = 4;
+        in.gradient_accumulation = 8;
+        in.framework = EST_FW_LITGPT;
+        estimate_apply_framework(&in);
+        assert_int_equal(in.strategy, EST_FSDP);
+        assert_int_equal(in.fsdp_version, 1);
+        assert_int_equal(in.checkpointing, EST_CKPT_FULL);
+        assert_true(in.fsdp_no_sync);
+        assert_true(in.chunked_loss);
+        in = small_decoder();
+        in.set = 0;
+        in.framework = EST_FW_TORCHTUNE;
+        estimate_apply_framework(&in);
+        assert_int_equal(in.precision, EST_BF16);
+        assert_int_equal(in.checkpointing, EST_CKPT_FULL);
+        assert_true(in.chunked_loss);
+        assert_int_equal(in.strategy, EST_SINGLE); /* one GPU: nothing to shard */
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_selective_op),
+                cmocka_unit_test(test_checkpoint_every),
+                cmocka_unit_test(test_compile),
+                cmocka_unit_test(test_logits_modes),
+                cmocka_unit_test(test_fsdp1_lora_gradients),
+                cmocka_unit_test(test_lora_dropout),
+                cmocka_unit_test(test_presets),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
