@@ -6,6 +6,7 @@
 #include "api/validation.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,47 @@ static json_t *load_rows(const struct api_request *rq, struct api_response *rs,
         return rows;
 }
 
+/*
+ * Median and p90 of |error| per category, in the order categories first
+ * appear among the cases (the rows come sorted by id).  errs and buf have
+ * room for every case.
+ */
+static json_t *validation_by_category(json_t *cases, double *errs, double *buf)
+{
+        json_t *out = json_array(), *c;
+        size_t i;
+
+        if (!out)
+                return NULL;
+        json_array_foreach(cases, i, c)
+        {
+                const char *cat = json_string_value(json_object_get(c, "category"));
+                size_t j, n = 0;
+                json_t *d;
+                bool seen = false;
+                double median, p90;
+
+                if (!cat)
+                        continue;
+                json_array_foreach(out, j, d) seen =
+                        seen || !strcmp(json_string_value(json_object_get(d, "category")), cat);
+                if (seen)
+                        continue;
+                json_array_foreach(cases, j, d)
+                {
+                        json_t *e = json_object_get(d, "error");
+                        const char *dc = json_string_value(json_object_get(d, "category"));
+                        if (dc && !strcmp(dc, cat) && json_is_number(e))
+                                errs[n++] = json_number_value(e);
+                }
+                api_validation_summary(errs, n, buf, &median, &p90);
+                json_array_append_new(out, json_pack("{s:s, s:i, s:f, s:f}", "category", cat,
+                                                     "count", (json_int_t)n, "median_abs_error",
+                                                     median, "p90_abs_error", p90));
+        }
+        return out;
+}
+
 void api_validation_handle(const struct api_request *rq, struct api_response *rs)
 {
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
@@ -130,8 +172,9 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                 const char *kind = json_string_value(json_object_get(row, "kind"));
                 double measured = json_number_value(json_object_get(row, "measured_bytes"));
                 json_t *c = json_pack(
-                        "{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
-                        json_object_get(row, "id"), "source", json_object_get(row, "source"), "url",
+                        "{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
+                        json_object_get(row, "id"), "category", json_object_get(row, "category"),
+                        "source", json_object_get(row, "source"), "url",
                         json_object_get(row, "url"), "notes", json_object_get(row, "notes"),
                         "measurement_kind", json_object_get(row, "kind"), "measured",
                         json_object_get(row, "measured"), "unit", json_object_get(row, "unit"),
@@ -158,11 +201,13 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                 json_array_append_new(cases, c);
         }
         api_validation_summary(errs, n_ok, buf, &median, &p90);
-        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s}}", "cases", cases, "summary", "count",
+        json_t *by_category = validation_by_category(cases, errs, buf); /* reuses errs */
+        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s, s:o*}}", "cases", cases, "summary", "count",
                         (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
                         "comparison",
-                        "max_allocated cases compare allocated_bytes; nvidia_smi cases compare "
-                        "total_bytes");
+                        "max_allocated cases compare allocated_bytes; max_reserved cases compare "
+                        "reserved_bytes; nvidia_smi cases compare total_bytes",
+                        "by_category", by_category);
         cases = NULL;
         if (!doc)
                 api_problem(rs, 500, "out of memory");

@@ -9,7 +9,8 @@
 
 static const char sql_measurements[] =
         "SELECT coalesce(json_agg(json_build_object("
-        " 'id', id, 'measured', measured, 'unit', unit, 'measured_bytes', measured_bytes,"
+        " 'id', id, 'category', category, 'measured', measured, 'unit', unit,"
+        " 'measured_bytes', measured_bytes,"
         " 'kind', kind, 'source', source, 'url', url, 'notes', notes, 'request', request)"
         " ORDER BY id COLLATE \"C\"), '[]'::json)::text FROM measurements";
 

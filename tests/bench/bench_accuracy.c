@@ -4,7 +4,8 @@
  * Reads tests/data/measurements.json (and tests/data/catalog_models.json
  * to resolve catalog model ids without a database), runs every case
  * through the same evaluation as GET /api/v1/validation and prints the
- * error per case, the median and the 90th percentile of |error|.
+ * error per case, then the median and the 90th percentile of |error| per
+ * category (the case's "category") and over all cases.
  *
  * Usage: bench_accuracy [-v] [measurements.json [catalog_models.json]]
  *   -v  also print each case's peak phase and per-GPU components (GiB)
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
         json_t *cases, *c;
         size_t i, n = 0;
         double errs[256], buf[256], median, p90;
+        const char *cats[256];
         int rc = 0;
 
         if (!doc || !models) {
@@ -133,12 +135,30 @@ int main(int argc, char **argv)
                 if (verbose)
                         print_breakdown(req);
                 json_decref(req);
-                if (n < sizeof(errs) / sizeof(errs[0]))
+                if (n < sizeof(errs) / sizeof(errs[0])) {
+                        const char *cat = json_string_value(json_object_get(c, "category"));
+                        cats[n] = cat ? cat : "uncategorised";
                         errs[n++] = v.error;
+                }
+        }
+        printf("\n%-20s %6s %10s %10s\n", "category", "cases", "median", "p90");
+        for (size_t k = 0; k < n; k++) {
+                bool first = true;
+                for (size_t j = 0; j < k; j++)
+                        if (!strcmp(cats[j], cats[k]))
+                                first = false;
+                if (!first)
+                        continue;
+                double sub[256];
+                size_t m = 0;
+                for (size_t j = k; j < n; j++)
+                        if (!strcmp(cats[j], cats[k]))
+                                sub[m++] = errs[j];
+                api_validation_summary(sub, m, buf, &median, &p90);
+                printf("%-20s %6zu %9.1f%% %9.1f%%\n", cats[k], m, median * 100, p90 * 100);
         }
         api_validation_summary(errs, n, buf, &median, &p90);
-        printf("\ncases %zu  median |error| %.1f%%  p90 |error| %.1f%%\n", n, median * 100,
-               p90 * 100);
+        printf("%-20s %6zu %9.1f%% %9.1f%%\n", "all", n, median * 100, p90 * 100);
         json_decref(doc);
         json_decref(models);
         return rc;

@@ -1,7 +1,9 @@
 // validation.js - the Validation view: GET api/v1/validation, the engine's
 // published accuracy.  Every measured case with its source, measurement
 // kind, measured and estimated figures and the error; the median and
-// 90th-percentile error the API reports on top.
+// 90th-percentile error the API reports on top, overall and per category
+// (inference, one GPU, PEFT over several GPUs, pre-training over several
+// GPUs), and the cases grouped by category.
 
 import { apiFetch } from '../api.js';
 import { $, el } from '../dom.js';
@@ -10,6 +12,14 @@ import { renderTable } from '../table.js';
 import { showProblem, clearProblems } from '../forms.js';
 
 let sort = null;
+
+const CATEGORY_NAMES = {
+        inference: 'Inference',
+        single_gpu: 'Training on one GPU',
+        multi_gpu_peft: 'LoRA / QLoRA over several GPUs',
+        multi_gpu_pretrain: 'Full training over several GPUs',
+};
+const categoryName = (c) => CATEGORY_NAMES[c] || (c ? fmt.words(c) : '—');
 
 const pick = (o, ...keys) => {
         for (const k of keys) if (o && o[k] !== undefined && o[k] !== null) return o[k];
@@ -100,7 +110,24 @@ function summary(d) {
                         el('strong', { id: 'val-p90' }, fmt.percent(p90))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Measured cases'),
                         el('strong', {}, fmt.integer(typeof n === 'number' ? n : casesOf(d).length))),
-                s.comparison ? el('p', { class: 'muted' }, `Compared: ${s.comparison}.`) : null);
+                s.comparison ? el('p', { class: 'muted' }, `Compared: ${s.comparison}.`) : null,
+                byCategory(s.by_category));
+}
+
+// The per-category figures: one row per category the API reports.
+function byCategory(list) {
+        if (!Array.isArray(list) || !list.length) return null;
+        return el('table', { id: 'validation-categories', class: 'compact' },
+                el('caption', {}, 'Error by kind of run'),
+                el('thead', {}, el('tr', {},
+                        el('th', { scope: 'col' }, 'Category'), el('th', { scope: 'col', class: 'num' }, 'Cases'),
+                        el('th', { scope: 'col', class: 'num' }, 'Median |error|'),
+                        el('th', { scope: 'col', class: 'num' }, '90th percentile'))),
+                el('tbody', {}, ...list.map((g) => el('tr', { 'data-category': g.category },
+                        el('th', { scope: 'row' }, categoryName(g.category)),
+                        el('td', { class: 'num' }, fmt.integer(g.count)),
+                        el('td', { class: 'num' }, fmt.percent(g.median_abs_error)),
+                        el('td', { class: 'num' }, fmt.percent(g.p90_abs_error))))));
 }
 
 async function run() {
@@ -113,7 +140,10 @@ async function run() {
                 return;
         }
         summary(d);
-        const rows = casesOf(d);
+        // Grouped by category (in the order the summary lists them), then by id.
+        const order = new Map(((d.summary && d.summary.by_category) || []).map((g, i) => [g.category, i]));
+        const rows = casesOf(d).slice().sort((a, b) =>
+                (order.get(a.category) ?? 99) - (order.get(b.category) ?? 99) || String(a.id).localeCompare(String(b.id)));
         renderTable($('#validation-table'), {
                 id: 'validation-cases',
                 caption: 'Published measurements against the engine',
@@ -122,6 +152,7 @@ async function run() {
                 onSort: (s) => { sort = s; },
                 rowClass: (c) => (Math.abs(errorOf(c) || 0) > 0.25 ? 'off' : null),
                 columns: [
+                        { key: 'category', label: 'Category', value: (c) => categoryName(c.category) },
                         { key: 'case', label: 'Case', value: (c) => pick(c, 'name', 'id', 'title') },
                         { key: 'config', label: 'Configuration', value: configText, render: requestDetails },
                         { key: 'kind', label: 'Measured as', value: (c) => pick(c, 'measurement_kind', 'measurement', 'kind'),
