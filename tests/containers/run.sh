@@ -80,7 +80,9 @@ if [ "$(id -u)" -ne 0 ]; then
         FAIL=1
         finish
 fi
-DEB_PACKAGES="podman runc buildah mmdebstrap docker-compose netavark aardvark-dns" ensure_packages ||
+# netavark programs the bridge network with iptables, which Debian's podman
+# only recommends (a fresh machine has none: "netavark: No such file").
+DEB_PACKAGES="podman runc buildah mmdebstrap docker-compose netavark aardvark-dns iptables" ensure_packages ||
         { log "containers: cannot install podman and friends"; FAIL=1; finish; }
 
 # runc, and no default ulimits: crun's rlimit setup, and raising limits
