@@ -699,20 +699,12 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
 
 static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"strategy",
-                                           "fsdp_sharding",
-                                           "gpus",
-                                           "nodes",
-                                           "tensor_parallel",
-                                           "pipeline_parallel",
-                                           "micro_batches",
-                                           "sequence_parallel",
-                                           "offload",
-                                           "model_load",
-                                           "inter_node_bytes_per_s",
-                                           "fsdp_version",
-                                           "fsdp_no_sync",
-                                           NULL};
+        static const char *const keys[] = {
+                "strategy",      "fsdp_sharding",          "gpus",
+                "nodes",         "tensor_parallel",        "pipeline_parallel",
+                "micro_batches", "sequence_parallel",      "offload",
+                "model_load",    "inter_node_bytes_per_s", "fsdp_version",
+                "fsdp_no_sync",  "fsdp_use_orig_params",   NULL};
         const char *base = "/parallelism";
         int v;
         bool present, fsdp_given;
@@ -739,6 +731,11 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
         in->set |= present ? EST_SET_FSDP_VERSION : 0;
         if (json_object_get(o, "sequence_parallel"))
                 in->set |= EST_SET_SEQ_PARALLEL;
+        if (json_object_get(o, "fsdp_use_orig_params")) {
+                in->set |= EST_SET_FSDP_ORIG;
+                if (get_bool(o, base, "fsdp_use_orig_params", &in->fsdp_use_orig_params, e))
+                        return -1;
+        }
         if (json_object_get(o, "fsdp_no_sync")) {
                 in->set |= EST_SET_FSDP_NO_SYNC;
                 if (get_bool(o, base, "fsdp_no_sync", &in->fsdp_no_sync, e))
@@ -1011,6 +1008,7 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         if (in->strategy == EST_FSDP) {
                 jsonw_kint(w, "fsdp_version", in->fsdp_version);
                 jsonw_kbool(w, "fsdp_no_sync", in->fsdp_no_sync);
+                jsonw_kbool(w, "fsdp_use_orig_params", in->fsdp_use_orig_params);
         }
         jsonw_kint(w, "gpus", in->gpus);
         jsonw_kint(w, "nodes", in->nodes);

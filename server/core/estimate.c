@@ -38,7 +38,8 @@ static const char *const fw_setting_names[] = {"precision",
                                                "allocator_reserve_fraction",
                                                "sequence_parallel",
                                                "fsdp_no_sync",
-                                               "lora_dropout"};
+                                               "lora_dropout",
+                                               "fsdp_use_orig_params"};
 const char *const estimate_strategy_names[] = {"single", "ddp",  "zero1", "zero2",
                                                "zero3",  "fsdp", NULL};
 const char *const estimate_fsdp_names[] = {"full_shard", "shard_grad_op", "hybrid_shard", NULL};
@@ -158,11 +159,14 @@ void estimate_input_defaults(struct estimate_input *in)
  *   activation_checkpointing_policy={Block}; chunked_cross_entropy over
  *   lm_head_chunk_size = 128 chunks; SDPA attention; torch AdamW (foreach);
  *   accumulation micro-batches under fabric.no_backward_sync (FSDP1 no_sync);
+ *   Fabric's FSDPStrategy uses use_orig_params=True, so LoRA layers share
+ *   each Block's flat parameter with its frozen weights;
  *   LoRA Config lora_dropout 0.05 (litgpt/lora.py).
  * HF Trainer / accelerate: bf16=True is autocast over fp32 weights; the
  *   model returns fp32 logits; adamw_torch (foreach); DDP, or FSDP1 through
  *   accelerate's FullyShardedDataParallelPlugin, whose accumulate() runs the
- *   non-final micro-batches under no_sync.
+ *   non-final micro-batches under no_sync; PEFT's fsdp_auto_wrap_policy puts
+ *   each trainable LoRA layer in a unit of its own.
  * DeepSpeed: bf16 with fp32 master weights inside the ZeRO optimizer.
  * Megatron-LM: --recompute-activations is the selective policy modelled
  *   here, flash attention through Transformer Engine, sequence parallelism
@@ -171,8 +175,9 @@ void estimate_input_defaults(struct estimate_input *in)
  *   allocates exact ggml buffers, not PyTorch's caching allocator.
  */
 /* Sharding as a framework that shards with FSDP does it: FSDP on several
- * GPUs, its FSDP version, and FSDP1's no_sync under accumulation. */
-static void preset_fsdp(struct estimate_input *in, uint32_t version, bool no_sync)
+ * GPUs, its FSDP version, FSDP1's no_sync under accumulation, and whether
+ * LoRA layers share block units with frozen weights (use_orig_params). */
+static void preset_fsdp(struct estimate_input *in, uint32_t version, bool no_sync, bool orig_params)
 {
         if (in->gpus > 1)
                 PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_FSDP);
@@ -181,6 +186,8 @@ static void preset_fsdp(struct estimate_input *in, uint32_t version, bool no_syn
         PRESET(in, EST_SET_FSDP_VERSION, EST_FWS_FSDP_VERSION, fsdp_version, version);
         if (no_sync && in->fsdp_version == 1 && in->gradient_accumulation > 1)
                 PRESET(in, EST_SET_FSDP_NO_SYNC, EST_FWS_FSDP_NO_SYNC, fsdp_no_sync, true);
+        if (orig_params && in->fsdp_version == 1 && (in->mode == EST_LORA || in->mode == EST_QLORA))
+                PRESET(in, EST_SET_FSDP_ORIG, EST_FWS_FSDP_ORIG_PARAMS, fsdp_use_orig_params, true);
 }
 
 void estimate_apply_framework(struct estimate_input *in)
@@ -196,7 +203,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
-                preset_fsdp(in, 2, false);
+                preset_fsdp(in, 2, false, false);
                 if (in->tensor_parallel > 1)
                         PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
                                sequence_parallel, true);
@@ -209,7 +216,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_CHUNKED_LOSS, EST_FWS_CHUNKED_LOSS, chunked_loss, true);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
-                preset_fsdp(in, 2, false);
+                preset_fsdp(in, 2, false, false);
                 break;
         case EST_FW_LITGPT:
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16);
@@ -220,7 +227,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 if (multi)
                         PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
                                EST_CKPT_FULL);
-                preset_fsdp(in, 1, true);
+                preset_fsdp(in, 1, true, true);
                 break;
         case EST_FW_HF_TRAINER:
         case EST_FW_ACCELERATE:
@@ -229,7 +236,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 if (multi)
                         PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_DDP);
                 if (in->strategy == EST_FSDP)
-                        preset_fsdp(in, 1, true);
+                        preset_fsdp(in, 1, true, false); /* PEFT wraps LoRA layers apart */
                 break;
         case EST_FW_DEEPSPEED:
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
@@ -424,6 +431,9 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                         break;
                 case EST_FWS_LORA_DROPOUT:
                         val = in->lora_dropout;
+                        break;
+                case EST_FWS_FSDP_ORIG_PARAMS:
+                        val = in->fsdp_use_orig_params;
                         break;
                 case EST_FWS_COUNT:
                         break;

@@ -128,6 +128,7 @@ enum est_fw_setting {
         EST_FWS_SEQUENCE_PARALLEL,
         EST_FWS_FSDP_NO_SYNC,
         EST_FWS_LORA_DROPOUT,
+        EST_FWS_FSDP_ORIG_PARAMS,
         EST_FWS_COUNT
 };
 
@@ -203,6 +204,7 @@ enum est_model_load {
 #define EST_SET_SEQ_PARALLEL  0x400000u
 #define EST_SET_FSDP_NO_SYNC  0x800000u
 #define EST_SET_LORA_DROPOUT  0x1000000u
+#define EST_SET_FSDP_ORIG     0x2000000u
 
 struct estimate_input {
         struct model_arch arch;
@@ -276,7 +278,8 @@ struct estimate_input {
         enum est_logits logits;
         uint32_t fsdp_version; /* 1: flat parameters (FullyShardedDataParallel), 2: fully_shard */
         bool fsdp_no_sync;     /* FSDP1: accumulation micro-batches run under no_sync() */
-        double lora_dropout;   /* LoRA dropout probability on each wrapped layer's input */
+        bool fsdp_use_orig_params; /* FSDP1 with LoRA inside block units: mixed flat params */
+        double lora_dropout;       /* LoRA dropout probability on each wrapped layer's input */
 };
 
 /*

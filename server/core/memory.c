@@ -587,10 +587,9 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double G_unsharded = 0;
         if (in->fsdp_no_sync && in->strategy == EST_FSDP && in->fsdp_version != 2 &&
             in->gradient_accumulation > 1) {
-                G_unsharded =
-                        d->lora ? ((d->P - d->root_params) * d->e_w + d->P_trainable * d->e_g) /
-                                          (t * p)
-                                : d->P_trainable * d->e_g / (t * p);
+                double frozen_units =
+                        d->lora && in->fsdp_use_orig_params ? (d->P - d->root_params) * d->e_w : 0;
+                G_unsharded = (frozen_units + d->P_trainable * d->e_g) / (t * p);
                 G_fwd = fmax(G_fwd, G_unsharded);
                 ASSUME(res, EST_A_FSDP_NO_SYNC, G_unsharded, 0);
         }
@@ -624,7 +623,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
          * _reset_flat_param_grad_info_if_needed).  FSDP2 and DeepSpeed keep
          * gradients of trainable parameters only.
          */
-        if (d->lora && in->strategy == EST_FSDP && in->fsdp_version != 2) {
+        if (d->lora && in->strategy == EST_FSDP && in->fsdp_version != 2 &&
+            in->fsdp_use_orig_params) {
                 double frozen = d->P * d->e_w / (S * t * p); /* every base weight */
                 /* Under no_sync the accumulated unsharded gradient is the
                  * larger of the two and is what backward ends with; the

@@ -416,7 +416,7 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 case EST_FWS_LORA_DROPOUT:
                         snprintf(value, sizeof(value), "%g", b);
                         break;
-                default:
+                default: /* booleans */
                         snprintf(value, sizeof(value), "%s", b != 0 ? "true" : "false");
                         break;
                 }

@@ -81,6 +81,7 @@ test('litgpt LoRA over FSDP1 with accumulation keeps unsharded gradients (no_syn
         assert.equal(acc.status, 200, acc.text);
         assert.equal(acc.json.input.fsdp_version, 1);
         assert.equal(acc.json.input.fsdp_no_sync, true);
+        assert.equal(acc.json.input.fsdp_use_orig_params, true); // Fabric: LoRA inside each Block's flat parameter
         // Every block's flat gradient unsharded in bf16: (6,738,415,616 -
         // 2 x 32000 x 4096) x 2 B + 4,194,304 adapter gradients x 2 B.
         assert.ok(acc.json.per_gpu.components.gradients >= 12960931840, `${acc.json.per_gpu.components.gradients}`);
@@ -88,6 +89,22 @@ test('litgpt LoRA over FSDP1 with accumulation keeps unsharded gradients (no_syn
         const one = await post('/api/v1/estimate', body(1));
         assert.equal(one.json.input.fsdp_no_sync, false);
         assert.ok(one.json.per_gpu.components.gradients < acc.json.per_gpu.components.gradients);
+});
+
+test('accelerate with PEFT wraps LoRA layers apart: no gradients for frozen weights under FSDP1', async () => {
+        const r = await post('/api/v1/estimate', {
+                model: { id: 'llama-2-7b' }, framework: 'accelerate',
+                workload: { mode: 'lora', batch_size: 1, sequence_length: 1024, gradient_accumulation: 4,
+                            lora: { rank: 8, targets: ['q_proj', 'v_proj'] } },
+                parallelism: { gpus: 2, strategy: 'fsdp' },
+        });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.json.input.fsdp_version, 1);
+        assert.equal(r.json.input.fsdp_use_orig_params, false);
+        assert.ok(!r.json.assumptions.some((a) => a.code === 'fsdp1_flat_gradients'));
+        // Unsharded under no_sync: the 4,194,304 adapter gradients only (fp32
+        // under autocast's fp32 weights: 4 B) - far below the 13.5 GB of the base.
+        assert.ok(r.json.per_gpu.components.gradients < 1e9, `${r.json.per_gpu.components.gradients}`);
 });
 
 test('unknown framework, bad selective_ac_option and fsdp_version without FSDP are 400s that say what is valid', async () => {

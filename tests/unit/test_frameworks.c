@@ -181,8 +181,10 @@ static void test_logits_modes(void **state)
 /*
  * LLaMA-2-7B LoRA (r = 8 on q and v: 32 * 2 * 8 * (4096 + 4096) =
  * 4,194,304 adapter parameters), pure bf16, FSDP full shard over 2 GPUs.
- *   FSDP1: each unit's flat gradient covers the frozen weights; its shard
- *     is 6,738,415,616 * 2 B / 2 = 6,738,415,616 bytes.  FSDP2 keeps none.
+ *   FSDP1 with use_orig_params and LoRA inside the block units (litgpt):
+ *     each unit's flat gradient covers the frozen weights; its shard is
+ *     6,738,415,616 * 2 B / 2 = 6,738,415,616 bytes.  With LoRA layers in
+ *     units of their own (PEFT's wrap policy) or FSDP2: none.
  *   FSDP1 no_sync with 4 accumulation steps: every block unit's gradient
  *     unsharded, (6,738,415,616 - 2 * 32000 * 4096 [embeddings and head,
  *     the root unit, no trainable parameter]) * 2 + 4,194,304 * 2 =
@@ -206,6 +208,9 @@ static void test_fsdp1_lora_gradients(void **state)
         in.strategy = EST_FSDP;
         in.gpus = 2;
         run(&in);
+        assert_true(isnan(assumption(EST_A_FSDP1_FLAT_GRADS)));
+        in.fsdp_use_orig_params = true;
+        run(&in);
         assert_true(fabs(assumption(EST_A_FSDP1_FLAT_GRADS) - 6738415616.0) < 1);
         assert_true(isnan(assumption(EST_A_FSDP_NO_SYNC)));
         in.fsdp_version = 2;
@@ -217,6 +222,10 @@ static void test_fsdp1_lora_gradients(void **state)
         run(&in);
         assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 12960931840.0) < 1);
         assert_true(res.per_gpu[EST_C_GRADIENTS] >= 12960931840ull);
+        /* PEFT-style units: only the 4,194,304 adapter gradients, 2 B each. */
+        in.fsdp_use_orig_params = false;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 8388608.0) < 1);
 }
 
 /*
@@ -301,6 +310,7 @@ static void test_presets(void **state)
         assert_int_equal(in.checkpointing, EST_CKPT_FULL);
         assert_true(in.fsdp_no_sync);
         assert_true(in.chunked_loss);
+        assert_false(in.fsdp_use_orig_params); /* pre-training: no LoRA to share units with */
         in = small_decoder();
         in.set = 0;
         in.framework = EST_FW_TORCHTUNE;
