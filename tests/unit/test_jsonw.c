@@ -65,6 +65,17 @@ static void test_structure(void **state)
         jsonw_object_end(&w);
         expect_text(&w, "{\"a\":1,\"b\":[true,false,null,{\"c\":\"d\"},[]],\"e\":{},\"f\":null,"
                         "\"g\":null}");
+
+        /* Member names that need escaping take the general path; a tiny
+         * buffer makes the fast path grow it. */
+        jsonw_init(&w, 1, 1024);
+        jsonw_object_begin(&w);
+        jsonw_kint(&w, "plain_name_longer_than_the_buffer", 1);
+        jsonw_kint(&w, "q\"b\\s\n", 2);
+        jsonw_kint(&w, "caf\xc3\xa9", 3);
+        jsonw_object_end(&w);
+        expect_text(&w, "{\"plain_name_longer_than_the_buffer\":1,\"q\\\"b\\\\s\\n\":2,"
+                        "\"caf\xc3\xa9\":3}");
 }
 
 static void test_integers(void **state)
