@@ -587,8 +587,9 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double G_unsharded = 0;
         if (in->fsdp_no_sync && in->strategy == EST_FSDP && in->fsdp_version != 2 &&
             in->gradient_accumulation > 1) {
-                double frozen_units =
-                        d->lora && in->fsdp_use_orig_params ? (d->P - d->root_params) * d->e_w : 0;
+                double frozen_units = d->lora && in->fsdp_use_orig_params
+                                              ? d->P_linear * d->e_q + (double)d->pb.small * d->e_w
+                                              : 0;
                 G_unsharded = (frozen_units + d->P_trainable * d->e_g) / (t * p);
                 G_fwd = fmax(G_fwd, G_unsharded);
                 ASSUME(res, EST_A_FSDP_NO_SYNC, G_unsharded, 0);
@@ -625,7 +626,11 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
          */
         if (d->lora && in->strategy == EST_FSDP && in->fsdp_version != 2 &&
             in->fsdp_use_orig_params) {
-                double frozen = d->P * d->e_w / (S * t * p); /* every base weight */
+                /* A flat gradient has the flat parameter's dtype and size:
+                 * as many bytes as the frozen weights it covers (QLoRA's
+                 * 4-bit weights packed in a bf16 quant_storage: e_q). */
+                double frozen =
+                        (d->P_linear * d->e_q + (d->P - d->P_linear) * d->e_w) / (S * t * p);
                 /* Under no_sync the accumulated unsharded gradient is the
                  * larger of the two and is what backward ends with; the
                  * shards replace it unit by unit on the last micro-batch. */

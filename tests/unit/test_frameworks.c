@@ -222,6 +222,20 @@ static void test_fsdp1_lora_gradients(void **state)
         run(&in);
         assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 12960931840.0) < 1);
         assert_true(res.per_gpu[EST_C_GRADIENTS] >= 12960931840ull);
+        /* QLoRA: the flat gradient has the flat parameter's size, so it is
+         * as large as the (4-bit) frozen weights themselves, whatever the
+         * quantization costs per weight; the adapters (4,194,304 x 2 B) are
+         * the only difference between the two. */
+        in.mode = EST_QLORA;
+        in.quantization = EST_QUANT_NF4;
+        in.gradient_accumulation = 1;
+        run(&in);
+        double frozen = assumption(EST_A_FSDP1_FLAT_GRADS);
+        assert_true(fabs((double)res.per_gpu[EST_C_WEIGHTS] - frozen - 4194304.0 * 2) < 2);
+        assert_true(frozen < 6738415616.0 / 2); /* well under the bf16 figure */
+        in.mode = EST_LORA;
+        in.quantization = EST_QUANT_NONE;
+        in.gradient_accumulation = 4;
         /* PEFT-style units: only the 4,194,304 adapter gradients, 2 B each. */
         in.fsdp_use_orig_params = false;
         run(&in);
