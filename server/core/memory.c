@@ -103,9 +103,9 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
         double norm_b = (B < 4 && (a->norm == MODEL_NORM_RMSNORM || d->mixed)) ? 4 : B;
         double score_b;
         if (d->mixed) /* autocast: softmax in fp32 (4), its fp16 copy for the matmul (2) */
-                score_b = drop ? 4 + 1 + 2 : 4 + 2;
+                score_b = drop > 0 ? 4 + 1 + 2 : 4 + 2;
         else
-                score_b = drop ? 2 * B + 1 : B;
+                score_b = drop > 0 ? 2 * B + 1 : B;
 
         double rep = B * s * h /* QKV input */ + drop * s * h /* attention output dropout mask */;
         double shard = B * s * (q + 2 * kv) + B * s * q;
