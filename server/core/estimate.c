@@ -162,15 +162,20 @@ void estimate_input_defaults(struct estimate_input *in)
  *   Fabric's FSDPStrategy uses use_orig_params=True, so LoRA layers share
  *   each Block's flat parameter with its frozen weights;
  *   LoRA Config lora_dropout 0.05 (litgpt/lora.py).
- * HF Trainer / accelerate: bf16=True is autocast over fp32 weights; the
- *   model returns fp32 logits; adamw_torch (foreach); DDP, or FSDP1 through
+ * HF Trainer / accelerate: fp32 unless asked otherwise (TrainingArguments
+ *   bf16 = fp16 = False; accelerate mixed_precision "no"); the model returns
+ *   fp32 logits; adamw_torch (foreach); DDP, or FSDP1 through
  *   accelerate's FullyShardedDataParallelPlugin, whose accumulate() runs the
  *   non-final micro-batches under no_sync; PEFT's fsdp_auto_wrap_policy puts
  *   each trainable LoRA layer in a unit of its own.
- * DeepSpeed: bf16 with fp32 master weights inside the ZeRO optimizer.
- * Megatron-LM: --recompute-activations is the selective policy modelled
- *   here, flash attention through Transformer Engine, sequence parallelism
- *   with tensor parallelism, fp32 cross-entropy over vocab-parallel logits.
+ * DeepSpeed: fp32 unless its config enables fp16 or bf16 (both off by
+ *   default); with them, fp32 master weights inside the ZeRO optimizer.
+ * Megatron-LM: "selective" means its --recompute-activations policy (the
+ *   attention core), which stays the engine's meaning of the name; nothing
+ *   is recomputed unless asked (--recompute-granularity unset); attention
+ *   through Transformer Engine's fused kernels; the cross-entropy runs in
+ *   fp32 over the (vocab-parallel) logits.  Sequence parallelism and the
+ *   precision are flags its users set, so the request says them.
  * vLLM and transformers serve with fused attention (flash / SDPA); llama.cpp
  *   allocates exact ggml buffers, not PyTorch's caching allocator.
  */
@@ -231,7 +236,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 break;
         case EST_FW_HF_TRAINER:
         case EST_FW_ACCELERATE:
-                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_FP32);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_FP32);
                 if (multi)
                         PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_DDP);
@@ -239,17 +244,11 @@ void estimate_apply_framework(struct estimate_input *in)
                         preset_fsdp(in, 1, true, false); /* PEFT wraps LoRA layers apart */
                 break;
         case EST_FW_DEEPSPEED:
-                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
+                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_FP32);
                 break;
         case EST_FW_MEGATRON:
-                PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
-                PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
-                       EST_CKPT_SELECTIVE);
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
-                if (in->tensor_parallel > 1)
-                        PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
-                               sequence_parallel, true);
                 break;
         case EST_FW_VLLM:
         case EST_FW_TRANSFORMERS:

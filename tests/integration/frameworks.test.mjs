@@ -102,8 +102,10 @@ test('accelerate with PEFT wraps LoRA layers apart: no gradients for frozen weig
         assert.equal(r.json.input.fsdp_version, 1);
         assert.equal(r.json.input.fsdp_use_orig_params, false);
         assert.ok(!r.json.assumptions.some((a) => a.code === 'fsdp1_flat_gradients'));
-        // Unsharded under no_sync: the 4,194,304 adapter gradients only (fp32
-        // under autocast's fp32 weights: 4 B) - far below the 13.5 GB of the base.
+        // accelerate's default precision is fp32 (mixed_precision "no").
+        assert.equal(r.json.input.precision, 'fp32');
+        // Unsharded under no_sync: the 4,194,304 adapter gradients only (fp32,
+        // 4 B each) - far below the 27 GB the fp32 base would need.
         assert.ok(r.json.per_gpu.components.gradients < 1e9, `${r.json.per_gpu.components.gradients}`);
 });
 
