@@ -462,8 +462,9 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                                floor((double)in->arch.layers / in->checkpoint_every));
                 if (in->compile)
                         ASSUME(r, EST_A_COMPILE, 0, 0);
-                if (memory_lora_dropout_bytes(in, d) > 0)
-                        ASSUME(r, EST_A_LORA_DROPOUT, memory_lora_dropout_bytes(in, d), 0);
+                double dropped = memory_lora_dropout_bytes(in, d);
+                if (dropped > 0)
+                        ASSUME(r, EST_A_LORA_DROPOUT, dropped, 0);
                 if (d->e_opt_temp > 0)
                         ASSUME(r, EST_A_FOREACH_TEMP, d->e_opt_temp, 0);
                 if (in->optimizer == EST_OPT_ADAFACTOR)

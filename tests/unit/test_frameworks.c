@@ -57,30 +57,18 @@ static double assumption(uint16_t code)
  *   two RMSNorms, fp32 upcast  2*4*s*h   = 4,194,304
  *   total                                = 20,480,000
  */
-#define BLOCK_NONE 20480000.0
-
 static struct estimate_input small_decoder(void)
 {
         struct estimate_input in;
-        struct model_arch a;
-        memset(&a, 0, sizeof(a));
+        struct model_arch a = llama2_7b(); /* LLaMA's structure, smaller sizes */
         strcpy(a.name, "small");
-        strcpy(a.model_type, "llama");
-        a.kind = MODEL_DECODER;
         a.layers = 4;
         a.hidden = 1024;
         a.heads = 16;
         a.kv_heads = 4;
         a.head_dim = 64;
         a.ffn = 2816;
-        a.gated_mlp = true;
-        a.activation = MODEL_ACT_SILU;
         a.vocab = 1000;
-        a.max_positions = 4096;
-        a.norm = MODEL_NORM_RMSNORM;
-        a.pre_norm = true;
-        a.final_norm = true;
-        a.position = MODEL_POS_ROTARY;
         estimate_input_defaults(&in);
         in.arch = a;
         in.mode = EST_PRE_TRAIN;
@@ -190,9 +178,10 @@ static void test_logits_modes(void **state)
  *     the root unit, no trainable parameter]) * 2 + 4,194,304 * 2 =
  *     12,960,931,840 bytes.
  */
-static void test_fsdp1_lora_gradients(void **state)
+/* LLaMA-2-7B, LoRA r = 8 on q and v, pure bf16, AdamW, one sample of 512
+ * tokens, flash attention. */
+static struct estimate_input llama2_lora(void)
 {
-        (void)state;
         struct estimate_input in;
         estimate_input_defaults(&in);
         in.arch = llama2_7b();
@@ -204,6 +193,13 @@ static void test_fsdp1_lora_gradients(void **state)
         in.batch_size = 1;
         in.sequence_length = 512;
         in.flash_attention = true;
+        return in;
+}
+
+static void test_fsdp1_lora_gradients(void **state)
+{
+        (void)state;
+        struct estimate_input in = llama2_lora();
         in.checkpointing = EST_CKPT_FULL;
         in.strategy = EST_FSDP;
         in.gpus = 2;
@@ -252,16 +248,7 @@ static void test_fsdp1_lora_gradients(void **state)
 static void test_lora_dropout(void **state)
 {
         (void)state;
-        struct estimate_input in;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_LORA;
-        in.precision = EST_BF16;
-        in.lora_rank = 8;
-        in.lora_targets = EST_LORA_Q | EST_LORA_V;
-        in.batch_size = 1;
-        in.sequence_length = 512;
-        in.flash_attention = true;
+        struct estimate_input in = llama2_lora();
         run(&in);
         uint64_t plain = res.per_gpu[EST_C_ACTIVATIONS];
         assert_true(isnan(assumption(EST_A_LORA_DROPOUT)));
