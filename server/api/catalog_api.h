@@ -46,6 +46,8 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs);
 /* POST /api/v1/compare, POST /api/v1/rent_vs_buy (compare.c, rent_vs_buy.c) */
 void api_compare(const struct api_request *rq, struct api_response *rs);
 void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs);
+/* POST /api/v1/serving_plan (serving_plan.c, search in plan/serving.c) */
+void api_serving_plan(const struct api_request *rq, struct api_response *rs);
 
 /* Encoders.  index is into catalog_gpus(); detail adds offerings with prices and purchase prices. */
 json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail);

@@ -49,6 +49,7 @@ const struct api_route api_routes[] = {
         {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY | API_ROUTE_DB},
         {"POST", "/api/v1/compare", api_compare, API_ROUTE_BODY | API_ROUTE_SLOW},
         {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY | API_ROUTE_SLOW},
+        {"POST", "/api/v1/serving_plan", api_serving_plan, API_ROUTE_BODY | API_ROUTE_SLOW},
 
         /* Estimation engine (estimate.h, validation.h) */
         {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},

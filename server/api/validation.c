@@ -74,6 +74,86 @@ int api_validation_case(json_t *request, const char *kind, double measured_bytes
         return 0;
 }
 
+static int time_fail(struct api_estimate_error *err, const char *pointer, const char *detail)
+{
+        err->status = 400;
+        snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
+        snprintf(err->rule, sizeof(err->rule), "%s", "enum");
+        snprintf(err->detail, sizeof(err->detail), "%s", detail);
+        return -1;
+}
+
+/* The engine's value of metric for a finished run; -1 for an unknown metric. */
+static int time_metric(const char *metric, const struct estimate_input *in,
+                       const struct estimate_result *r, double *v)
+{
+        double gpus = in->gpus ? in->gpus : 1, b = in->batch_size;
+        double step = r->seconds_per_step;
+
+        if (!strcmp(metric, "tokens_per_second_per_gpu"))
+                *v = r->tokens_per_second / gpus;
+        else if (!strcmp(metric, "mfu"))
+                *v = r->mfu;
+        else if (!strcmp(metric, "tflops_per_gpu"))
+                *v = step > 0 ? r->flops_per_step / step / gpus / 1e12 : 0;
+        else if (!strcmp(metric, "seconds_per_step"))
+                *v = step;
+        else if (!strcmp(metric, "samples_per_second"))
+                *v = in->sequence_length ? r->tokens_per_second / in->sequence_length : 0;
+        else if (!strcmp(metric, "decode_tokens_per_second"))
+                *v = r->decode_tokens_per_second;
+        else if (!strcmp(metric, "tpot_ms"))
+                *v = r->decode_tokens_per_second > 0 ? 1e3 * b / r->decode_tokens_per_second : 0;
+        else if (!strcmp(metric, "ttft_ms"))
+                *v = 1e3 * r->prefill_seconds;
+        else if (!strcmp(metric, "prefill_tokens_per_second"))
+                *v = r->prefill_seconds > 0 ? b * in->prompt_tokens / r->prefill_seconds : 0;
+        else if (!strcmp(metric, "output_tokens_per_second"))
+                *v = r->total_seconds > 0 ? b * in->generated_tokens / r->total_seconds : 0;
+        else
+                return -1;
+        return 0;
+}
+
+int api_validation_time_case(json_t *request, const char *metric, double measured,
+                             const struct catalog_snapshot *snap, double *estimated, double *error,
+                             struct api_estimate_error *err)
+{
+        struct estimate_input in;
+        struct estimate_error ee;
+        struct estimate_result *r;
+        size_t n_gpus = 0;
+        const struct gpu_spec *gpus = snap ? catalog_gpus(snap, &n_gpus) : NULL;
+        int rc = -1;
+
+        memset(err, 0, sizeof(*err));
+        if (api_estimate_decode(request, snap, NULL, &in, err))
+                return -1;
+        if (in.gpu_index < 0)
+                return time_fail(err, "/gpu", "a throughput case must name a catalog gpu");
+        r = malloc(sizeof(*r));
+        if (!r) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                err->status = 500;
+                return -1;
+        }
+        if (estimate_run(&in, gpus, n_gpus, r, &ee)) {
+                snprintf(err->pointer, sizeof(err->pointer), "%s", ee.pointer);
+                snprintf(err->rule, sizeof(err->rule), "%s", ee.rule);
+                snprintf(err->detail, sizeof(err->detail), "%s", ee.detail);
+                err->status = 400;
+        } else if (time_metric(metric ? metric : "", &in, r, estimated)) {
+                time_fail(err, "/metric", "unknown throughput metric");
+        } else if (!(*estimated > 0)) {
+                time_fail(err, "/gpu", "the engine gives no time for this gpu and precision");
+        } else {
+                *error = measured > 0 ? (*estimated - measured) / measured : 0;
+                rc = 0;
+        }
+        free(r);
+        return rc;
+}
+
 /* Rows of one engine-data table, parsed; NULL with rs filled. */
 static json_t *load_rows(const struct api_request *rq, struct api_response *rs,
                          char *(*query)(PGconn *, char *, size_t))
@@ -144,6 +224,67 @@ static json_t *validation_by_category(json_t *cases, double *errs, double *buf)
         return out;
 }
 
+/*
+ * The throughput cases: {cases: [...], summary: {count, median_abs_error,
+ * p90_abs_error, by_category}}.  NULL with rs filled on failure.
+ */
+static json_t *time_section(const struct api_request *rq, struct api_response *rs,
+                            const struct catalog_snapshot *snap)
+{
+        json_t *rows = load_rows(rq, rs, db_throughput_json), *cases, *row, *out = NULL;
+        double *errs, *buf, median, p90;
+        size_t i, n_ok = 0;
+
+        if (!rows)
+                return NULL;
+        cases = json_array();
+        errs = calloc(json_array_size(rows) + 1, sizeof(double));
+        buf = calloc(json_array_size(rows) + 1, sizeof(double));
+        if (!cases || !errs || !buf) {
+                api_problem(rs, 500, "out of memory");
+                goto done;
+        }
+        json_array_foreach(rows, i, row)
+        {
+                struct api_estimate_error e;
+                double est = 0, error = 0;
+                const char *metric = json_string_value(json_object_get(row, "metric"));
+                json_t *c = json_deep_copy(row);
+                if (!c)
+                        continue;
+                if (api_validation_time_case(json_object_get(row, "request"), metric,
+                                             json_number_value(json_object_get(row, "measured")),
+                                             snap, &est, &error, &e) == 0) {
+                        json_object_set_new(c, "estimated", json_real(est));
+                        json_object_set_new(c, "error", json_real(error));
+                        errs[n_ok++] = error;
+                } else {
+                        json_object_set_new(c, "error", json_null());
+                        json_object_set_new(c, "problem",
+                                            json_pack("{s:s, s:s, s:s}", "pointer", e.pointer,
+                                                      "rule", e.rule, "detail", e.detail));
+                }
+                json_array_append_new(cases, c);
+        }
+        api_validation_summary(errs, n_ok, buf, &median, &p90);
+        json_t *by_category = validation_by_category(cases, errs, buf);
+        out = json_pack("{s:o, s:{s:i, s:f, s:f, s:s, s:o*}}", "cases", cases, "summary", "count",
+                        (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
+                        "comparison",
+                        "each case compares the engine's figure for its metric: throughput per "
+                        "GPU, step time, decode or prefill speed, time to first token",
+                        "by_category", by_category);
+        cases = NULL;
+        if (!out)
+                api_problem(rs, 500, "out of memory");
+done:
+        json_decref(cases);
+        json_decref(rows);
+        free(errs);
+        free(buf);
+        return out;
+}
+
 void api_validation_handle(const struct api_request *rq, struct api_response *rs)
 {
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
@@ -202,12 +343,15 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
         }
         api_validation_summary(errs, n_ok, buf, &median, &p90);
         json_t *by_category = validation_by_category(cases, errs, buf); /* reuses errs */
-        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s, s:o*}}", "cases", cases, "summary", "count",
-                        (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
+        json_t *time = time_section(rq, rs, snap);
+        if (!time)
+                goto out;
+        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s, s:o*}, s:o}", "cases", cases, "summary",
+                        "count", (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
                         "comparison",
                         "max_allocated cases compare allocated_bytes; max_reserved cases compare "
                         "reserved_bytes; nvidia_smi cases compare total_bytes",
-                        "by_category", by_category);
+                        "by_category", by_category, "time", time);
         cases = NULL;
         if (!doc)
                 api_problem(rs, 500, "out of memory");

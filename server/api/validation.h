@@ -46,6 +46,19 @@ int api_validation_case(json_t *request, const char *kind, double measured_bytes
                         const struct catalog_snapshot *snap, struct api_validation_result *out,
                         struct api_estimate_error *err);
 
+/*
+ * The engine's figure for a throughput metric (see tests/data/throughput.json
+ * "about"): tokens_per_second_per_gpu, mfu, tflops_per_gpu,
+ * seconds_per_step, samples_per_second, decode_tokens_per_second, tpot_ms,
+ * ttft_ms, prefill_tokens_per_second, output_tokens_per_second.  request
+ * must name a catalog GPU.  Returns 0 with *estimated and *error
+ * ((estimated - measured) / measured), or -1 with err filled (400 for a
+ * request the engine refuses or an unknown metric).
+ */
+int api_validation_time_case(json_t *request, const char *metric, double measured,
+                             const struct catalog_snapshot *snap, double *estimated,
+                             double *error, struct api_estimate_error *err);
+
 /* Median and 90th percentile (nearest rank) of |errors|; sorts a copy in buf (n entries). */
 void api_validation_summary(const double *errors, size_t n, double *buf, double *median,
                             double *p90);

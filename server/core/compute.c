@@ -85,23 +85,6 @@ enum est_precision compute_precision_suggestion(const struct estimate_input *in,
         return EST_FP16_MIXED;
 }
 
-/* Default model-FLOPs utilisation by GPU class and precision.  Data-centre
- * parts with HBM and NVLink sustain ~40% in bf16 training (EleutherAI:
- * >= 120 of 312 TFLOP/s on A100; Megatron-LM reports 41-52% at scale),
- * consumer and PCIe parts less; fp32 on the vector units is easier to
- * keep busy (fewer, slower FLOPs per byte). */
-static double default_mfu(const struct gpu_spec *g, enum gpu_precision p, bool training)
-{
-        bool dc = g->link == GPU_LINK_NVLINK || g->memory_bytes >= 40000000000ull;
-        if (!training)
-                return 0.5;
-        if (p == GPU_FP32)
-                return 0.6;
-        if (p == GPU_FP8)
-                return dc ? 0.30 : 0.25;
-        return dc ? 0.40 : 0.35;
-}
-
 /* FLOPs of one forward pass per token: 2 per multiply-accumulate of every
  * block matrix a token touches, the vocabulary projection where logits are
  * computed, and attention scores + weighted values: 2 x 2 x s x q per
@@ -122,17 +105,135 @@ static double forward_flops_per_token(const struct estimate_input *in, const str
         return f;
 }
 
+/* Mean context a token attends to in one pass over s tokens: causal
+ * decoders see half the sequence on average, encoders all of it. */
+static double attended_context(const struct model_arch *a, double s)
+{
+        if (a->kind == MODEL_ENCODER)
+                return s;
+        if (a->kind == MODEL_ENCODER_DECODER)
+                return 0.75 * s;
+        return s / 2;
+}
+
+/*
+ * GPU seconds of one micro-batch of training on one GPU from the pass
+ * model (speed.c).  Backward costs: the weight and input gradients are
+ * two matmuls of a forward's size (Kaplan et al. 2020: 2N forward, 4N
+ * backward per token); a frozen weight (LoRA, QLoRA) needs only the input
+ * gradient.  FlashAttention's backward runs five matmuls to the forward's
+ * two (Dao 2023, algorithm 2): 2.5x.  Element-wise backward reads the
+ * saved input and the incoming gradient and writes the outgoing one: 2x.
+ * Recomputation repeats a share of the forward.  QLoRA dequantizes every
+ * 4-bit matrix to the compute dtype before each matmul (bitsandbytes
+ * dequantize_4bit, then F.linear): read packed, write dense, per pass.
+ */
+static double train_micro_batch_seconds(const struct estimate_input *in, const struct derived *d,
+                                        const struct est_speed *sp, double tokens, double *host)
+{
+        const struct model_arch *a = &in->arch;
+        struct speed_parts f;
+        speed_pass_parts(sp, tokens, attended_context(a, d->s), 0, &f);
+        double rate = sp->peak * sp->gemm_efficiency;
+        double bw = sp->bandwidth * sp->bandwidth_efficiency;
+        bool frozen = d->lora;
+
+        double gemm_f = fmax(f.gemm_compute, f.gemm_memory);
+        double gemm_b = frozen ? gemm_f
+                               : fmax(2 * f.gemm_compute,
+                                      2 * f.gemm_memory + sp->weight_bytes / d->e_q * d->e_g / bw);
+        if (frozen) /* the adapters: 6 FLOPs per trainable parameter and token */
+                gemm_b += 6.0 * d->P_trainable / (in->tensor_parallel * in->pipeline_parallel) *
+                          tokens / rate;
+        double attn_f = fmax(f.attention_compute, f.attention_memory);
+        double attn_b = fmax(2.5 * f.attention_compute, 2 * f.attention_memory);
+        double fwd = gemm_f + attn_f + f.elementwise + f.tensor_parallel;
+        double t = fwd + gemm_b + attn_b + 2 * f.elementwise + f.tensor_parallel;
+        double passes = 3; /* host dispatch: forward + two backward ops per op */
+
+        /* Recomputation during backward. */
+        double L = (double)a->layers + a->decoder_layers;
+        if (in->checkpointing == EST_CKPT_FULL) {
+                double k = in->checkpoint_every > 1 ? in->checkpoint_every : 1;
+                double ck = floor((double)a->layers / k) + floor((double)a->decoder_layers / k);
+                double share = L > 0 ? ck / L : 1;
+                t += share * fwd;
+                passes += share;
+        } else if (in->checkpointing == EST_CKPT_SELECTIVE) {
+                t += attn_f; /* Megatron: the attention core only */
+        } else if (in->checkpointing == EST_CKPT_SELECTIVE_OP) {
+                /* torchtitan's op policy recomputes every second matmul
+                 * and the element-wise ops (see compute_fill's FLOPs). */
+                double h = a->hidden, q = (double)a->heads * a->head_dim;
+                double kv = (double)a->kv_heads * a->head_dim, ff = a->ffn;
+                double all = h * (q + 2 * kv) + q * h + (a->gated_mlp ? 3 : 2) * h * ff;
+                double redo = h * kv + q * h + (a->gated_mlp ? h * ff : 0);
+                t += (all > 0 ? redo / all : 0) * gemm_f + f.elementwise;
+                passes += 0.5;
+        }
+        if (in->quantization != EST_QUANT_NONE && d->training) {
+                double packed = sp->weight_bytes - (d->lm_logits && !a->tied_embeddings
+                                                            ? (double)a->vocab * a->hidden /
+                                                                      in->tensor_parallel * d->e_w
+                                                            : 0);
+                double dense = packed / d->e_q * d->e_w;
+                double per_pass = (packed + dense) / bw;
+                t += per_pass * (in->checkpointing == EST_CKPT_FULL ? 3 : 2);
+        }
+        *host = f.host * passes;
+        return t;
+}
+
+/*
+ * Seconds of one optimizer step on one GPU, without data-parallel traffic:
+ * the micro-batches (gradient accumulation x pipeline micro-batches, each
+ * on this GPU's stage), the pipeline's fill and drain, and the optimizer
+ * step.  *host receives the eager dispatch share when it bounds the GPU.
+ */
+static double train_step_seconds(const struct estimate_input *in, const struct derived *d,
+                                 const struct est_speed *sp, double *host)
+{
+        double m = in->pipeline_parallel > 1 && in->micro_batches > 0 ? in->micro_batches : 1;
+        double tokens = (double)in->batch_size * d->s / m;
+        double h = 0;
+        double t = train_micro_batch_seconds(in, d, sp, tokens, &h);
+        double micro = fmax(t, h);
+        double M = m * in->gradient_accumulation, p = in->pipeline_parallel;
+        /* GPipe / 1F1B schedules: M micro-batches over p stages take
+         * M + p - 1 slots; the bubble is (p - 1) / (M + p - 1)
+         * (Narayanan et al. 2021, section 2.2). */
+        double steps = M + p - 1;
+        /*
+         * The optimizer reads the master weights (or the weights), the
+         * gradient and every state and writes weights and states back:
+         * a streaming kernel over this GPU's shard (foreach/fused AdamW).
+         */
+        double Ptr = d->P_trainable / (in->tensor_parallel * p * d->shard);
+        double master = d->e_master > 0 ? d->e_master : d->e_w;
+        double opt_bytes = Ptr * (2 * master + d->e_g + 2 * d->e_opt);
+        if (d->e_master > 0)
+                opt_bytes += Ptr * d->e_w; /* the half copy refreshed */
+        double opt = in->offload == EST_OFFLOAD_NONE
+                             ? opt_bytes / (sp->bandwidth * sp->bandwidth_efficiency)
+                             : 0;
+        *host = h > t ? (h - t) * steps : 0;
+        return steps * micro + opt;
+}
+
 void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r)
 {
         double gpus = in->gpus;
         enum gpu_precision prec = compute_precision(in);
+        /* fp8 checkpoints run W8A8 fp8 matmuls where the GPU has fp8
+         * tensor cores (vLLM fp8, TensorRT-LLM FP8), weight-only else. */
+        if (!d->training && in->quantization == EST_QUANT_FP8 && g && g->flops[GPU_FP8] > 0)
+                prec = GPU_FP8;
         double peak = g ? gpu_flops(g, prec) : 0;
-        double mfu = in->mfu > 0 ? in->mfu : (g ? default_mfu(g, prec, d->training) : 0);
-        r->mfu = mfu;
+        bool fixed_mfu = in->mfu > 0;
         r->peak_flops_per_gpu = peak;
-        if (g && !(in->set & EST_SET_MFU))
-                ASSUME(r, EST_A_MFU, mfu, 0);
+        if (g && fixed_mfu)
+                r->mfu = in->mfu;
         if (g && compute_precision_unsupported(in, g)) {
                 r->precision_unsupported = true;
                 r->suggested_precision = compute_precision_suggestion(in, g);
@@ -140,7 +241,9 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         } else if (g && peak <= 0) {
                 WARN(r, EST_W_GPU_NO_FLOPS, 0, 0);
         }
-
+        if (g && peak > 0)
+                speed_build(in, d, g, prec, &r->speed);
+        const struct est_speed *sp = &r->speed;
         if (d->training) {
                 double s = d->s;
                 double tokens = (double)in->batch_size * s * in->gradient_accumulation * d->dp;
@@ -186,9 +289,16 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                         ASSUME(r, EST_A_DATASET_UNKNOWN, 0, 0);
                 }
                 r->flops_total = r->flops_per_step * r->steps;
-                if (!g || peak <= 0 || mfu <= 0)
+                if (!g || peak <= 0)
                         return;
-                r->compute_seconds_per_step = flops_step / (gpus * peak * mfu);
+                double host = 0, compute;
+                if (fixed_mfu) {
+                        compute = flops_step / (gpus * peak * in->mfu);
+                        ASSUME(r, EST_A_MFU, in->mfu, 0);
+                } else {
+                        compute = train_step_seconds(in, d, sp, &host);
+                }
+                r->compute_seconds_per_step = compute;
 
                 /* Communication per optimizer step, per GPU, ring algorithms:
                  * all-reduce moves 2 (n-1)/n of the buffer, all-gather and
@@ -198,8 +308,14 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                                       : (g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
                                                                       : default_pcie_bytes_per_s);
                 if (in->nodes > 1) {
-                        double ib = in->inter_node_bytes_per_s > 0 ? in->inter_node_bytes_per_s
-                                                                   : default_inter_node_bytes_per_s;
+                        /* DGX A100: eight 200 Gb/s HDR NICs per node, one per
+                         * GPU; DGX H100/B200: eight 400 Gb/s ConnectX-7 (NVIDIA
+                         * DGX user guides). */
+                        double def = g->flops[GPU_BF16] >= 500e12
+                                             ? 2 * default_inter_node_bytes_per_s
+                                             : default_inter_node_bytes_per_s;
+                        double ib =
+                                in->inter_node_bytes_per_s > 0 ? in->inter_node_bytes_per_s : def;
                         link = fmin(link, ib);
                         if (!(in->inter_node_bytes_per_s > 0))
                                 ASSUME(r, EST_A_INTER_NODE, ib, 0);
@@ -207,11 +323,19 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                 double n = d->dp, bytes = 0;
                 double Ptr = d->P_trainable / (in->tensor_parallel * in->pipeline_parallel);
                 if (n > 1) {
-                        if (d->stage >= 3)
-                                bytes = 3.0 * (n - 1) / n *
-                                        (d->P / (in->tensor_parallel * in->pipeline_parallel)) *
-                                        d->e_w * in->gradient_accumulation;
-                        else
+                        if (d->stage >= 3) {
+                                /* Every micro-batch gathers the weights in the
+                                 * compute dtype twice (forward, backward) and
+                                 * reduce-scatters the gradients in theirs, once
+                                 * per step under no_sync (FSDP MixedPrecision
+                                 * param_dtype / reduce_dtype). */
+                                double ga = in->gradient_accumulation;
+                                double e_c = d->mixed || d->pure_half ? d->e_a : d->e_w;
+                                double P = d->P / (in->tensor_parallel * in->pipeline_parallel);
+                                bytes = (n - 1) / n *
+                                        (2 * P * e_c * ga +
+                                         Ptr * d->e_g * (in->fsdp_no_sync ? 1 : ga));
+                        } else
                                 bytes = 2.0 * (n - 1) / n * Ptr * d->e_g;
                 }
                 double tp_bytes = 0;
@@ -221,41 +345,58 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                                    (tt - 1) / tt * in->batch_size * s * in->arch.hidden * d->e_a *
                                    in->gradient_accumulation;
                 }
-                double host = 0;
+                double host_link = 0;
                 if (in->offload != EST_OFFLOAD_NONE) {
                         double hl = g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
                                                                  : default_pcie_bytes_per_s;
-                        host = (d->e_g + d->e_w) * Ptr / d->shard / hl;
+                        host_link = (d->e_g + d->e_w) * Ptr / d->shard / hl;
                         if (in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS)
-                                host += 2.0 * d->e_w * d->P / d->shard / hl *
-                                        in->gradient_accumulation;
+                                host_link += 2.0 * d->e_w * d->P / d->shard / hl *
+                                             in->gradient_accumulation;
                 }
                 r->comm_bytes_per_step = bytes + tp_bytes;
                 r->link_bytes_per_s = link;
-                double comm = bytes / link + host;
-                double tp_time = tp_bytes / (g->link_bytes_per_s > 0 ? g->link_bytes_per_s
-                                                                     : default_pcie_bytes_per_s);
+                double comm = bytes / link + host_link;
+                /* Tensor-parallel all-reduces sit on the critical path; the
+                 * pass model already charges them when it is used. */
+                double tp_time =
+                        fixed_mfu ? tp_bytes / (g->link_bytes_per_s > 0 ? g->link_bytes_per_s
+                                                                        : default_pcie_bytes_per_s)
+                                  : 0;
+                /*
+                 * Data-parallel traffic overlaps the backward pass (DDP
+                 * buckets, FSDP prefetch) except what cannot: the first
+                 * gather before any compute and the last reduction after
+                 * it, one block's share of the traffic.
+                 */
+                double exposed = comm > compute ? comm - compute : 0;
+                if (comm > 0 && L > 0)
+                        exposed += comm / L;
                 r->comm_seconds_per_step = comm + tp_time;
                 /* The input pipeline: each process loads batch x
                  * accumulation samples per step.  Loader workers prefetch
                  * (PyTorch DataLoader prefetch_factor), so loading overlaps
-                 * the step and only the slowest of the three counts. */
+                 * the step and only the slowest part counts. */
                 double rate = data_samples_per_s(in, s);
                 double data = (double)in->batch_size * in->gradient_accumulation / rate;
                 r->data_seconds_per_step = data;
                 ASSUME(r, EST_A_DATA_LOADING, rate, data);
-                /* Data-parallel traffic overlaps the backward pass; tensor
-                 * parallel all-reduces sit on the critical path. */
-                double slowest = fmax(r->compute_seconds_per_step, fmax(comm, data));
-                r->seconds_per_step = slowest + tp_time;
-                if (data >= slowest && data > r->compute_seconds_per_step)
+                double busy = compute + exposed + tp_time;
+                r->seconds_per_step = fmax(busy, data);
+                if (data >= busy)
                         r->bottleneck = EST_BOUND_DATA_LOADING;
-                else if (comm > r->compute_seconds_per_step)
+                else if (comm > compute)
                         r->bottleneck = EST_BOUND_INTERCONNECT;
+                else if (host > 0)
+                        r->bottleneck = EST_BOUND_HOST_OVERHEAD;
                 else
                         r->bottleneck = EST_BOUND_COMPUTE;
                 r->total_seconds = r->seconds_per_step * r->steps;
                 r->tokens_per_second = r->seconds_per_step > 0 ? tokens / r->seconds_per_step : 0;
+                r->mfu = r->seconds_per_step > 0 ? flops_step / (gpus * peak * r->seconds_per_step)
+                                                 : 0;
+                if (!fixed_mfu)
+                        ASSUME(r, EST_A_SPEED_MODEL, sp->gemm_efficiency, sp->attention_efficiency);
                 return;
         }
 
@@ -278,31 +419,60 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
          * the caller from the memory model). */
         if (!g || peak <= 0)
                 return;
-        double pm = in->mfu > 0 ? in->mfu : 0.5;
-        r->prefill_seconds = prefill_flops / (gpus * peak * pm);
         double bw = g->memory_bandwidth_bytes_per_s;
-        if (bw > 0 && r->decode_bytes_per_token > 0) {
-                double step_mem = (double)r->decode_bytes_per_token / bw;
-                double step_flops = forward_flops_per_token(in, d, d->prompt + gen / 2, true) * b /
-                                    (gpus * peak * pm);
-                r->decode_tokens_per_second_roofline = b / fmax(step_mem, step_flops);
-                double step = fmax(step_mem / decode_bandwidth_efficiency, step_flops);
-                r->decode_tokens_per_second = b / step;
-                ASSUME(r, EST_A_DECODE_EFFICIENCY, decode_bandwidth_efficiency, 0);
-                r->memory_seconds_per_step = step_mem / decode_bandwidth_efficiency * gen;
-                r->compute_seconds_per_step = r->prefill_seconds + step_flops * gen;
-                r->total_seconds = r->prefill_seconds + (gen > 0 ? gen * step : 0);
-                r->seconds_per_step = r->total_seconds;
-                r->tokens_per_second =
-                        r->total_seconds > 0 ? r->tokens_per_step / r->total_seconds : 0;
-                r->bottleneck =
-                        (gen > 0 &&
-                         step_mem / decode_bandwidth_efficiency * gen > r->prefill_seconds &&
-                         step_mem / decode_bandwidth_efficiency > step_flops)
-                                ? EST_BOUND_MEMORY_BANDWIDTH
-                                : EST_BOUND_COMPUTE;
+        double ctx = d->prompt + gen / 2;
+        if (fixed_mfu) {
+                /* The caller's utilisation: prefill at it, decode at the
+                 * bandwidth roofline. */
+                r->prefill_seconds = prefill_flops / (gpus * peak * in->mfu);
+                ASSUME(r, EST_A_MFU, in->mfu, 0);
         } else {
-                r->total_seconds = r->prefill_seconds;
-                r->seconds_per_step = r->total_seconds;
+                /* The memory model knows the cache per token (windows,
+                 * latent attention): use it for the decode reads. */
+                if (r->kv_bytes_per_token > 0)
+                        r->speed.kv_bytes = (double)r->kv_bytes_per_token;
+                r->prefill_seconds = est_speed_pass_seconds(
+                        sp, b * d->prompt, attended_context(&in->arch, d->prompt), 0);
+                ASSUME(r, EST_A_SPEED_MODEL, sp->gemm_efficiency, sp->attention_efficiency);
+                if (sp->step_overhead > 0)
+                        ASSUME(r, EST_A_STEP_OVERHEAD, sp->step_overhead, 0);
+                else
+                        ASSUME(r, EST_A_HOST_DISPATCH, sp->host_seconds_per_pass,
+                               in->compile ? 0 : 1);
         }
+        r->total_seconds = r->prefill_seconds;
+        r->seconds_per_step = r->total_seconds;
+        r->compute_seconds_per_step = r->prefill_seconds;
+        if (!(bw > 0) || r->decode_bytes_per_token == 0 || gen <= 0) {
+                r->bottleneck = EST_BOUND_COMPUTE;
+                return;
+        }
+        double step_mem = (double)r->decode_bytes_per_token / bw;
+        double step_flops = forward_flops_per_token(in, d, ctx, true) * b / (gpus * peak);
+        r->decode_tokens_per_second_roofline = b / fmax(step_mem, step_flops);
+        double step;
+        if (fixed_mfu) {
+                step = fmax(step_mem / decode_bandwidth_efficiency, step_flops / in->mfu);
+                ASSUME(r, EST_A_DECODE_EFFICIENCY, decode_bandwidth_efficiency, 0);
+                r->bottleneck = step_mem / decode_bandwidth_efficiency > step_flops / in->mfu
+                                        ? EST_BOUND_MEMORY_BANDWIDTH
+                                        : EST_BOUND_COMPUTE;
+        } else {
+                struct speed_parts p;
+                speed_pass_parts(sp, b, ctx, b * ctx, &p);
+                step = est_speed_pass_seconds(sp, b, ctx, b * ctx);
+                double mem = p.gemm_memory + p.attention_memory + p.elementwise;
+                double cmp = p.gemm_compute + p.attention_compute;
+                if (p.host > speed_parts_gpu(&p))
+                        r->bottleneck = EST_BOUND_HOST_OVERHEAD;
+                else
+                        r->bottleneck = mem >= cmp ? EST_BOUND_MEMORY_BANDWIDTH : EST_BOUND_COMPUTE;
+        }
+        r->decode_tokens_per_second = b / step;
+        r->memory_seconds_per_step = step_mem / decode_bandwidth_efficiency * gen;
+        r->compute_seconds_per_step = r->prefill_seconds + step_flops * gen;
+        r->total_seconds = r->prefill_seconds + gen * step;
+        r->seconds_per_step = r->total_seconds;
+        r->tokens_per_second = r->total_seconds > 0 ? r->tokens_per_step / r->total_seconds : 0;
+        r->mfu = r->total_seconds > 0 ? r->flops_per_step / (gpus * peak * r->total_seconds) : 0;
 }

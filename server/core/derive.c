@@ -18,6 +18,10 @@ const double derive_bnb_optimizer_block = 2048.0;
 static double quant_bytes(const struct estimate_input *in, struct estimate_result *res)
 {
         switch (in->quantization) {
+        case EST_QUANT_FP8:
+                /* fp8 e4m3: 1 byte + a per-tensor (or per-channel) fp32
+                 * scale (vLLM fp8, TensorRT-LLM FP8 checkpoints). */
+                return 1.0;
         case EST_QUANT_INT8:
                 /* LLM.int8 / weight-only int8: 1 byte + an fp32 scale per
                  * output row (negligible, Dettmers et al. 2022). */

@@ -15,7 +15,7 @@ const char *const estimate_mode_names[] = {"inference", "fine_tune", "pre_train"
                                            "lora",      "qlora",     NULL};
 const char *const estimate_precision_names[] = {"fp32", "tf32", "fp16_mixed", "bf16_mixed",
                                                 "fp16", "bf16", "fp8_mixed",  NULL};
-const char *const estimate_quant_names[] = {"none", "int8", "int4", "nf4", NULL};
+const char *const estimate_quant_names[] = {"none", "int8", "int4", "nf4", "fp8", NULL};
 const char *const estimate_kv_dtype_names[] = {"auto", "fp32", "fp16", "bf16",
                                                "fp8",  "int8", "int4", NULL};
 const char *const estimate_optimizer_names[] = {
@@ -53,7 +53,7 @@ static const char *const phase_names[] = {"forward",        "backward", "backwar
 static const char *const cpu_names[] = {"offloaded_states", "model_load", "runtime", "data_loading",
                                         "offloaded_activations"};
 static const char *const bottleneck_names[] = {"compute", "memory_bandwidth", "interconnect",
-                                               "data_loading"};
+                                               "data_loading", "host_overhead"};
 static const char *const fit_reason_names[] = {"fits", "too_small", "cannot_train",
                                                "unknown_memory", "precision_unsupported"};
 

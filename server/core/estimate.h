@@ -54,6 +54,7 @@ enum est_quant {
         EST_QUANT_INT8, /* LLM.int8 / weight-only int8 */
         EST_QUANT_INT4, /* GPTQ / AWQ style, with group size */
         EST_QUANT_NF4,  /* bitsandbytes NF4, optional double quantization */
+        EST_QUANT_FP8,  /* fp8 e4m3 weights (vLLM/TensorRT-LLM fp8): fp8 matmuls where the GPU has them */
         EST_QUANT_COUNT
 };
 
@@ -329,6 +330,7 @@ enum est_bottleneck {
         EST_BOUND_MEMORY_BANDWIDTH,
         EST_BOUND_INTERCONNECT,
         EST_BOUND_DATA_LOADING,
+        EST_BOUND_HOST_OVERHEAD, /* eager dispatch: the GPU waits for the host */
         EST_BOUND_COUNT
 };
 
@@ -408,6 +410,9 @@ enum est_note_code {
         EST_A_FSDP1_FLAT_GRADS, /* a = gradient bytes of frozen parameters kept per GPU */
         EST_A_FSDP_NO_SYNC,     /* a = unsharded gradient bytes accumulated per GPU */
         EST_A_LORA_DROPOUT,     /* a = bytes per sample per block kept by LoRA dropout */
+        EST_A_SPEED_MODEL,      /* a = matmul efficiency, b = attention efficiency */
+        EST_A_HOST_DISPATCH,    /* a = host seconds per forward pass, b = 1 eager / 0 fused */
+        EST_A_STEP_OVERHEAD,    /* a = seconds per serving step */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -455,6 +460,48 @@ struct est_note {
 #define EST_SUGGESTIONS_MAX 16
 #define EST_FITS_MAX        256
 #define EST_GPUS_MAX        4096
+
+/*
+ * The cost model of one forward pass of the model on one GPU (speed.c),
+ * per GPU of a tensor-parallel group and pipeline stage.  Filled by
+ * estimate_run() when a GPU is chosen; est_speed_pass_seconds() prices a
+ * pass from it, so that a planner can ask for any batch and context
+ * without re-running the engine.
+ */
+struct est_speed {
+        double peak;                 /* dense FLOP/s at the precision run */
+        double bandwidth;            /* memory bytes/s */
+        double gemm_efficiency;      /* achieved fraction of peak on the matmuls */
+        double attention_efficiency; /* ... on attention (fused kernels) */
+        double bandwidth_efficiency; /* achieved fraction of peak bandwidth */
+        double activation_bytes;     /* per activation element */
+        double layers;               /* blocks on this GPU (one pipeline stage) */
+        double linear_flops;         /* per token: 2 x matrix parameters touched */
+        double gemm_io_bytes;        /* per token: matmul inputs and outputs */
+        double weight_bytes;         /* read once per pass (quantized at packed size) */
+        double expert_weight_bytes;  /* of which MoE expert matrices (all experts) */
+        double experts, active_experts;
+        double attention_flops;      /* per token and attended context token */
+        double score_elements;       /* per token and context token; 0 with fused attention */
+        double kv_bytes;             /* per context token read in decode */
+        double dequant_ops;          /* per pass: unpacking weight-only quantized matrices */
+        double alu_rate;             /* CUDA-core ops/s that do the unpacking */
+        double elementwise_bytes;    /* per token: norms, activations, residuals, rotary */
+        double host_seconds_per_pass; /* eager dispatch: the host's time per pass */
+        double step_overhead;        /* serving engine: scheduling and sampling per step */
+        double tp_bytes;             /* per token: tensor-parallel all-reduce bytes */
+        double tp_bandwidth;
+        double tp_latency;           /* per pass: the all-reduces' fixed cost */
+};
+
+/*
+ * Seconds for one forward pass over tokens new tokens (all sequences of
+ * the batch), each attending to context earlier tokens on average, with
+ * kv_tokens_read cached tokens read from memory (decode: sequences x
+ * context; prefill: 0).  0 when the GPU has no rate or bandwidth.
+ */
+double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
+                              double kv_tokens_read);
 
 struct estimate_result {
         /* model */
@@ -509,6 +556,7 @@ struct estimate_result {
         uint64_t serving_kv_bytes;             /* left for the KV cache */
         uint64_t serving_concurrent_sequences; /* at sequence_length */
         uint64_t serving_max_context_tokens;   /* one sequence, before the model's position limit */
+        struct est_speed speed;                /* the pass cost model on the chosen GPU */
 
         struct est_fit fits[EST_FITS_MAX];
         size_t n_fits;

@@ -135,6 +135,26 @@ double memory_phase_allocated(const struct phase_mem *p, double b);
 double memory_total_from_allocated(const struct mem_model *mm, double alloc);
 enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc);
 
+/* speed.c: one pass split by kind of work, seconds */
+struct speed_parts {
+        double gemm_compute, gemm_memory;
+        double attention_compute, attention_memory;
+        double elementwise;
+        double dequant; /* weight-only quantized kernels unpacking on the CUDA cores */
+        double tensor_parallel;
+        double host; /* eager dispatch of the pass */
+};
+void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
+                      double kv_tokens_read, struct speed_parts *p);
+double speed_parts_gpu(const struct speed_parts *p);
+void speed_build(const struct estimate_input *in, const struct derived *d,
+                 const struct gpu_spec *g, enum gpu_precision prec, struct est_speed *sp);
+double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
+                             const struct estimate_input *in, bool training);
+double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
+                                  bool training);
+double speed_bandwidth_efficiency(void);
+
 /* compute.c */
 /* True when g has no tensor rate at the request's precision although it
  * has others (bf16 before Ampere, fp8 before Ada/Hopper); the suggestion

@@ -68,6 +68,9 @@ static const struct note_def defs[] = {
         {EST_A_FSDP1_FLAT_GRADS, "fsdp1_flat_gradients"},
         {EST_A_FSDP_NO_SYNC, "fsdp_no_sync_gradients"},
         {EST_A_LORA_DROPOUT, "lora_dropout_inputs"},
+        {EST_A_SPEED_MODEL, "speed_model"},
+        {EST_A_HOST_DISPATCH, "host_dispatch"},
+        {EST_A_STEP_OVERHEAD, "serving_step_overhead"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -240,8 +243,8 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          a);
                 break;
         case EST_A_INTER_NODE:
-                snprintf(buf, len, "inter-node bandwidth %.0f GB/s per GPU (200 Gb/s InfiniBand)",
-                         a / 1e9);
+                snprintf(buf, len, "inter-node bandwidth %.0f GB/s per GPU (%.0f Gb/s InfiniBand)",
+                         a / 1e9, a * 8 / 1e9);
                 break;
         case EST_A_SERVING_UTIL:
                 snprintf(buf, len,
@@ -458,6 +461,26 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "shard covers the frozen ones too (%.2f GiB per GPU) until the next "
                          "forward",
                          a / GIB);
+                break;
+        case EST_A_SPEED_MODEL:
+                snprintf(buf, len,
+                         "time from a roofline per kind of work: matmuls at %.0f%% of peak "
+                         "FLOP/s, attention at %.0f%%, memory traffic at 80%% of peak bandwidth",
+                         a * 100, b * 100);
+                break;
+        case EST_A_HOST_DISPATCH:
+                snprintf(buf, len,
+                         b > 0 ? "eager PyTorch: the host needs %.2f ms to dispatch one forward "
+                                 "pass (about 10 us per operator)"
+                               : "compiled kernels: the host needs %.2f ms to launch one "
+                                 "forward pass",
+                         a * 1e3);
+                break;
+        case EST_A_STEP_OVERHEAD:
+                snprintf(buf, len,
+                         "serving engine with CUDA graphs: %.2f ms per step for scheduling and "
+                         "sampling",
+                         a * 1e3);
                 break;
         case EST_A_LORA_DROPOUT:
                 snprintf(buf, len,

@@ -21,6 +21,13 @@ static const char sql_scenarios[] =
         " 'source', source, 'request', request)"
         " ORDER BY table_name, position), '[]'::json)::text FROM scenarios";
 
+static const char sql_throughput[] =
+        "SELECT coalesce(json_agg(json_build_object("
+        " 'id', id, 'category', category, 'metric', metric, 'measured', measured,"
+        " 'source', source, 'url', url, 'hardware', hardware, 'software', software,"
+        " 'method', method, 'notes', notes, 'request', request)"
+        " ORDER BY id COLLATE \"C\"), '[]'::json)::text FROM throughput_measurements";
+
 static char *one_text(PGconn *conn, const char *sql, char *err, size_t errlen)
 {
         PGresult *res = PQexecParams(conn, sql, 0, NULL, NULL, NULL, NULL, 0);
@@ -46,4 +53,9 @@ char *db_measurements_json(PGconn *conn, char *err, size_t errlen)
 char *db_scenarios_json(PGconn *conn, char *err, size_t errlen)
 {
         return one_text(conn, sql_scenarios, err, errlen);
+}
+
+char *db_throughput_json(PGconn *conn, char *err, size_t errlen)
+{
+        return one_text(conn, sql_throughput, err, errlen);
 }

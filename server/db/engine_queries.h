@@ -25,6 +25,13 @@
 char *db_measurements_json(PGconn *conn, char *err, size_t errlen);
 
 /*
+ * Every throughput_measurements row as a JSON array of objects {id,
+ * category, metric, measured, source, url, hardware, software, method,
+ * notes, request}, ordered by id.  NULL on failure.
+ */
+char *db_throughput_json(PGconn *conn, char *err, size_t errlen);
+
+/*
  * Every scenarios row as a JSON array of objects {id, table_name,
  * position, model_id, reported, assumed_setup, explanation, source,
  * request}, ordered by table_name, position.  NULL on failure.

@@ -1,0 +1,437 @@
+/*
+ * serving_plan.c - POST /api/v1/serving_plan: the cheapest deployment that
+ * serves a request rate within latency targets (plan/serving.h does the
+ * search; this file translates JSON).
+ *
+ * The body is an estimate request's model part (model, framework,
+ * serving) plus:
+ *   precision, quantization, kv_cache_precision   a name or a list of names:
+ *                                  every combination is a weight option
+ *   traffic      {requests_per_second, prompt_tokens, output_tokens,
+ *                 max_context_tokens}
+ *   slo          {ttft_p50_ms, ttft_p95_ms, tpot_ms}
+ *   constraints  {providers, gpus, pricing, max_gpus, budget_usd_per_hour}
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/catalog_api.h"
+#include "api/catalog_common.h"
+#include "api/estimate.h"
+#include "plan/serving.h"
+
+static const char *const body_keys[] = {
+        "model",        "framework",          "serving",  "precision",
+        "quantization", "kv_cache_precision", "workload", "traffic",
+        "slo",          "constraints",        NULL};
+
+/* A name or a list of names from names[] into idx[]; returns the count or -1. */
+static int names_field(struct api_response *rs, json_t *body, const char *key,
+                       const char *const *names, const char *fallback, int *idx, size_t max)
+{
+        json_t *v = json_object_get(body, key);
+        char pointer[64], detail[200];
+        size_t n = 0, len = 0;
+
+        detail[0] = 0;
+        for (size_t i = 0; names[i]; i++)
+                len += (size_t)snprintf(detail + len,
+                                        len < sizeof(detail) ? sizeof(detail) - len : 0, "%s%s",
+                                        i ? ", " : "", names[i]);
+        if (!v || json_is_null(v)) {
+                idx[0] = estimate_enum_parse(names, fallback);
+                return 1;
+        }
+        if (json_is_string(v) ||
+            (json_is_array(v) && json_array_size(v) >= 1 && json_array_size(v) <= max)) {
+                size_t count = json_is_string(v) ? 1 : json_array_size(v);
+                for (size_t i = 0; i < count; i++) {
+                        json_t *e = json_is_string(v) ? v : json_array_get(v, i);
+                        int k = estimate_enum_parse(names, json_string_value(e));
+                        if (json_is_string(v))
+                                snprintf(pointer, sizeof(pointer), "/%s", key);
+                        else
+                                snprintf(pointer, sizeof(pointer), "/%s/%zu", key, i);
+                        if (k < 0) {
+                                char msg[300];
+                                snprintf(msg, sizeof(msg), "%s must be one of: %s", key, detail);
+                                api_problem_field(rs, 400, pointer, "enum", msg);
+                                return -1;
+                        }
+                        idx[n++] = k;
+                }
+                return (int)n;
+        }
+        snprintf(pointer, sizeof(pointer), "/%s", key);
+        char msg[300];
+        snprintf(msg, sizeof(msg), "%s must be a name or a list of 1 to %zu names (%s)", key, max,
+                 detail);
+        api_problem_field(rs, 400, pointer, "type", msg);
+        return -1;
+}
+
+static int decode_options(struct api_response *rs, json_t *body, struct serving_request *rq)
+{
+        int prec[SERVING_OPTIONS_MAX], quant[SERVING_OPTIONS_MAX], kv[SERVING_OPTIONS_MAX];
+        int np = names_field(rs, body, "precision", estimate_precision_names, "bf16", prec,
+                             SERVING_OPTIONS_MAX);
+        if (np < 0)
+                return -1;
+        int nq = names_field(rs, body, "quantization", estimate_quant_names, "none", quant,
+                             SERVING_OPTIONS_MAX);
+        if (nq < 0)
+                return -1;
+        int nk = names_field(rs, body, "kv_cache_precision", estimate_kv_dtype_names, "auto", kv,
+                             SERVING_OPTIONS_MAX);
+        if (nk < 0)
+                return -1;
+        if (np * nq * nk > SERVING_OPTIONS_MAX) {
+                api_problem_field(rs, 400, "/quantization", "range",
+                                  "precision x quantization x kv_cache_precision combinations "
+                                  "must be at most 8");
+                return -1;
+        }
+        for (int a = 0; a < np; a++)
+                for (int b = 0; b < nq; b++)
+                        for (int c = 0; c < nk; c++) {
+                                struct serving_option *o = &rq->options[rq->n_options++];
+                                o->precision = (enum est_precision)prec[a];
+                                o->quantization = (enum est_quant)quant[b];
+                                o->kv_dtype = (enum est_kv_dtype)kv[c];
+                                if (o->precision != EST_FP16 && o->precision != EST_BF16 &&
+                                    o->precision != EST_FP32) {
+                                        api_problem_field(rs, 400, "/precision", "enum",
+                                                          "serving runs fp16, bf16 or fp32 "
+                                                          "weights; use quantization for fp8, "
+                                                          "int8 and 4-bit");
+                                        return -1;
+                                }
+                        }
+        return 0;
+}
+
+static int decode_traffic(struct api_response *rs, json_t *body, struct serving_request *rq)
+{
+        static const char *const keys[] = {"requests_per_second", "prompt_tokens", "output_tokens",
+                                           "max_context_tokens", NULL};
+        json_t *t = json_object_get(body, "traffic");
+        struct serving_traffic *tr = &rq->traffic;
+
+        if (!json_is_object(t)) {
+                api_problem_field(rs, 400, "/traffic", t ? "type" : "required",
+                                  "traffic must be an object {requests_per_second, "
+                                  "prompt_tokens, output_tokens}");
+                return -1;
+        }
+        return api_fields_known(rs, t, "/traffic", keys) ||
+                               api_field_number(rs, t, "/traffic", "requests_per_second",
+                                                FIELD_REQUIRED, 1e-6, 1e6,
+                                                &tr->requests_per_second) ||
+                               api_field_number(rs, t, "/traffic", "prompt_tokens", FIELD_REQUIRED,
+                                                1, 16777216, &tr->prompt_tokens) ||
+                               api_field_number(rs, t, "/traffic", "output_tokens", FIELD_REQUIRED,
+                                                1, 16777216, &tr->output_tokens) ||
+                               api_field_number(rs, t, "/traffic", "max_context_tokens",
+                                                FIELD_NULLABLE, 2, 16777216,
+                                                &tr->max_context_tokens)
+                       ? -1
+                       : 0;
+}
+
+static int decode_slo(struct api_response *rs, json_t *body, struct serving_request *rq)
+{
+        static const char *const keys[] = {"ttft_p50_ms", "ttft_p95_ms", "tpot_ms", NULL};
+        json_t *s = json_object_get(body, "slo");
+        double p50 = 0, p95 = 0, tpot = 0;
+
+        if (!json_is_object(s)) {
+                api_problem_field(rs, 400, "/slo", s ? "type" : "required",
+                                  "slo must be an object {ttft_p50_ms, ttft_p95_ms, tpot_ms}");
+                return -1;
+        }
+        if (api_fields_known(rs, s, "/slo", keys) ||
+            api_field_number(rs, s, "/slo", "ttft_p50_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p50) ||
+            api_field_number(rs, s, "/slo", "ttft_p95_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p95) ||
+            api_field_number(rs, s, "/slo", "tpot_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &tpot))
+                return -1;
+        rq->slo.ttft_p50_s = p50 / 1e3;
+        rq->slo.ttft_p95_s = p95 / 1e3;
+        rq->slo.tpot_s = tpot / 1e3;
+        return 0;
+}
+
+static int id_list(struct api_response *rs, json_t *c, const char *key, const char **out, size_t *n)
+{
+        json_t *v = json_object_get(c, key);
+        char pointer[64];
+
+        if (!v || json_is_null(v))
+                return 0;
+        snprintf(pointer, sizeof(pointer), "/constraints/%s", key);
+        if (!json_is_array(v) || json_array_size(v) > SERVING_FILTER_MAX) {
+                api_problem_field(rs, 400, pointer, "type", "must be a list of at most 32 ids");
+                return -1;
+        }
+        for (size_t i = 0; i < json_array_size(v); i++) {
+                const char *id = json_string_value(json_array_get(v, i));
+                if (!id) {
+                        snprintf(pointer, sizeof(pointer), "/constraints/%s/%zu", key, i);
+                        api_problem_field(rs, 400, pointer, "type", "an id is a string");
+                        return -1;
+                }
+                out[(*n)++] = id;
+        }
+        return 0;
+}
+
+static int decode_constraints(struct api_response *rs, json_t *body, struct serving_request *rq)
+{
+        static const char *const keys[] = {"providers",           "gpus", "pricing", "max_gpus",
+                                           "budget_usd_per_hour", NULL};
+        json_t *c = json_object_get(body, "constraints");
+        struct serving_constraints *k = &rq->constraints;
+        const char *pricing = NULL;
+        int64_t max_gpus = 64;
+
+        k->pricing = CATALOG_ON_DEMAND;
+        k->max_gpus = 64;
+        if (!c || json_is_null(c))
+                return 0;
+        if (!json_is_object(c)) {
+                api_problem_field(rs, 400, "/constraints", "type", "constraints must be an object");
+                return -1;
+        }
+        if (api_fields_known(rs, c, "/constraints", keys) ||
+            api_field_string(rs, c, "/constraints", "pricing", 0, 16, &pricing) ||
+            api_field_int(rs, c, "/constraints", "max_gpus", 0, 1, 64, &max_gpus) ||
+            api_field_number(rs, c, "/constraints", "budget_usd_per_hour", FIELD_NULLABLE, 1e-6,
+                             1e9, &k->budget_usd_per_hour) ||
+            id_list(rs, c, "providers", k->providers, &k->n_providers) ||
+            id_list(rs, c, "gpus", k->gpus, &k->n_gpus))
+                return -1;
+        k->max_gpus = (uint32_t)max_gpus;
+        if (pricing && catalog_pricing_parse(pricing, &k->pricing)) {
+                api_problem_field(rs, 400, "/constraints/pricing", "enum",
+                                  "pricing must be on_demand, spot or reserved");
+                return -1;
+        }
+        return 0;
+}
+
+/* The model part of the body as an estimate request for the engine's decoder. */
+static json_t *model_request(json_t *body)
+{
+        json_t *m = json_object();
+        const char *keys[] = {"model", "framework", "serving"};
+
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+                json_t *v = json_object_get(body, keys[i]);
+                if (v)
+                        json_object_set(m, keys[i], v);
+        }
+        json_object_set_new(m, "workload", json_pack("{s:s}", "mode", "inference"));
+        return m;
+}
+
+static json_t *option_json(const struct serving_option *o)
+{
+        return json_pack("{s:s, s:s, s:s}", "precision", estimate_precision_name(o->precision),
+                         "quantization", estimate_quant_name(o->quantization), "kv_cache_precision",
+                         estimate_kv_dtype_name(o->kv_dtype));
+}
+
+static json_t *plan_json(const struct catalog_snapshot *s, const struct serving_plan *p,
+                         size_t rank)
+{
+        size_t n_gpus = 0, n_off = 0, n_prov = 0;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
+        const struct catalog_offering *off = &catalog_offerings(s, &n_off)[p->offering_index];
+        const struct catalog_provider *prov = &catalog_providers(s, &n_prov)[off->provider_index];
+        const struct serving_config *c = &p->config;
+        json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o}",
+                              "rank", (json_int_t)rank, "gpu", gpus[c->gpu_index].id, "gpu_name",
+                              gpus[c->gpu_index].name, "provider", prov->id, "provider_name",
+                              prov->name, "offering", off->id, "instance_type", off->instance_type,
+                              "pricing", catalog_pricing_name(p->price->pricing), "tensor_parallel",
+                              (json_int_t)c->tensor_parallel, "replicas", (json_int_t)p->replicas,
+                              "instances", (json_int_t)p->instances, "gpus", (json_int_t)p->gpus,
+                              "weights", option_json(&c->option));
+        json_object_set_new(o, "kv_cache_tokens_per_replica",
+                            json_integer((json_int_t)c->kv_capacity_tokens));
+        json_object_set_new(o, "max_concurrency_per_replica",
+                            json_integer((json_int_t)c->max_sequences));
+        json_object_set_new(o, "concurrency_per_replica", json_real(p->load.concurrency));
+        json_object_set_new(o, "requests_per_second_per_replica",
+                            json_real(p->capacity_rps / (p->headroom + 1) / p->replicas));
+        json_object_set_new(o, "ttft_p50_ms", json_real(p->load.ttft_p50_s * 1e3));
+        json_object_set_new(o, "ttft_p95_ms", json_real(p->load.ttft_p95_s * 1e3));
+        json_object_set_new(o, "tpot_ms", json_real(p->load.tpot_s * 1e3));
+        json_object_set_new(o, "prefill_ms", json_real(c->prefill_s * 1e3));
+        json_object_set_new(o, "prefill_utilisation", json_real(p->load.prefill_utilisation));
+        json_object_set_new(o, "capacity_requests_per_second", json_real(p->capacity_rps));
+        json_object_set_new(o, "headroom", json_real(p->headroom));
+        json_object_set_new(o, "output_tokens_per_second", json_real(p->output_tokens_per_second));
+        json_object_set_new(o, "usd_per_hour", json_real(p->usd_per_hour));
+        json_object_set_new(o, "usd_per_million_output_tokens",
+                            json_real(p->usd_per_million_output_tokens));
+        json_object_set_new(o, "price_as_of", json_string(p->price->as_of));
+        json_object_set_new(o, "price_source", json_string(p->price->source));
+        json_object_set_new(o, "meets_slo", json_true());
+        return o;
+}
+
+static json_t *result_json(const struct catalog_snapshot *s, const struct serving_request *rq,
+                           const struct serving_result *r, const char *model_name)
+{
+        size_t n_gpus = 0, n_off = 0;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
+        const struct catalog_offering *offs = catalog_offerings(s, &n_off);
+        json_t *plans = json_array(), *frontier = json_array(), *excluded = json_array();
+        char q[600];
+        int len = snprintf(q, sizeof(q),
+                           "Serve %s at %g requests/s, prompts of about %.0f tokens and answers "
+                           "of about %.0f tokens",
+                           model_name, rq->traffic.requests_per_second, rq->traffic.prompt_tokens,
+                           rq->traffic.output_tokens);
+        const char *sep = ", keeping ";
+        if (rq->slo.ttft_p50_s > 0) {
+                len += snprintf(q + len, sizeof(q) - (size_t)len,
+                                "%stime to first token p50 under %g ms", sep,
+                                rq->slo.ttft_p50_s * 1e3);
+                sep = ", ";
+        }
+        if (rq->slo.ttft_p95_s > 0) {
+                len += snprintf(q + len, sizeof(q) - (size_t)len,
+                                "%stime to first token p95 under %g ms", sep,
+                                rq->slo.ttft_p95_s * 1e3);
+                sep = ", ";
+        }
+        if (rq->slo.tpot_s > 0)
+                len += snprintf(q + len, sizeof(q) - (size_t)len,
+                                "%stime per output token under %g ms", sep, rq->slo.tpot_s * 1e3);
+        snprintf(q + len, sizeof(q) - (size_t)len, ": what is the cheapest deployment?");
+
+        for (size_t i = 0; i < r->n_plans; i++)
+                json_array_append_new(plans, plan_json(s, &r->plans[i], i + 1));
+        for (size_t i = 0; i < r->n_curves; i++) {
+                const struct serving_curve *cv = &r->curves[i];
+                json_t *pts = json_array();
+                char label[160];
+                snprintf(label, sizeof(label), "%s x%u %s%s%s", gpus[cv->config.gpu_index].name,
+                         cv->config.tensor_parallel,
+                         estimate_precision_name(cv->config.option.precision),
+                         cv->config.option.quantization ? " " : "",
+                         cv->config.option.quantization
+                                 ? estimate_quant_name(cv->config.option.quantization)
+                                 : "");
+                for (size_t k = 0; k < cv->n_points; k++)
+                        json_array_append_new(
+                                pts, json_pack("{s:f, s:f, s:f, s:f}", "concurrency",
+                                               cv->points[k].concurrency, "tpot_ms",
+                                               cv->points[k].tpot_s * 1e3, "ttft_ms",
+                                               cv->points[k].ttft_s * 1e3,
+                                               "output_tokens_per_second_per_gpu",
+                                               cv->points[k].output_tokens_per_second_per_gpu));
+                json_array_append_new(frontier,
+                                      json_pack("{s:s, s:s, s:i, s:o, s:o}", "label", label, "gpu",
+                                                gpus[cv->config.gpu_index].id, "tensor_parallel",
+                                                (json_int_t)cv->config.tensor_parallel, "weights",
+                                                option_json(&cv->config.option), "points", pts));
+        }
+        for (size_t i = 0; i < r->n_excluded; i++) {
+                const struct serving_excluded *e = &r->excluded[i];
+                json_t *x =
+                        json_pack("{s:s, s:s}", "gpu", gpus[e->gpu_index].id, "reason", e->reason);
+                if (e->offering_index != SIZE_MAX)
+                        json_object_set_new(x, "offering", json_string(offs[e->offering_index].id));
+                if (e->tensor_parallel)
+                        json_object_set_new(x, "tensor_parallel",
+                                            json_integer((json_int_t)e->tensor_parallel));
+                if (e->option >= 0)
+                        json_object_set_new(x, "weights", option_json(&rq->options[e->option]));
+                json_array_append_new(excluded, x);
+        }
+        json_t *assumptions = json_pack(
+                "[s, s, s, s]",
+                "continuous batching with prefills first (vLLM's default scheduler): a prefill "
+                "pre-empts the decode steps, so time per output token is the decode step / (1 - "
+                "prefill utilisation)",
+                "prefill queue as M/D/1 with Poisson arrivals: mean wait rho t / (2 (1 - rho)), "
+                "tail of the M/M/1 form; concurrency from Little's law",
+                "KV-cache capacity from the engine's vLLM-style reservation "
+                "(gpu_memory_utilization); at most 256 sequences per replica (vLLM max_num_seqs)",
+                "step times from the engine's pass model (matmuls, attention, memory traffic, "
+                "serving-step overhead), validated against published decode and prefill "
+                "measurements (GET /api/v1/validation, time)");
+        return json_pack("{s:s, s:o, s:o, s:o, s:o, s:I}", "question", q, "plans", plans,
+                         "frontier", frontier, "excluded", excluded, "assumptions", assumptions,
+                         "configurations_evaluated", (json_int_t)r->configurations);
+}
+
+static const char *const extra_keys_none[] = {NULL};
+
+void api_serving_plan(const struct api_request *rq, struct api_response *rs)
+{
+        const struct catalog_snapshot *s = NULL;
+        struct serving_request *req = NULL;
+        struct serving_result r;
+        struct serving_error err;
+        struct api_estimate_error aerr;
+        json_t *body, *model = NULL, *w;
+
+        memset(&r, 0, sizeof(r));
+        body = api_body_object(rq, rs);
+        if (!body)
+                return;
+        s = api_catalog_snapshot(rq, rs);
+        if (!s)
+                goto out;
+        if (api_fields_known(rs, body, "", body_keys))
+                goto out;
+        w = json_object_get(body, "workload");
+        if (w && !(json_is_object(w) && json_object_size(w) == 1 &&
+                   json_is_string(json_object_get(w, "mode")) &&
+                   !strcmp(json_string_value(json_object_get(w, "mode")), "inference"))) {
+                api_problem_field(rs, 400, "/workload", "contradiction",
+                                  "a serving plan is for inference: workload may only say "
+                                  "{\"mode\": \"inference\"}; lengths go in traffic");
+                goto out;
+        }
+        req = calloc(1, sizeof(*req));
+        model = model_request(body);
+        if (!req || !model) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
+        memset(&aerr, 0, sizeof(aerr));
+        if (api_estimate_decode(model, s, extra_keys_none, &req->model, &aerr)) {
+                api_problem_field(rs, aerr.status ? aerr.status : 400, aerr.pointer, aerr.rule,
+                                  aerr.detail);
+                goto out;
+        }
+        if (req->model.arch.kind == MODEL_ENCODER) {
+                api_problem_field(rs, 400, "/model", "contradiction",
+                                  "an encoder-only model generates no tokens; serving plans are "
+                                  "for decoder and encoder-decoder models");
+                goto out;
+        }
+        if (req->model.set & EST_SET_MFU)
+                req->model.mfu = 0;
+        req->constraints.gpu_memory_utilization = req->model.gpu_memory_utilization;
+        if (decode_options(rs, body, req) || decode_traffic(rs, body, req) ||
+            decode_slo(rs, body, req) || decode_constraints(rs, body, req))
+                goto out;
+        if (serving_search(s, req, &r, &err)) {
+                api_problem_field(rs, 400, err.pointer, err.rule, err.detail);
+                goto out;
+        }
+        api_reply_json(rs, 200, result_json(s, req, &r, req->model.arch.name));
+out:
+        serving_result_free(&r);
+        free(req);
+        json_decref(model);
+        catalog_release(s);
+        json_decref(body);
+}

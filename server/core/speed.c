@@ -1,0 +1,345 @@
+/*
+ * speed.c - what one forward pass of a model costs on one GPU.
+ *
+ * The model is Horace He's three regimes ("Making Deep Learning Go Brrrr
+ * From First Principles", horace.io/brrr_intro.html, 2022): time goes to
+ * compute (FLOPs at the tensor units), to memory (bytes through HBM/GDDR)
+ * and to overhead (the host dispatching kernels).  Each kind of work is
+ * placed on a roofline (Williams, Waterman and Patterson, CACM 2009): its
+ * time is the larger of FLOPs / achieved FLOP/s and bytes / achieved
+ * bandwidth.
+ *
+ *   matmuls      2 x (block + head parameters a token touches) FLOPs per
+ *                token; they read every weight once per pass and their
+ *                inputs and outputs once per token
+ *   attention    4 x query width x context FLOPs per token and layer
+ *                (scores and weighted values; Kaplan et al. 2020 Table 1),
+ *                reading the cached keys and values in decode
+ *   element-wise norms, residual adds, activations, rotary embeddings:
+ *                pure memory traffic, counted op by op from how eager
+ *                PyTorch (Hugging Face modelling code) and fused kernels
+ *                (torch.compile, serving engines) execute them
+ *   overhead     eager dispatch: one host-side operator call per op; the
+ *                GPU idles when its kernels are shorter than the calls
+ *
+ * A pass costs max(GPU time, host time) + the engine's fixed per-step
+ * overhead.  Training steps are built from passes in compute.c.
+ */
+#include "core/estimate_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- constants, each with its source ------------------------------------ */
+
+/*
+ * Matmul efficiency: the fraction of the datasheet's dense tensor rate
+ * that transformer-sized GEMMs sustain.  FlashAttention-2 (Dao 2023,
+ * section 4.2) trains GPT-style models at 225 of 312 TFLOP/s per A100
+ * (72% MFU) end to end, so the matmuls themselves run at >= 0.72 there:
+ * 0.70 for Ampere, Ada and older tensor units.  Hopper and Blackwell
+ * parts fall further below their datasheet rate: the rate assumes the
+ * boost clock, which a 700 W H100 does not hold under dense tensor load,
+ * and whole-model training on the same software reaches lower MFU than
+ * on an A100 (Megatron-LM README: 41-47% on H100 against 52% on A100 in
+ * Narayanan et al. 2021); cuBLAS on a B200 sustains 0.68-0.73 on
+ * 4096-8192 cubes and less on thinner shapes (pyptx.dev/performance,
+ * CUDA 12.8): 0.55.  fp8 matmuls run 1.25-1.75x bf16, not 2x (cuBLAS
+ * 12.9 release notes on Hopper): 0.75 of the bf16 efficiency against
+ * the fp8 peak.  fp32 on the vector units: SGEMM reaches about 0.85 of
+ * peak (cuBLAS vs CUDA-core kernels on an L20, DefTruth CUDA-Learn-Notes).
+ */
+static const double gemm_efficiency_tensor = 0.70;
+static const double gemm_efficiency_hopper = 0.55;
+static const double gemm_efficiency_fp8_share = 0.75;
+static const double gemm_efficiency_fp32 = 0.85;
+/*
+ * Fused attention: FlashAttention-2 reaches 50-73% of peak forward and
+ * somewhat less backward on an A100 (Dao 2023, figures 4-7); on an H100
+ * FlashAttention-2 runs at about 35% of peak (Shah et al. 2024,
+ * FlashAttention-3, section 1), the Hopper-specific kernels at 75%.
+ */
+static const double attention_efficiency_ampere = 0.55;
+static const double attention_efficiency_hopper = 0.35;
+/* Hopper-specific attention kernels (FlashAttention-3, cuDNN's fused
+ * attention behind Transformer Engine, TensorRT-LLM's FMHA): Shah et al.
+ * 2024 report 75% of peak for FlashAttention-3 in bf16; 0.60 leaves room
+ * for the backward pass and shorter sequences. */
+static const double attention_efficiency_hopper_fused = 0.60;
+/* Streaming kernels reach about 80% of peak bandwidth (AIConfigurator's
+ * mem_bw_empirical_scaling_factor is 0.8). */
+static const double bandwidth_efficiency = 0.80;
+/*
+ * Host cost of one eager PyTorch operator call (Python, dispatcher,
+ * launch): about 10 microseconds, the flat floor of small-op timings in
+ * He 2022 ("overhead" section).  Operators per block in Hugging Face
+ * modelling code, counted from modeling_llama.py (forward): RMSNorm 6
+ * twice, q/k/v/o projections 4, reshapes and transposes 6, rotary 10,
+ * SDPA 1, MLP 5, residual adds 2 = 40; an encoder block with fused
+ * LayerNorm (modeling_bert.py) about 25.  Autograd runs about two
+ * backward ops per forward op.
+ */
+static const double eager_op_seconds = 10e-6;
+static const double eager_ops_per_block_rmsnorm = 40;
+static const double eager_ops_per_block_layernorm = 25;
+/*
+ * Fused runtimes still launch kernels: torch.compile (Inductor) about 12
+ * per block forward; serving engines replay CUDA graphs (vLLM, llama.cpp,
+ * gpt-fast) and pay a per-step cost for scheduling and sampling instead.
+ */
+static const double compiled_ops_per_block = 12;
+static const double launch_seconds = 4e-6; /* cudaLaunchKernel from a compiled wrapper */
+static const double serving_step_seconds = 0.5e-3;
+/* A small-message NCCL all-reduce inside an NVLink node costs about 10
+ * microseconds however little it carries (nccl-tests all_reduce_perf
+ * latency at 8 bytes to 64 KiB on DGX A100/H100); decode's per-layer
+ * all-reduces carry a few KiB. */
+static const double all_reduce_latency_seconds = 10e-6;
+/*
+ * Weight-only quantized kernels unpack every weight on the CUDA cores
+ * before the multiply, in the same instruction stream as the loads: about
+ * 2 operations per int8/fp8 weight (convert, scale) and 4 per 4-bit
+ * weight (shift and mask, convert, subtract the zero point, scale), as in
+ * llama.cpp's dequantize_q4_0/q8_0 and GPTQ/AWQ kernels.  The unpacking is
+ * charged on top of the memory time: batch-1 decode with 4-bit weights
+ * runs well below the bandwidth a 16-bit model reaches (gpt-fast README:
+ * 4.8x fewer bytes, 1.9x the tokens per second on an A100).
+ */
+static double dequant_ops_per_weight(enum est_quant q)
+{
+        switch (q) {
+        case EST_QUANT_INT8:
+        case EST_QUANT_FP8:
+                return 2;
+        case EST_QUANT_INT4:
+        case EST_QUANT_NF4:
+                return 4;
+        default:
+                return 0;
+        }
+}
+
+/* Hopper and Blackwell data-centre parts: >= 500 TFLOP/s dense bf16. */
+static bool hopper_class(const struct gpu_spec *g)
+{
+        return g && !strcmp(g->vendor, "NVIDIA") && g->flops[GPU_BF16] >= 500e12;
+}
+
+double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
+                             const struct estimate_input *in, bool training)
+{
+        if (p == GPU_FP32)
+                return gemm_efficiency_fp32;
+        bool tuned = in->framework == EST_FW_MEGATRON || !training;
+        double e = hopper_class(g) && !tuned ? gemm_efficiency_hopper : gemm_efficiency_tensor;
+        return p == GPU_FP8 ? e * gemm_efficiency_fp8_share : e;
+}
+
+/* Megatron (Transformer Engine) and serving engines bring their own
+ * Hopper attention kernels; PyTorch's SDPA runs FlashAttention-2. */
+double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
+                                  bool training)
+{
+        if (!hopper_class(g))
+                return attention_efficiency_ampere;
+        if (in->framework == EST_FW_MEGATRON || in->framework == EST_FW_VLLM ||
+            (!training && in->framework == EST_FW_NONE))
+                return attention_efficiency_hopper_fused;
+        return attention_efficiency_hopper;
+}
+
+double speed_bandwidth_efficiency(void)
+{
+        return bandwidth_efficiency;
+}
+
+/*
+ * Element-wise bytes per token and block of one forward pass, e bytes per
+ * activation element.  Eager counts follow the Hugging Face modules op by
+ * op: RMSNorm upcasts to fp32, squares, averages, multiplies and casts
+ * back (~18 e per element: 36 bytes in bf16); nn.LayerNorm is one fused
+ * kernel (read + write); SiLU-gated MLPs run silu then mul (5 e per
+ * intermediate element); rotate_half builds q and k through a cat, two
+ * muls and an add (10 e per element); a residual add reads two and
+ * writes one (3 e); dropout writes a 1-byte mask as well.  Fused kernels
+ * read each input once and write each output once.
+ */
+static double elementwise_block_bytes(const struct estimate_input *in, double e, bool fused,
+                                      bool training)
+{
+        const struct model_arch *a = &in->arch;
+        double h = a->hidden, q = (double)a->heads * a->head_dim;
+        double kv = (double)a->kv_heads * a->head_dim;
+        double f = (double)a->ffn * (a->experts > 1 ? a->active_experts : 1) + a->shared_expert_ffn;
+        double norms = a->block_norms ? a->block_norms : 2;
+        bool rms = a->norm == MODEL_NORM_RMSNORM;
+        double bytes = 0;
+
+        bytes += norms * h * (rms && !fused ? 18 * e : 2 * e);
+        bytes += 2 * 3 * e * h; /* residual adds */
+        if (a->gated_mlp)
+                bytes += f * (fused ? 3 * e : 5 * e);
+        else
+                bytes += f * 2 * e;
+        if (a->position == MODEL_POS_ROTARY)
+                bytes += (q + kv) * (fused ? 2 * e : 10 * e);
+        if (!fused)
+                bytes += 2 * e * q; /* attention output made contiguous */
+        if (training && a->dropout > 0)
+                bytes += 2 * h * (2 * e + 1);
+        if (a->experts > 1) /* tokens permuted to and from their experts */
+                bytes += 4 * e * h * a->active_experts;
+        return bytes;
+}
+
+void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
+                 enum gpu_precision prec, struct est_speed *sp)
+{
+        const struct model_arch *a = &in->arch;
+        double tp = in->tensor_parallel, pp = in->pipeline_parallel;
+        double layers = ((double)a->layers + a->decoder_layers) / pp;
+        double q = (double)a->heads * a->head_dim, h = a->hidden;
+        double kv = (double)a->kv_heads * a->head_dim;
+        double f = (double)a->ffn * (a->experts > 1 ? a->active_experts : 1) + a->shared_expert_ffn;
+        /* Megatron-LM runs Transformer Engine's fused norm, activation,
+         * rotary and softmax kernels (megatron/core/fusions). */
+        bool fused = in->compile || in->framework == EST_FW_VLLM ||
+                     in->framework == EST_FW_MEGATRON || in->framework == EST_FW_LLAMA_CPP ||
+                     (!d->training && in->framework == EST_FW_NONE);
+
+        memset(sp, 0, sizeof(*sp));
+        sp->peak = g ? g->flops[prec] : 0;
+        if (g && sp->peak <= 0 && prec == GPU_TF32)
+                sp->peak = g->flops[GPU_FP32];
+        sp->bandwidth = g ? g->memory_bandwidth_bytes_per_s : 0;
+        sp->gemm_efficiency = speed_gemm_efficiency(g, prec, in, d->training);
+        /* Serving engines always run fused attention (paged attention,
+         * FlashInfer, TensorRT-LLM FMHA, llama.cpp's flash kernels). */
+        bool flash = in->flash_attention || (fused && !d->training);
+        sp->attention_efficiency =
+                flash ? speed_attention_efficiency(g, in, d->training) : sp->gemm_efficiency;
+        if (!flash)
+                sp->score_elements = (double)a->heads / tp * layers;
+        sp->bandwidth_efficiency = bandwidth_efficiency;
+        sp->activation_bytes = d->e_a;
+        sp->layers = layers;
+
+        /* Matmuls of one token on this GPU: the stage's blocks split by TP. */
+        double linear = (double)d->pb.linear_active / pp / tp;
+        double head = d->lm_logits ? (double)a->vocab * h / tp : 0;
+        sp->linear_flops = 2.0 * (linear + head);
+        /* Inputs and outputs of every matmul of a block (q, k, v, o, MLP). */
+        double io = (h + q) + 2 * (h + kv) + (q + h) +
+                    (a->gated_mlp ? 2 * (h + f) + (f + h) : 2 * (h + f));
+        sp->gemm_io_bytes =
+                layers * io / tp * d->e_a + (head > 0 ? (h + a->vocab / tp) * d->e_a : 0);
+        /* Weights read per pass: quantized matrices at their packed size. */
+        sp->weight_bytes = (double)d->pb.linear / pp / tp * d->e_q + head * d->e_w;
+        if (a->experts > 1 && a->active_experts < a->experts) {
+                double E = a->experts, k = a->active_experts;
+                /* (linear - linear_active) is the E - k experts a token skips. */
+                sp->expert_weight_bytes = (double)(d->pb.linear - d->pb.linear_active) * E /
+                                          (E - k) / pp / tp * d->e_q;
+                sp->experts = E;
+                sp->active_experts = k;
+        }
+        if (!d->training && !(in->quantization == EST_QUANT_FP8 && prec == GPU_FP8) && g) {
+                sp->dequant_ops =
+                        (double)d->pb.linear / pp / tp * dequant_ops_per_weight(in->quantization);
+                sp->alu_rate = g->flops[GPU_FP32];
+        }
+        sp->attention_flops = 4.0 * q / tp * layers;
+        if (a->kind == MODEL_ENCODER_DECODER)
+                sp->attention_flops += 4.0 * q / tp * a->decoder_layers / pp;
+        sp->kv_bytes = 2.0 * kv / tp * layers * d->e_kv;
+        sp->elementwise_bytes =
+                layers * elementwise_block_bytes(in, d->e_a, fused, d->training) / tp;
+        if (head > 0) /* logits written, then softmax / loss read them */
+                sp->elementwise_bytes += (double)a->vocab / tp * (d->e_a + 8);
+        if (fused && !in->compile && !d->training) {
+                sp->host_seconds_per_pass = 0;
+                sp->step_overhead = serving_step_seconds;
+        } else {
+                double ops =
+                        fused ? compiled_ops_per_block
+                              : (a->norm == MODEL_NORM_RMSNORM ? eager_ops_per_block_rmsnorm
+                                                               : eager_ops_per_block_layernorm);
+                sp->host_seconds_per_pass =
+                        layers * ops * (fused ? launch_seconds : eager_op_seconds);
+                sp->step_overhead = 0;
+        }
+        /* Tensor parallel: two all-reduces of the block output per layer
+         * forward (Megatron-LM, Shoeybi et al. 2019, figure 3), ring
+         * volume 2 (t-1)/t. */
+        if (tp > 1) {
+                sp->tp_bytes = layers * 2 * 2 * (tp - 1) / tp * h * d->e_a;
+                sp->tp_bandwidth = g && g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 32e9;
+                sp->tp_latency = layers * 2 * all_reduce_latency_seconds;
+        }
+}
+
+/* The touched share of the expert matrices when tokens route top-k of E
+ * experts independently and uniformly: E (1 - (1 - k/E)^tokens) / E. */
+static double experts_touched(const struct est_speed *sp, double tokens)
+{
+        if (sp->experts <= 1 || sp->active_experts >= sp->experts)
+                return 1;
+        return 1.0 - pow(1.0 - sp->active_experts / sp->experts, tokens);
+}
+
+/* The share of the weights a pass over tokens reads. */
+static double experts_share(const struct est_speed *sp, double tokens)
+{
+        if (!(sp->weight_bytes > 0))
+                return 1;
+        return (sp->weight_bytes - sp->expert_weight_bytes +
+                sp->expert_weight_bytes * experts_touched(sp, tokens)) /
+               sp->weight_bytes;
+}
+
+void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
+                      double kv_tokens_read, struct speed_parts *p)
+{
+        double rate = sp->peak * sp->gemm_efficiency;
+        double bw = sp->bandwidth * sp->bandwidth_efficiency;
+
+        memset(p, 0, sizeof(*p));
+        if (!(rate > 0) || !(bw > 0))
+                return;
+        double weights = sp->weight_bytes * experts_share(sp, tokens);
+        p->gemm_compute = tokens * sp->linear_flops / rate;
+        p->gemm_memory = (weights + tokens * sp->gemm_io_bytes) / bw;
+        p->attention_compute =
+                tokens * context * sp->attention_flops / (sp->peak * sp->attention_efficiency);
+        /* Decode reads the cache; eager attention also writes the scores,
+         * softmax reads and writes them (upcast to fp32 in most Hugging
+         * Face models) and the value matmul reads them: about 7
+         * activation-sized accesses per score. */
+        p->attention_memory = (kv_tokens_read * sp->kv_bytes +
+                               tokens * context * sp->score_elements * 7 * sp->activation_bytes) /
+                              bw;
+        p->elementwise = tokens * sp->elementwise_bytes / bw;
+        if (sp->dequant_ops > 0 && sp->alu_rate > 0)
+                p->dequant = sp->dequant_ops * experts_share(sp, tokens) / sp->alu_rate;
+        if (sp->tp_bytes > 0 && sp->tp_bandwidth > 0)
+                p->tensor_parallel = tokens * sp->tp_bytes / sp->tp_bandwidth + sp->tp_latency;
+        p->host = sp->host_seconds_per_pass;
+}
+
+double speed_parts_gpu(const struct speed_parts *p)
+{
+        return fmax(p->gemm_compute, p->gemm_memory) +
+               fmax(p->attention_compute, p->attention_memory) + p->elementwise + p->dequant +
+               p->tensor_parallel;
+}
+
+double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
+                              double kv_tokens_read)
+{
+        struct speed_parts p;
+        speed_pass_parts(sp, tokens, context, kv_tokens_read, &p);
+        double gpu = speed_parts_gpu(&p);
+        if (!(gpu > 0))
+                return 0;
+        return fmax(gpu, p.host) + sp->step_overhead;
+}

@@ -1,0 +1,561 @@
+/*
+ * serving.c - the serving planner (see serving.h for the model).
+ */
+#include "plan/serving.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRAFFIC_RPS_MAX     1e6
+#define TOKENS_MAX          16777216.0
+#define SLO_SECONDS_MAX     3600.0
+#define DEPLOYMENT_GPUS_MAX 64
+#define BISECTION_STEPS     48
+#define FIXED_POINT_STEPS   200
+#define CURVES_MAX          6
+
+static int fail(struct serving_error *err, const char *pointer, const char *rule, const char *fmt,
+                ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(struct serving_error *err, const char *pointer, const char *rule, const char *fmt,
+                ...)
+{
+        va_list ap;
+
+        snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
+        snprintf(err->rule, sizeof(err->rule), "%s", rule);
+        va_start(ap, fmt);
+        vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+        va_end(ap);
+        return -1;
+}
+
+static double max_context(const struct serving_traffic *t)
+{
+        return t->max_context_tokens > 0 ? t->max_context_tokens
+                                         : 2 * (t->prompt_tokens + t->output_tokens);
+}
+
+int serving_validate(const struct serving_request *rq, struct serving_error *err)
+{
+        const struct serving_traffic *t = &rq->traffic;
+        const struct serving_slo *s = &rq->slo;
+
+        memset(err, 0, sizeof(*err));
+        if (!(t->requests_per_second > 0) || t->requests_per_second > TRAFFIC_RPS_MAX)
+                return fail(err, "/traffic/requests_per_second", "range",
+                            "requests_per_second must be above 0 and at most 1000000");
+        if (!(t->prompt_tokens >= 1) || t->prompt_tokens > TOKENS_MAX)
+                return fail(err, "/traffic/prompt_tokens", "range",
+                            "prompt_tokens must be 1..16777216");
+        if (!(t->output_tokens >= 1) || t->output_tokens > TOKENS_MAX)
+                return fail(err, "/traffic/output_tokens", "range",
+                            "output_tokens must be 1..16777216");
+        if (t->max_context_tokens != 0 &&
+            t->max_context_tokens < t->prompt_tokens + t->output_tokens)
+                return fail(err, "/traffic/max_context_tokens", "contradiction",
+                            "max_context_tokens must be at least prompt_tokens + output_tokens "
+                            "(%.0f)",
+                            t->prompt_tokens + t->output_tokens);
+        if (max_context(t) > TOKENS_MAX)
+                return fail(err, "/traffic/max_context_tokens", "range",
+                            "the longest context must be at most 16777216 tokens");
+        if (s->ttft_p50_s < 0 || s->ttft_p50_s > SLO_SECONDS_MAX)
+                return fail(err, "/slo/ttft_p50_ms", "range",
+                            "ttft_p50_ms must be above 0 and at most 3600000");
+        if (s->ttft_p95_s < 0 || s->ttft_p95_s > SLO_SECONDS_MAX)
+                return fail(err, "/slo/ttft_p95_ms", "range",
+                            "ttft_p95_ms must be above 0 and at most 3600000");
+        if (s->tpot_s < 0 || s->tpot_s > SLO_SECONDS_MAX)
+                return fail(err, "/slo/tpot_ms", "range",
+                            "tpot_ms must be above 0 and at most 3600000");
+        if (s->ttft_p50_s > 0 && s->ttft_p95_s > 0 && s->ttft_p50_s > s->ttft_p95_s)
+                return fail(err, "/slo/ttft_p50_ms", "contradiction",
+                            "ttft_p50_ms cannot exceed ttft_p95_ms");
+        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->tpot_s == 0)
+                return fail(err, "/slo", "required",
+                            "state at least one of ttft_p50_ms, ttft_p95_ms, tpot_ms");
+        if (rq->constraints.max_gpus > DEPLOYMENT_GPUS_MAX)
+                return fail(err, "/constraints/max_gpus", "range", "max_gpus must be 1..64");
+        if (rq->constraints.budget_usd_per_hour < 0)
+                return fail(err, "/constraints/budget_usd_per_hour", "range",
+                            "budget_usd_per_hour must be positive");
+        if (rq->n_options == 0 || rq->n_options > SERVING_OPTIONS_MAX)
+                return fail(err, "/options", "range", "between 1 and 8 weight options");
+        return 0;
+}
+
+/* Time t such that P(wait > t) = 1 - q for the prefill queue. */
+static double wait_quantile(double rho, double mean, double q)
+{
+        if (rho <= 0 || mean <= 0 || rho <= 1 - q)
+                return 0;
+        return mean / rho * log(rho / (1 - q));
+}
+
+static double decode_step(const struct serving_config *c, double n, double ctx)
+{
+        double seqs = n < 1 ? 1 : n;
+        return est_speed_pass_seconds(&c->speed, seqs, ctx, seqs * ctx);
+}
+
+void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
+                          double lambda, struct serving_load *out)
+{
+        double tp = c->prefill_s, G = t->output_tokens;
+        double ctx = t->prompt_tokens + G / 2;
+        double rho = lambda * tp;
+
+        memset(out, 0, sizeof(*out));
+        out->prefill_utilisation = rho;
+        if (!(rho < 1) || !(tp > 0)) {
+                out->ttft_p50_s = out->ttft_p95_s = out->ttft_mean_s = out->tpot_s = INFINITY;
+                return;
+        }
+        double wait = rho * tp / (2 * (1 - rho)); /* Pollaczek-Khinchine, M/D/1 */
+        double n = lambda * (tp + G * decode_step(c, 1, ctx));
+        double step = 0;
+        bool converged = false;
+        for (int i = 0; i < FIXED_POINT_STEPS; i++) {
+                step = decode_step(c, n, ctx);
+                double next = lambda * (wait + tp + step / 2 + G * step / (1 - rho));
+                if (fabs(next - n) <= 1e-9 * (n + 1)) {
+                        n = next;
+                        converged = true;
+                        break;
+                }
+                n = next;
+                if (n > 4.0 * SERVING_MAX_NUM_SEQS * 16)
+                        break; /* the decode steps grow faster than they drain */
+        }
+        step = decode_step(c, n, ctx);
+        out->concurrency = n;
+        out->tpot_s = step / (1 - rho);
+        out->ttft_mean_s = wait + tp + step / 2;
+        out->ttft_p50_s = wait_quantile(rho, wait, 0.50) + tp + step / 2;
+        out->ttft_p95_s = wait_quantile(rho, wait, 0.95) + tp + step / 2;
+        out->feasible = converged && n <= c->max_sequences;
+}
+
+bool serving_meets(const struct serving_load *l, const struct serving_slo *slo)
+{
+        if (!l->feasible)
+                return false;
+        if (slo->ttft_p50_s > 0 && l->ttft_p50_s > slo->ttft_p50_s)
+                return false;
+        if (slo->ttft_p95_s > 0 && l->ttft_p95_s > slo->ttft_p95_s)
+                return false;
+        if (slo->tpot_s > 0 && l->tpot_s > slo->tpot_s)
+                return false;
+        return true;
+}
+
+/* ---- the search ---------------------------------------------------------- */
+
+struct search {
+        const struct catalog_snapshot *snap;
+        const struct serving_request *rq;
+        const struct gpu_spec *gpus;
+        size_t n_gpus;
+        struct serving_result *out;
+        size_t cap_plans, cap_excluded;
+        struct estimate_result *res; /* scratch */
+};
+
+static void exclude(struct search *s, size_t gi, size_t oi, uint32_t tp, int option,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void exclude(struct search *s, size_t gi, size_t oi, uint32_t tp, int option,
+                    const char *fmt, ...)
+{
+        struct serving_result *r = s->out;
+        va_list ap;
+
+        if (r->n_excluded == s->cap_excluded) {
+                size_t cap = s->cap_excluded ? 2 * s->cap_excluded : 64;
+                struct serving_excluded *e = realloc(r->excluded, cap * sizeof(*e));
+                if (!e)
+                        return;
+                r->excluded = e;
+                s->cap_excluded = cap;
+        }
+        struct serving_excluded *e = &r->excluded[r->n_excluded++];
+        e->gpu_index = gi;
+        e->offering_index = oi;
+        e->tensor_parallel = tp;
+        e->option = option;
+        va_start(ap, fmt);
+        vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+        va_end(ap);
+}
+
+static bool listed(const char *const *names, size_t n, const char *id)
+{
+        if (n == 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (!strcmp(names[i], id))
+                        return true;
+        return false;
+}
+
+/*
+ * Build one replica shape through the engine.  Returns 0, or -1 after
+ * recording why the shape cannot serve (refused, does not fit, no rate).
+ */
+static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct serving_config *c)
+{
+        const struct serving_request *rq = s->rq;
+        const struct serving_traffic *t = &rq->traffic;
+        const struct serving_option *o = &rq->options[oi];
+        struct estimate_input x = rq->model;
+        struct estimate_error ee;
+        struct estimate_result *r = s->res;
+        double ctx = max_context(t);
+
+        x.mode = EST_INFERENCE;
+        x.batch_size = 1;
+        x.prompt_tokens = (uint32_t)llround(t->prompt_tokens);
+        x.generated_tokens = (uint32_t)llround(t->output_tokens);
+        x.sequence_length = x.prompt_tokens + x.generated_tokens;
+        x.precision = o->precision;
+        x.quantization = o->quantization;
+        x.kv_dtype = o->kv_dtype;
+        x.tensor_parallel = tp;
+        x.pipeline_parallel = 1;
+        x.gpus = tp;
+        x.nodes = 1;
+        x.strategy = EST_SINGLE;
+        x.gpu_index = (int)gi;
+        x.gpu_memory_utilization = rq->constraints.gpu_memory_utilization;
+        if (x.mfu > 0)
+                x.mfu = 0; /* the pass model, not a flat utilisation */
+        if (estimate_run(&x, s->gpus, s->n_gpus, r, &ee)) {
+                exclude(s, gi, SIZE_MAX, tp, oi, "%s", ee.detail);
+                return -1;
+        }
+        if (r->precision_unsupported) {
+                exclude(s, gi, SIZE_MAX, tp, oi, "%s has no %s tensor rate", s->gpus[gi].name,
+                        estimate_precision_name(o->precision));
+                return -1;
+        }
+        if (!(r->speed.peak > 0) || !(r->speed.bandwidth > 0)) {
+                exclude(s, gi, SIZE_MAX, tp, oi,
+                        "the catalog has no throughput or bandwidth figure for %s",
+                        s->gpus[gi].name);
+                return -1;
+        }
+        if (r->serving_kv_bytes == 0 || r->kv_bytes_per_token == 0) {
+                exclude(s, gi, SIZE_MAX, tp, oi,
+                        "the weights (%.1f GiB per GPU) and the serving engine's activation "
+                        "reserve leave no KV cache in the %.0f%% reservation of %.1f GiB",
+                        (double)r->per_gpu[EST_C_WEIGHTS] / 1073741824.0,
+                        (x.gpu_memory_utilization > 0 ? x.gpu_memory_utilization : 0.9) * 100,
+                        (double)r->serving_budget_bytes / 1073741824.0);
+                return -1;
+        }
+        memset(c, 0, sizeof(*c));
+        c->gpu_index = gi;
+        c->tensor_parallel = tp;
+        c->option = *o;
+        c->speed = r->speed;
+        c->speed.kv_bytes = (double)r->kv_bytes_per_token;
+        c->kv_capacity_tokens = r->serving_kv_bytes / r->kv_bytes_per_token;
+        double seqs = floor((double)c->kv_capacity_tokens / ctx);
+        if (seqs < 1) {
+                exclude(s, gi, SIZE_MAX, tp, oi,
+                        "the KV cache holds %llu tokens, less than one %.0f-token context",
+                        (unsigned long long)c->kv_capacity_tokens, ctx);
+                return -1;
+        }
+        c->max_sequences = seqs > SERVING_MAX_NUM_SEQS ? SERVING_MAX_NUM_SEQS : (uint32_t)seqs;
+        c->prefill_s = est_speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
+        if (!(c->prefill_s > 0)) {
+                exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);
+                return -1;
+        }
+        return 0;
+}
+
+/* The most requests/s one replica serves within the SLOs; 0 if none. */
+static double replica_capacity(const struct serving_config *c, const struct serving_request *rq)
+{
+        struct serving_load l;
+        double lo = 0, hi = 1.0 / c->prefill_s;
+
+        serving_replica_load(c, &rq->traffic, hi * 1e-9, &l);
+        if (!serving_meets(&l, &rq->slo))
+                return 0;
+        for (int i = 0; i < BISECTION_STEPS; i++) {
+                double mid = (lo + hi) / 2;
+                serving_replica_load(c, &rq->traffic, mid, &l);
+                if (serving_meets(&l, &rq->slo))
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* Why a shape misses the SLOs even with a single request in flight. */
+static void exclude_unloaded(struct search *s, const struct serving_config *c, int oi)
+{
+        const struct serving_slo *slo = &s->rq->slo;
+        struct serving_load l;
+
+        serving_replica_load(c, &s->rq->traffic, 1e-9 / c->prefill_s, &l);
+        if (slo->tpot_s > 0 && l.tpot_s > slo->tpot_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "time per output token %.1f ms with one sequence exceeds the %.1f ms "
+                        "target",
+                        l.tpot_s * 1e3, slo->tpot_s * 1e3);
+        else if (slo->ttft_p95_s > 0 && l.ttft_p95_s > slo->ttft_p95_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "time to first token %.0f ms for one prompt exceeds the p95 target of "
+                        "%.0f ms",
+                        l.ttft_p95_s * 1e3, slo->ttft_p95_s * 1e3);
+        else if (slo->ttft_p50_s > 0 && l.ttft_p50_s > slo->ttft_p50_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "time to first token %.0f ms for one prompt exceeds the p50 target of "
+                        "%.0f ms",
+                        l.ttft_p50_s * 1e3, slo->ttft_p50_s * 1e3);
+        else
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "cannot hold one %.0f-token sequence at the targets",
+                        max_context(&s->rq->traffic));
+}
+
+/* The plan of one offering on one shape; false when it cannot be deployed. */
+static bool plan_offering(struct search *s, const struct serving_config *c, double capacity,
+                          size_t oi, const struct catalog_offering *off,
+                          const struct catalog_price *price, struct serving_plan *p)
+{
+        const struct serving_request *rq = s->rq;
+        uint32_t max_gpus =
+                rq->constraints.max_gpus ? rq->constraints.max_gpus : DEPLOYMENT_GPUS_MAX;
+        double rate = rq->traffic.requests_per_second;
+        int gpi = off->gpus_per_instance > 0 ? off->gpus_per_instance : 1;
+
+        if ((int)c->tensor_parallel > gpi)
+                return false;
+        uint32_t per_instance = (uint32_t)gpi / c->tensor_parallel;
+        double needed = ceil(rate / capacity - 1e-9);
+        if (needed < 1)
+                needed = 1;
+        double instances = ceil(needed / per_instance);
+        if (instances * gpi > max_gpus)
+                return false;
+        memset(p, 0, sizeof(*p));
+        p->config = *c;
+        p->offering_index = oi;
+        p->price = price;
+        p->instances = (uint32_t)instances;
+        p->replicas = p->instances * per_instance; /* whole instances: fill them */
+        p->gpus = p->instances * (uint32_t)gpi;
+        p->capacity_rps = capacity * p->replicas;
+        p->headroom = p->capacity_rps / rate - 1;
+        serving_replica_load(c, &rq->traffic, rate / p->replicas, &p->load);
+        p->output_tokens_per_second = rate * rq->traffic.output_tokens;
+        p->usd_per_hour = instances * price->usd_per_hour;
+        p->usd_per_million_output_tokens =
+                p->usd_per_hour / (p->output_tokens_per_second * 3600) * 1e6;
+        return true;
+}
+
+static int plan_cmp(const void *a, const void *b)
+{
+        const struct serving_plan *x = a, *y = b;
+        if (x->usd_per_hour != y->usd_per_hour)
+                return x->usd_per_hour < y->usd_per_hour ? -1 : 1;
+        if (x->load.ttft_p95_s != y->load.ttft_p95_s)
+                return x->load.ttft_p95_s < y->load.ttft_p95_s ? -1 : 1;
+        return (x->offering_index > y->offering_index) - (x->offering_index < y->offering_index);
+}
+
+static bool same_config(const struct serving_config *a, const struct serving_config *b)
+{
+        return a->gpu_index == b->gpu_index && a->tensor_parallel == b->tensor_parallel &&
+               !memcmp(&a->option, &b->option, sizeof(a->option));
+}
+
+static void build_curves(struct search *s)
+{
+        struct serving_result *r = s->out;
+        const struct serving_traffic *t = &s->rq->traffic;
+        double ctx = t->prompt_tokens + t->output_tokens / 2;
+
+        r->curves = calloc(CURVES_MAX, sizeof(*r->curves));
+        if (!r->curves)
+                return;
+        for (size_t i = 0; i < r->n_plans && r->n_curves < CURVES_MAX; i++) {
+                const struct serving_config *c = &r->plans[i].config;
+                bool seen = false;
+                for (size_t j = 0; j < r->n_curves; j++)
+                        seen = seen || same_config(&r->curves[j].config, c);
+                if (seen)
+                        continue;
+                struct serving_curve *cv = &r->curves[r->n_curves++];
+                cv->config = *c;
+                for (double n = 1; n <= c->max_sequences && cv->n_points < SERVING_FRONTIER_POINTS;
+                     n *= 2) {
+                        struct serving_point *pt = &cv->points[cv->n_points++];
+                        double step = decode_step(c, n, ctx);
+                        pt->concurrency = n;
+                        pt->tpot_s = step;
+                        pt->ttft_s = c->prefill_s + step / 2;
+                        pt->output_tokens_per_second_per_gpu = n / step / c->tensor_parallel;
+                }
+        }
+}
+
+int serving_search(const struct catalog_snapshot *snap, const struct serving_request *rq,
+                   struct serving_result *out, struct serving_error *err)
+{
+        struct search s = {.snap = snap, .rq = rq, .out = out};
+        size_t n_off = 0;
+        const struct catalog_offering *offs = catalog_offerings(snap, &n_off);
+        const struct catalog_provider *provs = catalog_providers(snap, &(size_t){0});
+        static const uint32_t degrees[] = {1, 2, 4, 8};
+
+        memset(out, 0, sizeof(*out));
+        if (serving_validate(rq, err))
+                return -1;
+        s.gpus = catalog_gpus(snap, &s.n_gpus);
+        for (size_t i = 0; i < rq->constraints.n_gpus; i++)
+                if (catalog_gpu_index(snap, rq->constraints.gpus[i]) == SIZE_MAX)
+                        return fail(err, "/constraints/gpus", "unknown",
+                                    "%s is not a catalog GPU id", rq->constraints.gpus[i]);
+        for (size_t i = 0; i < rq->constraints.n_providers; i++)
+                if (!catalog_provider(snap, rq->constraints.providers[i]))
+                        return fail(err, "/constraints/providers", "unknown",
+                                    "%s is not a catalog provider id",
+                                    rq->constraints.providers[i]);
+        s.res = malloc(sizeof(*s.res));
+        if (!s.res)
+                return fail(err, "", "memory", "out of memory");
+
+        for (size_t gi = 0; gi < s.n_gpus; gi++) {
+                const struct gpu_spec *g = &s.gpus[gi];
+                if (!listed(rq->constraints.gpus, rq->constraints.n_gpus, g->id))
+                        continue;
+                /* Offerings that can host this GPU under the constraints. */
+                int max_gpi = 0;
+                bool priced = false;
+                for (size_t oi = 0; oi < n_off; oi++) {
+                        if (offs[oi].gpu_index != gi ||
+                            !listed(rq->constraints.providers, rq->constraints.n_providers,
+                                    provs[offs[oi].provider_index].id))
+                                continue;
+                        if (!catalog_price(snap, offs[oi].id, rq->constraints.pricing))
+                                continue;
+                        priced = true;
+                        if (offs[oi].gpus_per_instance > max_gpi)
+                                max_gpi = offs[oi].gpus_per_instance;
+                }
+                if (!priced) {
+                        if (rq->constraints.n_gpus)
+                                exclude(&s, gi, SIZE_MAX, 0, -1,
+                                        "no offering with a %s price rents %s",
+                                        catalog_pricing_name(rq->constraints.pricing), g->name);
+                        continue;
+                }
+                for (size_t d = 0; d < sizeof(degrees) / sizeof(degrees[0]); d++) {
+                        uint32_t tp = degrees[d];
+                        if ((int)tp > max_gpi)
+                                break;
+                        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0))
+                                continue;
+                        for (size_t o = 0; o < rq->n_options; o++) {
+                                struct serving_config c;
+                                out->configurations++;
+                                if (build_config(&s, gi, tp, (int)o, &c))
+                                        continue;
+                                double cap = replica_capacity(&c, rq);
+                                if (!(cap > 0)) {
+                                        exclude_unloaded(&s, &c, (int)o);
+                                        continue;
+                                }
+                                /* Best plan per offering of this shape. */
+                                for (size_t oi = 0; oi < n_off; oi++) {
+                                        const struct catalog_offering *off = &offs[oi];
+                                        const struct catalog_price *price;
+                                        struct serving_plan p;
+                                        if (off->gpu_index != gi ||
+                                            !listed(rq->constraints.providers,
+                                                    rq->constraints.n_providers,
+                                                    provs[off->provider_index].id))
+                                                continue;
+                                        price = catalog_price(snap, off->id,
+                                                              rq->constraints.pricing);
+                                        if (!price ||
+                                            !plan_offering(&s, &c, cap, oi, off, price, &p))
+                                                continue;
+                                        if (rq->constraints.budget_usd_per_hour > 0 &&
+                                            p.usd_per_hour > rq->constraints.budget_usd_per_hour)
+                                                continue;
+                                        /* Keep the cheaper plan per offering. */
+                                        size_t k;
+                                        for (k = 0; k < out->n_plans; k++)
+                                                if (out->plans[k].offering_index == oi)
+                                                        break;
+                                        if (k < out->n_plans) {
+                                                if (plan_cmp(&p, &out->plans[k]) < 0)
+                                                        out->plans[k] = p;
+                                                continue;
+                                        }
+                                        if (out->n_plans == s.cap_plans) {
+                                                size_t cap2 = s.cap_plans ? 2 * s.cap_plans : 32;
+                                                struct serving_plan *np =
+                                                        realloc(out->plans, cap2 * sizeof(*np));
+                                                if (!np) {
+                                                        free(s.res);
+                                                        serving_result_free(out);
+                                                        return fail(err, "", "memory",
+                                                                    "out of memory");
+                                                }
+                                                out->plans = np;
+                                                s.cap_plans = cap2;
+                                        }
+                                        out->plans[out->n_plans++] = p;
+                                }
+                        }
+                }
+        }
+        /* Offerings of considered GPUs that ended without a plan. */
+        for (size_t oi = 0; oi < n_off; oi++) {
+                const struct catalog_offering *off = &offs[oi];
+                const struct catalog_price *price =
+                        catalog_price(snap, off->id, rq->constraints.pricing);
+                bool planned = false;
+                if (!price ||
+                    !listed(rq->constraints.gpus, rq->constraints.n_gpus,
+                            s.gpus[off->gpu_index].id) ||
+                    !listed(rq->constraints.providers, rq->constraints.n_providers,
+                            provs[off->provider_index].id))
+                        continue;
+                for (size_t k = 0; k < out->n_plans && !planned; k++)
+                        planned = out->plans[k].offering_index == oi;
+                if (planned)
+                        continue;
+                exclude(&s, off->gpu_index, oi, 0, -1, "%s",
+                        rq->constraints.budget_usd_per_hour > 0
+                                ? "no deployment within the GPU limit and the budget meets the "
+                                  "targets"
+                                : "no deployment within the GPU limit meets the targets");
+        }
+        qsort(out->plans, out->n_plans, sizeof(*out->plans), plan_cmp);
+        build_curves(&s);
+        free(s.res);
+        return 0;
+}
+
+void serving_result_free(struct serving_result *r)
+{
+        free(r->plans);
+        free(r->excluded);
+        free(r->curves);
+        memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,192 @@
+/*
+ * serving.h - the serving planner: the cheapest deployment of a model that
+ * keeps time to first token and time per output token under their targets
+ * at a given request rate.
+ *
+ * The search, for every catalog GPU with a rental price (or the GPUs the
+ * caller names) x tensor-parallel degree (1, 2, 4, 8, no more than one
+ * instance holds) x weight option (precision / quantization / KV cache
+ * dtype):
+ *
+ *   1. memory: the engine's vLLM-style reservation (estimate_run with
+ *      serving settings) gives the KV-cache capacity of one replica, hence
+ *      its most concurrent sequences at the longest context;
+ *   2. latency at load: one replica receiving lambda requests/s serves
+ *      prefills first (vLLM's default scheduler) and decodes the running
+ *      sequences together (continuous batching).  With t_p the prefill of
+ *      one prompt and s(n) the decode step of n sequences (speed.c):
+ *        prefill utilisation  rho = lambda t_p                (< 1)
+ *        time per token       TPOT = s(n) / (1 - rho)         (prefills
+ *                             pre-empt decode steps)
+ *        queueing for prefill M/D/1: mean wait rho t_p / (2 (1 - rho))
+ *                             (Pollaczek-Khinchine), tail P(W > t) =
+ *                             rho exp(-rho t / mean wait) (the M/M/1 form)
+ *        TTFT = wait + t_p + s(n) / 2 (the decode step in flight)
+ *        n = lambda (TTFT + G x TPOT)                          (Little's law)
+ *      solved for n by fixed-point iteration;
+ *   3. capacity: the largest lambda one replica serves within the SLOs
+ *      and its KV capacity (bisection; latency grows with lambda);
+ *   4. replicas = ceil(rate / capacity), packed into whole instances;
+ *      cost = instances x instance price; ranked by cost per hour, then
+ *      by TTFT p95.
+ *
+ * Pure: plain structs in and out, no JSON, HTTP or SQL.  Thread-safe; the
+ * snapshot must outlive the result (plans borrow its prices).
+ */
+#ifndef GPUPLAN_PLAN_SERVING_H
+#define GPUPLAN_PLAN_SERVING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "core/estimate.h"
+
+#define SERVING_OPTIONS_MAX     8
+#define SERVING_FILTER_MAX      32
+#define SERVING_TP_MAX          8
+#define SERVING_FRONTIER_POINTS 10
+#define SERVING_MAX_NUM_SEQS    256 /* vLLM's default max_num_seqs */
+
+struct serving_traffic {
+        double requests_per_second; /* > 0 */
+        double prompt_tokens;       /* mean */
+        double output_tokens;       /* mean */
+        double max_context_tokens;  /* longest prompt + output to admit; 0 = 2 x mean */
+};
+
+struct serving_slo {
+        double ttft_p50_s; /* 0 = no target */
+        double ttft_p95_s;
+        double tpot_s; /* mean time per output token at load */
+};
+
+/* One way to hold the weights: precision, quantization, KV cache dtype. */
+struct serving_option {
+        enum est_precision precision;
+        enum est_quant quantization;
+        enum est_kv_dtype kv_dtype;
+};
+
+struct serving_constraints {
+        const char *providers[SERVING_FILTER_MAX]; /* empty = every provider */
+        size_t n_providers;
+        const char *gpus[SERVING_FILTER_MAX]; /* empty = every GPU */
+        size_t n_gpus;
+        enum catalog_pricing pricing;
+        uint32_t max_gpus;             /* per deployment; 0 = 64 */
+        double budget_usd_per_hour;    /* 0 = none */
+        double gpu_memory_utilization; /* 0 = 0.9 (vLLM's default) */
+};
+
+/* Latency and load of one replica at an arrival rate. */
+struct serving_load {
+        bool feasible;      /* stable and within the KV capacity */
+        double concurrency; /* sequences in flight (Little's law) */
+        double ttft_p50_s, ttft_p95_s, ttft_mean_s;
+        double tpot_s;
+        double prefill_utilisation;
+};
+
+/* One replica shape: a GPU, a tensor-parallel degree and a weight option. */
+struct serving_config {
+        size_t gpu_index;
+        uint32_t tensor_parallel;
+        struct serving_option option;
+        struct est_speed speed;      /* per GPU of the replica */
+        uint64_t kv_capacity_tokens; /* cache tokens one replica holds */
+        uint32_t max_sequences;      /* at max_context_tokens, capped at 256 */
+        double prefill_s;            /* one prompt */
+};
+
+struct serving_plan {
+        struct serving_config config;
+        size_t offering_index;
+        const struct catalog_price *price;
+        uint32_t replicas;
+        uint32_t instances;
+        uint32_t gpus;
+        double capacity_rps;      /* all replicas within the SLOs */
+        double headroom;          /* capacity / offered - 1 */
+        struct serving_load load; /* per replica at the offered rate */
+        double output_tokens_per_second;
+        double usd_per_hour;
+        double usd_per_million_output_tokens;
+};
+
+struct serving_excluded {
+        size_t gpu_index;
+        size_t offering_index;    /* SIZE_MAX when the reason is the GPU's */
+        uint32_t tensor_parallel; /* 0 when it concerns every degree */
+        int option;               /* index into the request's options; -1 = all */
+        char reason[200];
+};
+
+struct serving_point {
+        double concurrency;
+        double tpot_s;
+        double ttft_s; /* one prompt with n sequences decoding */
+        double output_tokens_per_second_per_gpu;
+};
+
+/* Latency against throughput of one configuration, for the frontier chart. */
+struct serving_curve {
+        struct serving_config config;
+        struct serving_point points[SERVING_FRONTIER_POINTS];
+        size_t n_points;
+};
+
+struct serving_result {
+        struct serving_plan *plans; /* ranked */
+        size_t n_plans;
+        struct serving_excluded *excluded;
+        size_t n_excluded;
+        struct serving_curve *curves; /* the configurations of the best plans */
+        size_t n_curves;
+        uint64_t configurations; /* GPU x TP x option shapes evaluated */
+};
+
+struct serving_request {
+        struct estimate_input model; /* a decoded estimate request: model, framework */
+        struct serving_option options[SERVING_OPTIONS_MAX];
+        size_t n_options;
+        struct serving_traffic traffic;
+        struct serving_slo slo;
+        struct serving_constraints constraints;
+};
+
+/* Field-level refusal of a request (a JSON pointer relative to the body). */
+struct serving_error {
+        char pointer[64];
+        char rule[32];
+        char detail[200];
+};
+
+/*
+ * Check traffic, SLOs and constraints (not the model, which the estimate
+ * decoder checked).  Returns 0, or -1 with err naming the field.
+ */
+int serving_validate(const struct serving_request *rq, struct serving_error *err);
+
+/*
+ * Run the search.  Returns 0 (possibly with no plans: every option is in
+ * excluded with its reason), or -1 with err filled when the request is
+ * invalid or memory runs out.  Free with serving_result_free().
+ */
+int serving_search(const struct catalog_snapshot *s, const struct serving_request *rq,
+                   struct serving_result *out, struct serving_error *err);
+void serving_result_free(struct serving_result *r);
+
+/*
+ * The load model of one replica at lambda requests/s (exposed for tests):
+ * fills out; out->feasible false when prefills saturate the replica or
+ * the sequences in flight exceed its KV capacity.
+ */
+void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
+                          double lambda, struct serving_load *out);
+
+/* Whether a load meets the SLOs. */
+bool serving_meets(const struct serving_load *l, const struct serving_slo *slo);
+
+#endif
