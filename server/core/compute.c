@@ -202,7 +202,7 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
         /* GPipe / 1F1B schedules: M micro-batches over p stages take
          * M + p - 1 slots; the bubble is (p - 1) / (M + p - 1)
          * (Narayanan et al. 2021, section 2.2). */
-        double steps = M + p - 1;
+        double steps = est_pipeline_slots(M, p);
         /*
          * The optimizer reads the master weights (or the weights), the
          * gradient and every state and writes weights and states back:
@@ -336,7 +336,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                                         (2 * P * e_c * ga +
                                          Ptr * d->e_g * (in->fsdp_no_sync ? 1 : ga));
                         } else
-                                bytes = 2.0 * (n - 1) / n * Ptr * d->e_g;
+                                bytes = est_ring_all_reduce_bytes(Ptr * d->e_g, n);
                 }
                 double tp_bytes = 0;
                 if (in->tensor_parallel > 1) {

@@ -503,6 +503,14 @@ struct est_speed {
 double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
                               double kv_tokens_read);
 
+/* Pipeline schedule slots of one step: M micro-batches over p stages take
+ * M + p - 1 (GPipe / 1F1B); the bubble is (p - 1) / (M + p - 1). */
+double est_pipeline_slots(double micro_batches, double stages);
+
+/* Bytes each GPU sends in a ring all-reduce of bytes over n GPUs:
+ * 2 (n - 1) / n x bytes (Patarasuk and Yuan 2009). */
+double est_ring_all_reduce_bytes(double bytes, double n);
+
 struct estimate_result {
         /* model */
         uint64_t parameters; /* of the model as run (task head instead of MLM head, ...) */

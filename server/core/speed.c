@@ -343,3 +343,13 @@ double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double 
                 return 0;
         return fmax(gpu, p.host) + sp->step_overhead;
 }
+
+double est_pipeline_slots(double micro_batches, double stages)
+{
+        return micro_batches + (stages > 1 ? stages - 1 : 0);
+}
+
+double est_ring_all_reduce_bytes(double bytes, double n)
+{
+        return n > 1 ? 2.0 * (n - 1) / n * bytes : 0;
+}
