@@ -18,6 +18,7 @@ static const char sql_scenarios[] =
         "SELECT coalesce(json_agg(json_build_object("
         " 'id', id, 'table_name', table_name, 'position', position, 'model_id', model_id,"
         " 'reported', reported, 'assumed_setup', assumed_setup, 'explanation', explanation,"
+        " 'time_explanation', time_explanation,"
         " 'source', source, 'request', request)"
         " ORDER BY table_name, position), '[]'::json)::text FROM scenarios";
 

@@ -151,14 +151,25 @@ function pair(reported, estimate, verdict, title) {
                 verdict && verdict !== 'lands' ? el('span', { class: 'visually-hidden' }, ` (${VERDICT_TEXT[verdict]})`) : null);
 }
 
-function setupDetails(s) {
+// Assumption codes behind the time estimate (server/core/notes.c).
+const TIME_NOTES = new Set(['speed_model', 'host_dispatch', 'serving_step_overhead', 'mfu',
+        'data_loading_throughput', 'inter_node_bandwidth', 'dataset_unknown']);
+
+function setupDetails(s, est) {
         const notes = pick(s, 'assumptions', 'assumed_setup', 'setup', 'notes');
         const items = Array.isArray(notes) ? notes : (notes ? [notes] : []);
         const req = s.request;
         const children = [el('summary', {}, 'Setup')];
         if (items.length) children.push(list(items.map((n) => (typeof n === 'string' ? n : noteText(n)))));
         const expl = pick(s, 'explanation', 'discrepancy');
-        if (expl) children.push(el('p', {}, noteText(expl)));
+        if (expl) children.push(el('p', {}, el('strong', {}, 'Memory: '), noteText(expl)));
+        const texpl = pick(s, 'time_explanation');
+        if (texpl) children.push(el('p', { class: 'time-explanation' }, el('strong', {}, 'Time: '), noteText(texpl)));
+        // The assumptions behind the estimated hours, as the engine states them.
+        const timeNotes = ((est && est.assumptions) || []).filter((a) => TIME_NOTES.has(a.code));
+        if (timeNotes.length)
+                children.push(el('p', {}, 'The estimated hours assume:'),
+                              list(timeNotes.map((a) => a.text), 'time-assumptions'));
         if (req) {
                 children.push(el('pre', { class: 'json' }, JSON.stringify(req, null, 2)));
                 const link = el('a', { href: '#' }, 'Open this row in the calculator');
@@ -243,7 +254,7 @@ function renderSeed(holder, group, caption, rows) {
                 { key: 'est_bytes', label: 'Estimate per GPU (bytes)', numeric: true, value: (r) => r.f.total, render: (r) => fmt.integer(r.f.total) },
                 { key: 'est_hours', label: 'Estimate hours', numeric: true, value: (r) => r.f.hours, hiddenInTable: true },
                 { key: 'est_cpu', label: 'Estimate CPU bytes', numeric: true, value: (r) => r.f.cpu, hiddenInTable: true },
-                { key: 'setup', label: 'Setup', sortable: false, value: (r) => JSON.stringify(r.s.request || null), render: (r) => setupDetails(r.s) },
+                { key: 'setup', label: 'Setup', sortable: false, value: (r) => JSON.stringify(r.s.request || null), render: (r) => setupDetails(r.s, r.est) },
         );
         const shown = columns.filter((c) => !c.hiddenInTable);
         const table = renderTable(holder, {
