@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
@@ -279,23 +280,18 @@ static int constraints_decode(struct api_response *rs, json_t *body,
 
 static const char *const compare_extra_keys[] = {"constraints", NULL};
 
-void api_compare(const struct api_request *rq, struct api_response *rs)
+/* The answer to one decoded body on snapshot s (api_answer_fn; ctx unused). */
+static void compare_answer(const struct catalog_snapshot *s, json_t *body, void *ctx,
+                           struct api_response *rs)
 {
-        const struct catalog_snapshot *s = NULL;
         struct estimate_input *in = NULL;
         struct api_estimate_error aerr;
         struct estimate_error eerr;
         struct plan_train_constraints c;
         struct plan_train_result r;
-        json_t *body;
 
+        (void)ctx;
         memset(&r, 0, sizeof(r));
-        body = api_body_object(rq, rs);
-        if (!body)
-                return;
-        s = api_catalog_snapshot(rq, rs);
-        if (!s)
-                goto out;
         in = calloc(1, sizeof(*in));
         if (!in) {
                 api_problem(rs, 500, "out of memory");
@@ -329,6 +325,19 @@ void api_compare(const struct api_request *rq, struct api_response *rs)
 out:
         plan_train_result_free(&r);
         free(in);
+}
+
+void api_compare(const struct api_request *rq, struct api_response *rs)
+{
+        const struct catalog_snapshot *s;
+        json_t *body;
+
+        body = api_body_object(rq, rs);
+        if (!body)
+                return;
+        s = api_catalog_snapshot(rq, rs);
+        if (s)
+                api_answer_cached(rq, rs, "compare", s, body, compare_answer, NULL);
         catalog_release(s);
         json_decref(body);
 }

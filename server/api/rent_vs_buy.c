@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "plan/rent_vs_buy.h"
@@ -141,7 +142,17 @@ static json_t *rent_json(const struct catalog_snapshot *s, enum catalog_pricing 
         return row;
 }
 
-void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
+/* What the body says, decoded before the catalog is consulted. */
+struct rvb_request {
+        const char *gpu_id, *buy_id, *condition;
+        double purchase_usd; /* 0 = the catalog's */
+        int64_t gpus;
+        struct plan_rvb_input in; /* usage, pricing and providers filled */
+};
+
+/* The answer on snapshot s to a body decoded into ctx (a struct rvb_request). */
+static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx,
+                       struct api_response *rs)
 {
         struct rvb_setting set[] = {
                 {"electricity_usd_per_kwh", 0, 0, 10, 0, NULL, false},
@@ -150,79 +161,19 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                 {"host_power_overhead", PLAN_RVB_DEFAULT_OVERHEAD, 1, 5, 0, NULL, false},
         };
         enum { S_KWH, S_LIFE, S_UTIL, S_OVERHEAD, S_COUNT };
-        const char *gpu_id = NULL, *buy_id = NULL, *pricing_name = "on_demand";
-        const char *condition = NULL;
-        const char **provider_ids = NULL;
-        double purchase_usd = 0;
-        int64_t gpus = 1;
-        const struct catalog_snapshot *s = NULL;
+        struct rvb_request *q = ctx;
+        struct plan_rvb_input in = q->in;
+        const char *gpu_id = q->gpu_id, *buy_id = q->buy_id, *condition = q->condition;
+        double purchase_usd = q->purchase_usd;
+        int64_t gpus = q->gpus;
         const struct catalog_setting *hpm;
         const struct catalog_purchase_price *pp;
         const struct gpu_spec *rent_gpu, *buy_gpu;
-        struct plan_rvb_input in;
         struct plan_rvb_result res;
-        json_t *body, *providers, *rent = NULL, *assumptions = NULL, *doc;
+        json_t *rent = NULL, *assumptions = NULL, *doc;
         size_t n;
-        char detail[256];
 
-        memset(&in, 0, sizeof(in));
         memset(&res, 0, sizeof(res));
-        body = api_body_object(rq, rs);
-        if (!body)
-                return;
-        if (api_fields_known(rs, body, "", rvb_keys) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &gpu_id) ||
-            api_field_string(rs, body, "", "buy_gpu", 0, 64, &buy_id) ||
-            api_field_int(rs, body, "", "gpus", 0, 1, 64, &gpus) ||
-            usage_range(rs, body, "jobs_per_week", 7 * 24, in.jobs_per_week) ||
-            usage_range(rs, body, "hours_per_job", PLAN_RVB_HOURS_PER_WEEK, in.hours_per_job) ||
-            api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
-            api_field_string(rs, body, "", "condition", 0, 8, &condition) ||
-            api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &purchase_usd))
-                goto out;
-        if (catalog_pricing_parse(pricing_name, &in.pricing)) {
-                api_problem_field(rs, 400, "/pricing", "enum",
-                                  "pricing must be on_demand, spot or reserved");
-                goto out;
-        }
-        if (condition && strcmp(condition, "new") != 0 && strcmp(condition, "used") != 0) {
-                api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
-                goto out;
-        }
-        providers = json_object_get(body, "providers");
-        if (providers && !json_is_array(providers)) {
-                api_problem_field(rs, 400, "/providers", "type",
-                                  "providers must be an array of provider ids");
-                goto out;
-        }
-        for (size_t i = 0; providers && i < json_array_size(providers); i++) {
-                if (!json_is_string(json_array_get(providers, i))) {
-                        snprintf(detail, sizeof(detail), "/providers/%zu", i);
-                        api_problem_field(rs, 400, detail, "type", "a provider id is a string");
-                        goto out;
-                }
-        }
-        if (in.jobs_per_week[1] * in.hours_per_job[1] > PLAN_RVB_HOURS_PER_WEEK) {
-                api_problem_field(rs, 400, "/hours_per_job", "range",
-                                  "jobs_per_week x hours_per_job exceeds the 168 hours of a week");
-                goto out;
-        }
-        /* An empty list is kept as such: it lists no provider, so nothing is rented. */
-        if (providers) {
-                provider_ids = calloc(json_array_size(providers) + 1, sizeof(*provider_ids));
-                if (!provider_ids) {
-                        api_problem(rs, 500, "out of memory");
-                        goto out;
-                }
-                for (size_t i = 0; i < json_array_size(providers); i++)
-                        provider_ids[i] = json_string_value(json_array_get(providers, i));
-                in.providers = provider_ids;
-                in.n_providers = json_array_size(providers);
-        }
-
-        s = api_catalog_snapshot(rq, rs);
-        if (!s)
-                goto out;
         rent_gpu = catalog_gpu(s, gpu_id);
         in.buy_gpu_index = catalog_gpu_index(s, buy_id ? buy_id : gpu_id);
         if (!rent_gpu || in.buy_gpu_index == SIZE_MAX) {
@@ -328,6 +279,75 @@ out:
         json_decref(rent);
         json_decref(assumptions);
         plan_rvb_result_free(&res);
+}
+
+void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
+{
+        const char *pricing_name = "on_demand";
+        const char **provider_ids = NULL;
+        const struct catalog_snapshot *s = NULL;
+        struct rvb_request q;
+        json_t *body, *providers;
+        char detail[256];
+
+        memset(&q, 0, sizeof(q));
+        q.gpus = 1;
+        body = api_body_object(rq, rs);
+        if (!body)
+                return;
+        if (api_fields_known(rs, body, "", rvb_keys) ||
+            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &q.gpu_id) ||
+            api_field_string(rs, body, "", "buy_gpu", 0, 64, &q.buy_id) ||
+            api_field_int(rs, body, "", "gpus", 0, 1, 64, &q.gpus) ||
+            usage_range(rs, body, "jobs_per_week", 7 * 24, q.in.jobs_per_week) ||
+            usage_range(rs, body, "hours_per_job", PLAN_RVB_HOURS_PER_WEEK, q.in.hours_per_job) ||
+            api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
+            api_field_string(rs, body, "", "condition", 0, 8, &q.condition) ||
+            api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &q.purchase_usd))
+                goto out;
+        if (catalog_pricing_parse(pricing_name, &q.in.pricing)) {
+                api_problem_field(rs, 400, "/pricing", "enum",
+                                  "pricing must be on_demand, spot or reserved");
+                goto out;
+        }
+        if (q.condition && strcmp(q.condition, "new") != 0 && strcmp(q.condition, "used") != 0) {
+                api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
+                goto out;
+        }
+        providers = json_object_get(body, "providers");
+        if (providers && !json_is_array(providers)) {
+                api_problem_field(rs, 400, "/providers", "type",
+                                  "providers must be an array of provider ids");
+                goto out;
+        }
+        for (size_t i = 0; providers && i < json_array_size(providers); i++) {
+                if (!json_is_string(json_array_get(providers, i))) {
+                        snprintf(detail, sizeof(detail), "/providers/%zu", i);
+                        api_problem_field(rs, 400, detail, "type", "a provider id is a string");
+                        goto out;
+                }
+        }
+        if (q.in.jobs_per_week[1] * q.in.hours_per_job[1] > PLAN_RVB_HOURS_PER_WEEK) {
+                api_problem_field(rs, 400, "/hours_per_job", "range",
+                                  "jobs_per_week x hours_per_job exceeds the 168 hours of a week");
+                goto out;
+        }
+        /* An empty list is kept as such: it lists no provider, so nothing is rented. */
+        if (providers) {
+                provider_ids = calloc(json_array_size(providers) + 1, sizeof(*provider_ids));
+                if (!provider_ids) {
+                        api_problem(rs, 500, "out of memory");
+                        goto out;
+                }
+                for (size_t i = 0; i < json_array_size(providers); i++)
+                        provider_ids[i] = json_string_value(json_array_get(providers, i));
+                q.in.providers = provider_ids;
+                q.in.n_providers = json_array_size(providers);
+        }
+        s = api_catalog_snapshot(rq, rs);
+        if (s)
+                api_answer_cached(rq, rs, "rent_vs_buy", s, body, rvb_answer, &q);
+out:
         free(provider_ids);
         catalog_release(s);
         json_decref(body);
