@@ -490,6 +490,45 @@ static int teardown_hosts(void **state)
         return 0;
 }
 
+/* The savers a plan adds over the request, as labelled in the compare answer. */
+static void test_savers_added(void **state)
+{
+        static const struct {
+                bool base_flash;
+                enum est_checkpointing base_ckpt, run_ckpt;
+                bool run_flash, run_offload;
+                unsigned want;
+                const char *why;
+        } rows[] = {
+                {false, EST_CKPT_NONE, EST_CKPT_NONE, false, false, 0, "the request as given"},
+                {false, EST_CKPT_NONE, EST_CKPT_NONE, true, false, PLAN_ALLOW_FLASH, "flash added"},
+                {true, EST_CKPT_NONE, EST_CKPT_NONE, true, false, 0, "flash was asked for"},
+                {false, EST_CKPT_NONE, EST_CKPT_SELECTIVE, true, false,
+                 PLAN_ALLOW_FLASH | PLAN_ALLOW_SELECTIVE, "selective level"},
+                {false, EST_CKPT_SELECTIVE, EST_CKPT_FULL, true, false,
+                 PLAN_ALLOW_FLASH | PLAN_ALLOW_FULL, "full replaces the asked selective"},
+                {true, EST_CKPT_FULL, EST_CKPT_FULL, true, true, PLAN_ALLOW_OFFLOAD,
+                 "only offload is new"},
+        };
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct estimate_input base, run;
+
+                estimate_input_defaults(&base);
+                base.flash_attention = rows[i].base_flash;
+                base.checkpointing = rows[i].base_ckpt;
+                run = base;
+                run.flash_attention = rows[i].run_flash;
+                run.checkpointing = rows[i].run_ckpt;
+                if (rows[i].run_offload)
+                        run.offload = EST_OFFLOAD_OPTIMIZER;
+                if (plan_savers_added(&base, &run) != rows[i].want)
+                        fail_msg("%s: got 0x%x, want 0x%x", rows[i].why,
+                                 plan_savers_added(&base, &run), rows[i].want);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -497,6 +536,7 @@ int main(void)
                 cmocka_unit_test(test_evaluated_counts_the_plan_space),
                 cmocka_unit_test(test_constraints_filter_and_rank),
                 cmocka_unit_test(test_without_dataset_ranks_per_token),
+                cmocka_unit_test(test_savers_added),
         };
         const struct CMUnitTest host_tests[] = {
                 cmocka_unit_test(test_host_memory_limits_offload),
