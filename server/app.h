@@ -14,13 +14,15 @@ struct config;
 struct db_pool;
 struct catalog;
 struct metrics;
+struct answer_cache;
 
 struct app {
         const struct config *config;
-        struct db_pool *db;             /* server/db/pool.h; NULL in pure tests */
-        struct catalog *catalog;        /* server/catalog/catalog.h: snapshot holder */
-        struct metrics *metrics;        /* server/http/metrics.h */
-        atomic_bool stopping;           /* set by SIGTERM/SIGINT: drain and exit */
+        struct db_pool *db;           /* server/db/pool.h; NULL in pure tests */
+        struct catalog *catalog;      /* server/catalog/catalog.h: snapshot holder */
+        struct metrics *metrics;      /* server/http/metrics.h */
+        struct answer_cache *answers; /* server/plan/answer_cache.h; NULL: answers uncached */
+        atomic_bool stopping;         /* set by SIGTERM/SIGINT: drain and exit */
 };
 
 #endif

@@ -33,8 +33,21 @@
 #include "http/metrics.h"
 #include "http/server.h"
 #include "log.h"
+#include "plan/answer_cache.h"
 
 #define BOOTSTRAP_RETRY_MS 2000
+
+/*
+ * Compare and rent-vs-buy answers kept (server/api/cached.c): 64 answers,
+ * at most 16 MiB of them.  A compare answer over the seeded catalog is
+ * about 65 KB (BENCHMARKS.md), so 64 fit in about 4 MiB; the byte cap
+ * bounds the worst case of large answers.  A request waiting for an
+ * identical one in progress gives up after 10 s (a search takes
+ * milliseconds) and computes its own.
+ */
+#define ANSWER_CACHE_SLOTS   64
+#define ANSWER_CACHE_BYTES   (16u << 20)
+#define ANSWER_CACHE_WAIT_MS 10000
 
 struct bootstrap {
         struct app *app;
@@ -204,7 +217,9 @@ static int serve(struct config *cfg)
                 n_routes++;
         app.metrics = metrics_new(n_routes);
         app.catalog = catalog_new();
-        if (!app.metrics || !app.catalog) {
+        app.answers =
+                answer_cache_new(ANSWER_CACHE_SLOTS, ANSWER_CACHE_BYTES, ANSWER_CACHE_WAIT_MS);
+        if (!app.metrics || !app.catalog || !app.answers) {
                 log_error("out of memory");
                 goto out;
         }
@@ -254,6 +269,7 @@ out:
                 catalog_free(app.catalog);
         db_pool_free(app.db);
         metrics_free(app.metrics);
+        answer_cache_free(app.answers);
         if (rc == 0)
                 log_info("stopped");
         return rc;

@@ -1,79 +1,19 @@
 /*
- * rent_vs_buy.c - POST /api/v1/rent_vs_buy: for a usage pattern (jobs per
- * week x hours per job), the monthly cloud cost of every priced offering
- * of a GPU, the monthly cost of owning one, and the break-even usage.
- *
- * The model (all inputs from the catalog snapshot, overridable per request):
- *
- *   hours/month     = jobs/week x hours/job x (hours_per_month / 168)
- *                     (weeks per month = 730 / 168 = 4.35; 730 = 8760 / 12)
- *   rent/month      = instances x instance usd/hour x hours/month, where
- *                     instances = ceil(gpus / gpus_per_instance): a job
- *                     pays for whole instances
- *   own/month       = boards x purchase usd / (life_years x 12)
- *                     + gpus x TDP x owned_utilisation x host_power_overhead
- *                       / 1000 x usd/kWh x hours/month
- *   break-even      = fixed / (rent usd/hour - energy usd/hour) hours/month,
- *                     none when renting costs no more per hour than the
- *                     electricity an owned card burns.
- *
- * Straight-line amortisation with no resale value, financing or staff time:
- * stated in "assumptions" so a reader can see what is and is not counted.
- *
- * When no offering rents the exact variant asked for (no A100 PCIe 40GB is
- * rented anywhere in the catalog), the rent side lists the offerings of
- * the same family instead (every A100), each row labelled with the GPU it
- * rents and "match": "family", so the answer is an A100 answer rather than
- * none at all.
+ * rent_vs_buy.c - POST /api/v1/rent_vs_buy: decode a usage pattern (jobs
+ * per week x hours per job), resolve the ownership settings (the request
+ * overrides the catalog, the catalog the built-in defaults), run the
+ * arithmetic of server/plan/rent_vs_buy.h and encode the answer with the
+ * sources of every figure used.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
-
-#define RVB_DEFAULT_LIFE_YEARS      3.0
-#define RVB_DEFAULT_UTILISATION     0.8
-#define RVB_DEFAULT_OVERHEAD        1.3
-#define RVB_DEFAULT_HOURS_PER_MONTH 730.0 /* 8760 h / 12 */
-#define RVB_HOURS_PER_WEEK          168.0
-
-/*
- * The family of an accelerator id: the id without its form-factor and
- * memory-size segments, following the catalog's id scheme
- * ("<model>[-<form factor>][-<size>gb]", migration 0002):
- * "a100-sxm-40gb" -> "a100", "h100-nvl-94gb" -> "h100", "v100-sxm2-16gb" ->
- * "v100", while "rtx-3090", "a10g" and "l40s" are families of their own.
- */
-static void gpu_family(const char *id, char *out, size_t len)
-{
-        size_t used = 0;
-
-        out[0] = '\0';
-        while (*id) {
-                size_t seg = strcspn(id, "-"), digits = 0;
-                bool drop;
-
-                while (digits < seg && isdigit((unsigned char)id[digits]))
-                        digits++;
-                drop = (seg == 4 && strncmp(id, "pcie", 4) == 0) ||
-                       (seg >= 3 && strncmp(id, "sxm", 3) == 0) ||
-                       (seg == 3 && strncmp(id, "nvl", 3) == 0) ||
-                       (digits > 0 && seg == digits + 2 && strncmp(id + digits, "gb", 2) == 0);
-                if (!drop && used + seg + 2 <= len) {
-                        if (used)
-                                out[used++] = '-';
-                        memcpy(out + used, id, seg);
-                        used += seg;
-                        out[used] = '\0';
-                }
-                id += seg;
-                if (*id == '-')
-                        id++;
-        }
-}
+#include "plan/rent_vs_buy.h"
 
 /* A usage figure given as a number or as [low, high]. */
 static int usage_range(struct api_response *rs, json_t *body, const char *key, double max,
@@ -133,12 +73,12 @@ static void purchase_missing(struct api_response *rs, const struct catalog_snaps
         char family[GPU_ID_MAX], member[GPU_ID_MAX], detail[400];
         const char *last = "";
 
-        gpu_family(buy_id, family, sizeof(family));
+        plan_gpu_family(buy_id, family, sizeof(family));
         used = (size_t)snprintf(detail, sizeof(detail),
                                 "the catalog has no purchase price for %s; pass purchase_usd",
                                 buy_id);
         for (size_t i = 0; i < n && used < sizeof(detail); i++) {
-                gpu_family(all[i].accelerator_id, member, sizeof(member));
+                plan_gpu_family(all[i].accelerator_id, member, sizeof(member));
                 if (strcmp(member, family) != 0 || strcmp(all[i].accelerator_id, last) == 0)
                         continue;
                 used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%s",
@@ -164,85 +104,85 @@ static const char *const rvb_keys[] = {"gpu",
                                        "host_power_overhead",
                                        NULL};
 
-void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
+/* One row of "rent". */
+static json_t *rent_json(const struct catalog_snapshot *s, enum catalog_pricing pricing,
+                         const char *rent_id, const struct plan_rvb_result *res,
+                         const struct plan_rvb_rent *r)
+{
+        size_t n_off;
+        const struct catalog_offering *o = catalog_offerings(s, &n_off) + r->offering_index;
+        const struct catalog_price *p = r->price;
+        char detail[256];
+        json_t *row;
+
+        row = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:s, s:s, s:o}", "provider",
+                        o->provider_id, "offering", o->id, "instance_type", o->instance_type,
+                        "pricing", catalog_pricing_name(pricing), "gpus_per_instance",
+                        o->gpus_per_instance, "instances", (json_int_t)r->instances, "usd_per_hour",
+                        r->usd_per_hour, "usd_per_gpu_hour", r->usd_per_gpu_hour, "price_as_of",
+                        p->as_of, "price_source", p->source, "monthly_usd",
+                        low_high(r->monthly_usd[0], r->monthly_usd[1]));
+        if (!row)
+                return NULL;
+        json_object_set_new(row, "gpu", json_string(o->accelerator_id));
+        json_object_set_new(row, "match", json_string(r->family ? "family" : "exact"));
+        if (r->family) {
+                snprintf(detail, sizeof(detail),
+                         "no offering rents %s; this one rents %s, of the same family (%s)",
+                         rent_id, o->accelerator_id, res->family);
+                json_object_set_new(row, "note", json_string(detail));
+        }
+        json_object_set_new(row, "break_even_hours_per_month",
+                            r->break_even_hours_per_month >= 0
+                                    ? json_real(r->break_even_hours_per_month)
+                                    : json_null());
+        json_object_set_new(row, "cheaper",
+                            json_pack("{s:s, s:s}", "low", r->rent_cheaper[0] ? "rent" : "buy",
+                                      "high", r->rent_cheaper[1] ? "rent" : "buy"));
+        return row;
+}
+
+/* What the body says, decoded before the catalog is consulted. */
+struct rvb_request {
+        const char *gpu_id, *buy_id, *condition;
+        double purchase_usd; /* 0 = the catalog's */
+        int64_t gpus;
+        struct plan_rvb_input in; /* usage, pricing and providers filled */
+};
+
+/* The answer on snapshot s to a body decoded into ctx (a struct rvb_request). */
+static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx,
+                       struct api_response *rs)
 {
         struct rvb_setting set[] = {
                 {"electricity_usd_per_kwh", 0, 0, 10, 0, NULL, false},
-                {"ownership_life_years", RVB_DEFAULT_LIFE_YEARS, 0.1, 50, 0, NULL, false},
-                {"owned_utilisation", RVB_DEFAULT_UTILISATION, 0, 1.5, 0, NULL, false},
-                {"host_power_overhead", RVB_DEFAULT_OVERHEAD, 1, 5, 0, NULL, false},
+                {"ownership_life_years", PLAN_RVB_DEFAULT_LIFE_YEARS, 0.1, 50, 0, NULL, false},
+                {"owned_utilisation", PLAN_RVB_DEFAULT_UTILISATION, 0, 1.5, 0, NULL, false},
+                {"host_power_overhead", PLAN_RVB_DEFAULT_OVERHEAD, 1, 5, 0, NULL, false},
         };
         enum { S_KWH, S_LIFE, S_UTIL, S_OVERHEAD, S_COUNT };
-        const char *gpu_id = NULL, *buy_id = NULL, *pricing_name = "on_demand";
-        const char *condition = NULL;
-        double jobs[2], job_hours[2], hours[2], purchase_usd = 0, hours_per_month;
-        int64_t gpus = 1;
-        enum catalog_pricing pricing;
-        const struct catalog_snapshot *s = NULL;
+        struct rvb_request *q = ctx;
+        struct plan_rvb_input in = q->in;
+        const char *gpu_id = q->gpu_id, *buy_id = q->buy_id, *condition = q->condition;
+        double purchase_usd = q->purchase_usd;
+        int64_t gpus = q->gpus;
         const struct catalog_setting *hpm;
-        const struct catalog_purchase_price *pp = NULL, *all_pp;
-        const struct catalog_offering *off;
+        const struct catalog_purchase_price *pp;
         const struct gpu_spec *rent_gpu, *buy_gpu;
-        const struct catalog_gpu_info *infos;
-        json_t *body, *providers, *rent = NULL, *assumptions = NULL, *doc;
-        size_t n, n_off, buy_index;
-        double boards, fixed_monthly, energy_per_hour, watts;
-        char detail[256], family[GPU_ID_MAX];
+        struct plan_rvb_result res;
+        json_t *rent = NULL, *assumptions = NULL, *doc;
+        size_t n;
 
-        body = api_body_object(rq, rs);
-        if (!body)
-                return;
-        if (api_fields_known(rs, body, "", rvb_keys) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &gpu_id) ||
-            api_field_string(rs, body, "", "buy_gpu", 0, 64, &buy_id) ||
-            api_field_int(rs, body, "", "gpus", 0, 1, 64, &gpus) ||
-            usage_range(rs, body, "jobs_per_week", 7 * 24, jobs) ||
-            usage_range(rs, body, "hours_per_job", RVB_HOURS_PER_WEEK, job_hours) ||
-            api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
-            api_field_string(rs, body, "", "condition", 0, 8, &condition) ||
-            api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &purchase_usd))
-                goto out;
-        if (catalog_pricing_parse(pricing_name, &pricing)) {
-                api_problem_field(rs, 400, "/pricing", "enum",
-                                  "pricing must be on_demand, spot or reserved");
-                goto out;
-        }
-        if (condition && strcmp(condition, "new") != 0 && strcmp(condition, "used") != 0) {
-                api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
-                goto out;
-        }
-        providers = json_object_get(body, "providers");
-        if (providers && !json_is_array(providers)) {
-                api_problem_field(rs, 400, "/providers", "type",
-                                  "providers must be an array of provider ids");
-                goto out;
-        }
-        for (size_t i = 0; providers && i < json_array_size(providers); i++) {
-                if (!json_is_string(json_array_get(providers, i))) {
-                        snprintf(detail, sizeof(detail), "/providers/%zu", i);
-                        api_problem_field(rs, 400, detail, "type", "a provider id is a string");
-                        goto out;
-                }
-        }
-        if (jobs[1] * job_hours[1] > RVB_HOURS_PER_WEEK) {
-                api_problem_field(rs, 400, "/hours_per_job", "range",
-                                  "jobs_per_week x hours_per_job exceeds the 168 hours of a week");
-                goto out;
-        }
-
-        s = api_catalog_snapshot(rq, rs);
-        if (!s)
-                goto out;
+        memset(&res, 0, sizeof(res));
         rent_gpu = catalog_gpu(s, gpu_id);
-        buy_index = catalog_gpu_index(s, buy_id ? buy_id : gpu_id);
-        catalog_gpus(s, &n);
-        if (!rent_gpu || buy_index == SIZE_MAX) {
+        in.buy_gpu_index = catalog_gpu_index(s, buy_id ? buy_id : gpu_id);
+        if (!rent_gpu || in.buy_gpu_index == SIZE_MAX) {
                 api_problem_field(rs, 404, rent_gpu ? "/buy_gpu" : "/gpu", "exists",
                                   "no accelerator with this id in the catalog");
                 goto out;
         }
-        buy_gpu = catalog_gpus(s, &n) + buy_index;
-        infos = catalog_gpu_infos(s, &n);
+        in.rent_gpu_index = catalog_gpu_index(s, gpu_id);
+        buy_gpu = catalog_gpus(s, &n) + in.buy_gpu_index;
 
         /* Settings: the request overrides the catalog, the catalog the fallback. */
         for (int i = 0; i < S_COUNT; i++) {
@@ -259,20 +199,10 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                 goto out;
         }
         hpm = catalog_setting(s, "hours_per_month");
-        hours_per_month = hpm && hpm->value > 0 ? hpm->value : RVB_DEFAULT_HOURS_PER_MONTH;
-        for (int i = 0; i < 2; i++)
-                hours[i] = jobs[i] * job_hours[i] * hours_per_month / RVB_HOURS_PER_WEEK;
+        in.hours_per_month = hpm && hpm->value > 0 ? hpm->value : PLAN_RVB_DEFAULT_HOURS_PER_MONTH;
 
         /* The purchase: the request's figure, else the newest catalog price (new before used). */
-        all_pp = catalog_purchase_prices(s, &n);
-        for (size_t i = 0; i < n; i++) {
-                if (all_pp[i].gpu_index != buy_index)
-                        continue;
-                if (condition && strcmp(condition, all_pp[i].condition) != 0)
-                        continue;
-                if (!pp || strcmp(all_pp[i].condition, "new") == 0)
-                        pp = &all_pp[i];
-        }
+        pp = plan_rvb_purchase(s, in.buy_gpu_index, condition);
         if (purchase_usd == 0 && !pp) {
                 purchase_missing(rs, s, buy_gpu->id);
                 goto out;
@@ -283,84 +213,24 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                                   " is unknown");
                 goto out;
         }
-        if (purchase_usd == 0)
-                purchase_usd = pp->usd;
-        /* A purchase price is per board; a K80 board holds two schedulable GPUs. */
-        boards =
-                ceil((double)gpus /
-                     (infos[buy_index].chips_per_board > 0 ? infos[buy_index].chips_per_board : 1));
-        fixed_monthly = boards * purchase_usd / (set[S_LIFE].value * 12);
-        watts = (double)gpus * buy_gpu->tdp_watts * set[S_UTIL].value * set[S_OVERHEAD].value;
-        energy_per_hour = watts / 1000 * set[S_KWH].value;
+        in.purchase_usd = purchase_usd == 0 ? pp->usd : purchase_usd;
+        in.gpus = (uint32_t)gpus;
+        in.electricity_usd_per_kwh = set[S_KWH].value;
+        in.life_years = set[S_LIFE].value;
+        in.utilisation = set[S_UTIL].value;
+        in.host_power_overhead = set[S_OVERHEAD].value;
+        if (plan_rvb_compute(s, &in, &res)) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
 
         rent = json_array();
-        off = catalog_offerings(s, &n_off);
-        gpu_family(rent_gpu->id, family, sizeof(family));
-        /* Pass 0: the exact variant; pass 1, only if pass 0 found none: its family. */
-        for (int pass = 0; rent && pass < 2 && json_array_size(rent) == 0; pass++)
-                for (size_t i = 0; rent && i < n_off; i++) {
-                        const struct catalog_price *p;
-                        double instances, per_hour, breakeven;
-                        bool listed = !providers;
-                        json_t *row;
-                        char member[GPU_ID_MAX];
+        for (size_t i = 0; rent && i < res.n_rent; i++) {
+                json_t *row = rent_json(s, in.pricing, rent_gpu->id, &res, &res.rent[i]);
 
-                        if (pass == 0 && strcmp(off[i].accelerator_id, rent_gpu->id) != 0)
-                                continue;
-                        if (pass == 1) {
-                                gpu_family(off[i].accelerator_id, member, sizeof(member));
-                                if (strcmp(member, family) != 0)
-                                        continue;
-                        }
-                        for (size_t j = 0; providers && j < json_array_size(providers); j++)
-                                listed |= strcmp(json_string_value(json_array_get(providers, j)),
-                                                 off[i].provider_id) == 0;
-                        p = catalog_price(s, off[i].id, pricing);
-                        if (!listed || !p)
-                                continue;
-                        instances = ceil((double)gpus / off[i].gpus_per_instance);
-                        per_hour = instances * p->usd_per_hour;
-                        breakeven = per_hour > energy_per_hour
-                                            ? fixed_monthly / (per_hour - energy_per_hour)
-                                            : -1;
-                        row = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:s, s:s, s:o}",
-                                        "provider", off[i].provider_id, "offering", off[i].id,
-                                        "instance_type", off[i].instance_type, "pricing",
-                                        catalog_pricing_name(pricing), "gpus_per_instance",
-                                        off[i].gpus_per_instance, "instances",
-                                        (json_int_t)instances, "usd_per_hour", per_hour,
-                                        "usd_per_gpu_hour",
-                                        p->usd_per_hour / off[i].gpus_per_instance, "price_as_of",
-                                        p->as_of, "price_source", p->source, "monthly_usd",
-                                        low_high(per_hour * hours[0], per_hour * hours[1]));
-                        if (!row)
-                                continue;
-                        json_object_set_new(row, "gpu", json_string(off[i].accelerator_id));
-                        json_object_set_new(row, "match",
-                                            json_string(pass == 0 ? "exact" : "family"));
-                        if (pass == 1) {
-                                snprintf(detail, sizeof(detail),
-                                         "no offering rents %s; this one rents %s, of the same "
-                                         "family (%s)",
-                                         rent_gpu->id, off[i].accelerator_id, family);
-                                json_object_set_new(row, "note", json_string(detail));
-                        }
-                        json_object_set_new(row, "break_even_hours_per_month",
-                                            breakeven >= 0 ? json_real(breakeven) : json_null());
-                        json_object_set_new(
-                                row, "cheaper",
-                                json_pack("{s:s, s:s}", "low",
-                                          per_hour * hours[0] <=
-                                                          fixed_monthly + energy_per_hour * hours[0]
-                                                  ? "rent"
-                                                  : "buy",
-                                          "high",
-                                          per_hour * hours[1] <=
-                                                          fixed_monthly + energy_per_hour * hours[1]
-                                                  ? "rent"
-                                                  : "buy"));
+                if (row)
                         json_array_append_new(rent, row);
-                }
+        }
 
         assumptions = json_array();
         for (int i = 0; assumptions && i < S_COUNT; i++) {
@@ -376,7 +246,7 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
         }
         json_array_append_new(assumptions,
                               json_pack("{s:s, s:f, s:s, s:s}", "key", "hours_per_month", "value",
-                                        hours_per_month, "unit", "hours", "source",
+                                        in.hours_per_month, "unit", "hours", "source",
                                         hpm ? hpm->source : "8760 hours / 12"));
         json_array_append_new(
                 assumptions,
@@ -388,27 +258,97 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
         doc = json_pack(
                 "{s:{s:[f,f], s:[f,f], s:I, s:o}, s:o, s:{s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:f,"
                 " s:f, s:f, s:f, s:o}, s:o}",
-                "usage", "jobs_per_week", jobs[0], jobs[1], "hours_per_job", job_hours[0],
-                job_hours[1], "gpus", (json_int_t)gpus, "hours_per_month",
-                low_high(hours[0], hours[1]), "rent", rent ? rent : json_array(), "buy", "gpu",
-                buy_gpu->id, "gpu_name", buy_gpu->name, "boards", (json_int_t)boards,
-                "purchase_usd", purchase_usd, "condition",
+                "usage", "jobs_per_week", in.jobs_per_week[0], in.jobs_per_week[1], "hours_per_job",
+                in.hours_per_job[0], in.hours_per_job[1], "gpus", (json_int_t)gpus,
+                "hours_per_month", low_high(res.hours_per_month[0], res.hours_per_month[1]), "rent",
+                rent ? rent : json_array(), "buy", "gpu", buy_gpu->id, "gpu_name", buy_gpu->name,
+                "boards", (json_int_t)res.boards, "purchase_usd", in.purchase_usd, "condition",
                 api_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->condition
                                                                           : condition),
                 "purchase_as_of",
                 api_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->as_of : NULL),
                 "purchase_source",
                 api_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->source : "request"),
-                "amortised_monthly_usd", fixed_monthly, "power_watts", watts, "energy_usd_per_hour",
-                energy_per_hour, "tdp_watts", buy_gpu->tdp_watts, "monthly_usd",
-                low_high(fixed_monthly + energy_per_hour * hours[0],
-                         fixed_monthly + energy_per_hour * hours[1]),
+                "amortised_monthly_usd", res.amortised_monthly_usd, "power_watts", res.power_watts,
+                "energy_usd_per_hour", res.energy_usd_per_hour, "tdp_watts", buy_gpu->tdp_watts,
+                "monthly_usd", low_high(res.own_monthly_usd[0], res.own_monthly_usd[1]),
                 "assumptions", assumptions ? assumptions : json_array());
         rent = assumptions = NULL; /* stolen by json_pack, also on failure */
         api_reply_json(rs, 200, doc);
 out:
         json_decref(rent);
         json_decref(assumptions);
+        plan_rvb_result_free(&res);
+}
+
+void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
+{
+        const char *pricing_name = "on_demand";
+        const char **provider_ids = NULL;
+        const struct catalog_snapshot *s = NULL;
+        struct rvb_request q;
+        json_t *body, *providers;
+        char detail[256];
+
+        memset(&q, 0, sizeof(q));
+        q.gpus = 1;
+        body = api_body_object(rq, rs);
+        if (!body)
+                return;
+        if (api_fields_known(rs, body, "", rvb_keys) ||
+            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &q.gpu_id) ||
+            api_field_string(rs, body, "", "buy_gpu", 0, 64, &q.buy_id) ||
+            api_field_int(rs, body, "", "gpus", 0, 1, 64, &q.gpus) ||
+            usage_range(rs, body, "jobs_per_week", 7 * 24, q.in.jobs_per_week) ||
+            usage_range(rs, body, "hours_per_job", PLAN_RVB_HOURS_PER_WEEK, q.in.hours_per_job) ||
+            api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
+            api_field_string(rs, body, "", "condition", 0, 8, &q.condition) ||
+            api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &q.purchase_usd))
+                goto out;
+        if (catalog_pricing_parse(pricing_name, &q.in.pricing)) {
+                api_problem_field(rs, 400, "/pricing", "enum",
+                                  "pricing must be on_demand, spot or reserved");
+                goto out;
+        }
+        if (q.condition && strcmp(q.condition, "new") != 0 && strcmp(q.condition, "used") != 0) {
+                api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
+                goto out;
+        }
+        providers = json_object_get(body, "providers");
+        if (providers && !json_is_array(providers)) {
+                api_problem_field(rs, 400, "/providers", "type",
+                                  "providers must be an array of provider ids");
+                goto out;
+        }
+        for (size_t i = 0; providers && i < json_array_size(providers); i++) {
+                if (!json_is_string(json_array_get(providers, i))) {
+                        snprintf(detail, sizeof(detail), "/providers/%zu", i);
+                        api_problem_field(rs, 400, detail, "type", "a provider id is a string");
+                        goto out;
+                }
+        }
+        if (q.in.jobs_per_week[1] * q.in.hours_per_job[1] > PLAN_RVB_HOURS_PER_WEEK) {
+                api_problem_field(rs, 400, "/hours_per_job", "range",
+                                  "jobs_per_week x hours_per_job exceeds the 168 hours of a week");
+                goto out;
+        }
+        /* An empty list is kept as such: it lists no provider, so nothing is rented. */
+        if (providers) {
+                provider_ids = calloc(json_array_size(providers) + 1, sizeof(*provider_ids));
+                if (!provider_ids) {
+                        api_problem(rs, 500, "out of memory");
+                        goto out;
+                }
+                for (size_t i = 0; i < json_array_size(providers); i++)
+                        provider_ids[i] = json_string_value(json_array_get(providers, i));
+                q.in.providers = provider_ids;
+                q.in.n_providers = json_array_size(providers);
+        }
+        s = api_catalog_snapshot(rq, rs);
+        if (s)
+                api_answer_cached(rq, rs, "rent_vs_buy", s, body, rvb_answer, &q);
+out:
+        free(provider_ids);
         catalog_release(s);
         json_decref(body);
 }

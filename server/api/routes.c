@@ -47,6 +47,10 @@ const struct api_route api_routes[] = {
          API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/settings", api_settings_list, 0},
         {"PUT", "/api/v1/settings/{key}", api_settings_put, API_ROUTE_BODY | API_ROUTE_DB},
+        /*
+         * Plan searches (server/plan/): API_ROUTE_SLOW runs them on the compute
+         * pool, one worker per CPU, which is what bounds how many run at once.
+         */
         {"POST", "/api/v1/compare", api_compare, API_ROUTE_BODY | API_ROUTE_SLOW},
         {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY | API_ROUTE_SLOW},
         {"POST", "/api/v1/serving_plan", api_serving_plan, API_ROUTE_BODY | API_ROUTE_SLOW},

@@ -4,7 +4,7 @@
  * Loads the real catalog from DATABASE_URL (a migrated database), decodes
  * the XLM-R XL fine-tuning request of seeds/002 (batch 16, sequence 128,
  * 3 labels, 10 000 tweets, AdamW) with the estimate decoder, and runs
- * compare_search() with max_gpus 64 on this one thread, repeatedly.
+ * plan_train_search() with max_gpus 64 on this one thread, repeatedly.
  * Prints the plans evaluated, engine calls, plans and exclusions, and the
  * minimum and median milliseconds per search.
  *
@@ -17,10 +17,10 @@
 
 #include <jansson.h>
 
-#include "api/compare.h"
 #include "api/estimate.h"
 #include "catalog/catalog.h"
 #include "db/pool.h"
+#include "plan/train_search.h"
 
 static const char request_json[] =
         "{\"model\": {\"hf_config\": {\"model_type\": \"xlm-roberta-xl\", \"hidden_size\": 2560,"
@@ -57,14 +57,15 @@ int main(int argc, char **argv)
         struct estimate_input in;
         struct api_estimate_error aerr;
         struct estimate_error eerr;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         json_t *body;
         double *ms;
         size_t n_gpus, n_off;
 
         if (!url || !*url || runs < 1 || runs > 100000) {
-                fprintf(stderr, "usage: DATABASE_URL=postgresql://... %s [runs 1..100000]\n", argv[0]);
+                fprintf(stderr, "usage: DATABASE_URL=postgresql://... %s [runs 1..100000]\n",
+                        argv[0]);
                 return 2;
         }
         pool = db_pool_new(url, 1, err, sizeof(err));
@@ -80,20 +81,20 @@ int main(int argc, char **argv)
                 fprintf(stderr, "request refused: %s %s\n", aerr.pointer, aerr.detail);
                 return 1;
         }
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         ms = calloc((size_t)runs, sizeof(*ms));
         if (!ms)
                 return 1;
         for (int i = 0; i < runs; i++) {
                 double t0 = now_ms();
 
-                if (compare_search(s, &in, &c, &r, &eerr)) {
+                if (plan_train_search(s, &in, &c, &r, &eerr)) {
                         fprintf(stderr, "search failed: %s\n", eerr.detail);
                         return 1;
                 }
                 ms[i] = now_ms() - t0;
                 if (i + 1 < runs)
-                        compare_result_free(&r);
+                        plan_train_result_free(&r);
         }
         qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
         catalog_gpus(s, &n_gpus);
@@ -106,7 +107,7 @@ int main(int argc, char **argv)
                (unsigned long long)r.engine_calls, r.n_plans, r.n_excluded);
         printf("compare search: min %.2f ms, median %.2f ms over %d runs (one thread)\n", ms[0],
                ms[runs / 2], runs);
-        compare_result_free(&r);
+        plan_train_result_free(&r);
         free(ms);
         json_decref(body);
         catalog_release(s);

@@ -1,5 +1,6 @@
 /*
- * test_compare.c - the compare plan search on a small hand-made catalog.
+ * test_train_search.c - the plan search behind compare (server/plan/
+ * train_search.c) on a small hand-made catalog, plain structs only.
  *
  * Catalog: a 24 GiB card rented one per pod at 0.50 USD/h, an 80 GiB
  * GPU rented as 8-GPU instances at 16.00 USD/h (2.00 USD per GPU-hour),
@@ -19,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/compare.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_tables.h"
+#include "plan/train_search.h"
 
 #define GiB (1024.0 * 1024 * 1024)
 
@@ -145,7 +146,7 @@ static void workload(struct estimate_input *in)
         in->precision = EST_BF16_MIXED;
 }
 
-static const struct compare_excluded *find_excluded(const struct compare_result *r, size_t gi)
+static const struct plan_train_excluded *find_excluded(const struct plan_train_result *r, size_t gi)
 {
         for (size_t i = 0; i < r->n_excluded; i++)
                 if (r->excluded[i].gpu_index == gi)
@@ -157,8 +158,8 @@ static void test_plans_are_priced_and_fit(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
         struct estimate_input in;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         struct estimate_error e;
         static struct estimate_result check;
         size_t n, n_off;
@@ -166,13 +167,13 @@ static void test_plans_are_priced_and_fit(void **state)
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
 
         workload(&in);
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.max_gpus = 16;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_true(r.has_hours);
         assert_true(r.n_plans >= 1);
         for (size_t i = 0; i < r.n_plans; i++) {
-                const struct compare_plan *p = &r.plans[i];
+                const struct plan_train_plan *p = &r.plans[i];
                 const struct catalog_offering *o = &off[p->offering_index];
                 double per_gpu_hour = p->price->usd_per_hour / o->gpus_per_instance;
 
@@ -199,7 +200,7 @@ static void test_plans_are_priced_and_fit(void **state)
         assert_non_null(strstr(find_excluded(&r, 4)->reason, "does not fit"));
         assert_non_null(strstr(find_excluded(&r, 2)->reason, "inference-only"));
         assert_non_null(strstr(find_excluded(&r, 3)->reason, "no memory size"));
-        compare_result_free(&r);
+        plan_train_result_free(&r);
         catalog_release(s);
 }
 
@@ -207,14 +208,14 @@ static void test_evaluated_counts_the_plan_space(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
         struct estimate_input in;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         struct estimate_error e;
 
         workload(&in);
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.max_gpus = 4;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         /*
          * Per GPU checked: count 1 has one strategy (single), counts 2..4
          * have five (ddp, zero1, zero2, zero3, fsdp): 1 + 3 x 5 = 16 layouts,
@@ -226,15 +227,15 @@ static void test_evaluated_counts_the_plan_space(void **state)
         for (size_t i = 0; i < r.n_plans; i++)
                 assert_int_not_equal(r.plans[i].gpu_index, 0);
         assert_non_null(strstr(find_excluded(&r, 0)->reason, "more than max_gpus"));
-        compare_result_free(&r);
+        plan_train_result_free(&r);
 
         /* No savers allowed: one level per layout, 3 GPUs x 16 layouts, and plans add nothing. */
         c.savers_allowed = 0;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_int_equal(r.evaluated, 3 * 16);
         for (size_t i = 0; i < r.n_plans; i++)
-                assert_int_equal(r.plans[i].saver, COMPARE_SAVER_NONE);
-        compare_result_free(&r);
+                assert_int_equal(r.plans[i].saver, PLAN_SAVER_NONE);
+        plan_train_result_free(&r);
         catalog_release(s);
 }
 
@@ -242,8 +243,8 @@ static void test_constraints_filter_and_rank(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
         struct estimate_input in;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         struct estimate_error e;
         size_t n_off;
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
@@ -251,37 +252,37 @@ static void test_constraints_filter_and_rank(void **state)
         workload(&in);
 
         /* Only provider alpha. */
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.providers[c.n_providers++] = "alpha";
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         for (size_t i = 0; i < r.n_plans; i++)
                 assert_string_equal(off[r.plans[i].offering_index].provider_id, "alpha");
-        compare_result_free(&r);
+        plan_train_result_free(&r);
 
         /* By time: hours never decrease down the list. */
-        compare_constraints_defaults(&c);
-        c.rank_by = COMPARE_RANK_TIME;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        plan_train_constraints_defaults(&c);
+        c.rank_by = PLAN_RANK_TIME;
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         for (size_t i = 1; i < r.n_plans; i++)
                 assert_true(r.plans[i - 1].hours <= r.plans[i].hours * (1 + 1e-4));
-        compare_result_free(&r);
+        plan_train_result_free(&r);
 
         /* A deadline nothing can meet: no plans, each priced offering says why. */
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.deadline_hours = 1e-6;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_int_equal(r.n_plans, 0);
         for (size_t i = 0; i < r.n_excluded; i++)
                 if (r.excluded[i].offering_index != SIZE_MAX)
                         assert_non_null(strstr(r.excluded[i].reason, "deadline"));
-        compare_result_free(&r);
+        plan_train_result_free(&r);
 
         /* A budget of one cent: the same, for money. */
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.budget_usd = 0.01;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_int_equal(r.n_plans, 0);
-        compare_result_free(&r);
+        plan_train_result_free(&r);
         catalog_release(s);
 }
 
@@ -289,25 +290,25 @@ static void test_without_dataset_ranks_per_token(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
         struct estimate_input in;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         struct estimate_error e;
 
         workload(&in);
         in.dataset_samples = 0;
-        compare_constraints_defaults(&c);
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        plan_train_constraints_defaults(&c);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_false(r.has_hours);
         assert_true(r.n_plans >= 1);
         for (size_t i = 0; i < r.n_plans; i++) {
-                const struct compare_plan *p = &r.plans[i];
+                const struct plan_train_plan *p = &r.plans[i];
 
                 assert_true(p->hours < 0 && p->cost_usd < 0);
                 /* USD per million tokens = GPUs x USD/GPU-hour / 3600 / tokens/s x 1e6. */
                 assert_close(p->usd_per_million_tokens,
                              p->gpus * p->usd_per_gpu_hour / 3600 / p->tokens_per_second * 1e6);
         }
-        compare_result_free(&r);
+        plan_train_result_free(&r);
         catalog_release(s);
 }
 
@@ -359,8 +360,8 @@ static int setup_hosts(void **state)
         return 0;
 }
 
-static const struct compare_plan *find_plan(const struct catalog_snapshot *s,
-                                            const struct compare_result *r, const char *offering)
+static const struct plan_train_plan *
+find_plan(const struct catalog_snapshot *s, const struct plan_train_result *r, const char *offering)
 {
         size_t n_off;
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
@@ -371,9 +372,9 @@ static const struct compare_plan *find_plan(const struct catalog_snapshot *s,
         return NULL;
 }
 
-static const struct compare_excluded *find_excluded_offering(const struct catalog_snapshot *s,
-                                                             const struct compare_result *r,
-                                                             const char *offering)
+static const struct plan_train_excluded *find_excluded_offering(const struct catalog_snapshot *s,
+                                                                const struct plan_train_result *r,
+                                                                const char *offering)
 {
         size_t n_off;
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
@@ -399,16 +400,16 @@ static void test_host_memory_limits_offload(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
         struct estimate_input in;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         struct estimate_error e;
-        const struct compare_plan *big, *unknown;
-        const struct compare_excluded *small;
+        const struct plan_train_plan *big, *unknown;
+        const struct plan_train_excluded *small;
 
         workload(&in);
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.max_gpus = 1;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
 
         /* The free notebook VM would rank first at 0 USD, but its RAM is too small. */
         assert_null(find_plan(s, &r, "small-ram"));
@@ -418,7 +419,7 @@ static void test_host_memory_limits_offload(void **state)
 
         big = find_plan(s, &r, "big-ram");
         assert_non_null(big);
-        assert_int_equal(big->saver, COMPARE_SAVER_OFFLOAD);
+        assert_int_equal(big->saver, PLAN_SAVER_OFFLOAD);
         assert_true(big->cpu_bytes_per_instance >= 20.8e9);
         assert_true(big->cpu_bytes_per_instance <= 256 * (uint64_t)GiB);
         assert_false(big->ram_unknown);
@@ -428,7 +429,7 @@ static void test_host_memory_limits_offload(void **state)
         assert_non_null(unknown);
         assert_true(unknown->ram_unknown);
         assert_int_equal(unknown->cpu_bytes_per_instance, big->cpu_bytes_per_instance);
-        compare_result_free(&r);
+        plan_train_result_free(&r);
         catalog_release(s);
 }
 
@@ -441,14 +442,14 @@ static void test_bf16_replanned_on_gpus_without_it(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
         struct estimate_input in;
-        struct compare_constraints c;
-        struct compare_result r;
+        struct plan_train_constraints c;
+        struct plan_train_result r;
         struct estimate_error e;
         static struct estimate_result check;
         size_t n;
         const struct gpu_spec *gpus = catalog_gpus(s, &n);
-        const struct compare_plan *fp16, *bf16;
-        const struct compare_excluded *fp32;
+        const struct plan_train_plan *fp16, *bf16;
+        const struct plan_train_excluded *fp32;
 
         workload(&in);
         /* A 124M-parameter model (12 layers, hidden 768) fits 16 GiB without savers. */
@@ -458,9 +459,9 @@ static void test_bf16_replanned_on_gpus_without_it(void **state)
         in.arch.kv_heads = 12;
         in.arch.head_dim = 64;
         in.arch.ffn = 3072;
-        compare_constraints_defaults(&c);
+        plan_train_constraints_defaults(&c);
         c.max_gpus = 1;
-        assert_int_equal(compare_search(s, &in, &c, &r, &e), 0);
+        assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
 
         fp16 = find_plan(s, &r, "fp16-box");
         assert_non_null(fp16);
@@ -479,7 +480,7 @@ static void test_bf16_replanned_on_gpus_without_it(void **state)
         fp32 = find_excluded_offering(s, &r, "fp32-box");
         assert_non_null(fp32);
         assert_non_null(strstr(fp32->reason, "throughput"));
-        compare_result_free(&r);
+        plan_train_result_free(&r);
         catalog_release(s);
 }
 
@@ -489,6 +490,45 @@ static int teardown_hosts(void **state)
         return 0;
 }
 
+/* The savers a plan adds over the request, as labelled in the compare answer. */
+static void test_savers_added(void **state)
+{
+        static const struct {
+                bool base_flash;
+                enum est_checkpointing base_ckpt, run_ckpt;
+                bool run_flash, run_offload;
+                unsigned want;
+                const char *why;
+        } rows[] = {
+                {false, EST_CKPT_NONE, EST_CKPT_NONE, false, false, 0, "the request as given"},
+                {false, EST_CKPT_NONE, EST_CKPT_NONE, true, false, PLAN_ALLOW_FLASH, "flash added"},
+                {true, EST_CKPT_NONE, EST_CKPT_NONE, true, false, 0, "flash was asked for"},
+                {false, EST_CKPT_NONE, EST_CKPT_SELECTIVE, true, false,
+                 PLAN_ALLOW_FLASH | PLAN_ALLOW_SELECTIVE, "selective level"},
+                {false, EST_CKPT_SELECTIVE, EST_CKPT_FULL, true, false,
+                 PLAN_ALLOW_FLASH | PLAN_ALLOW_FULL, "full replaces the asked selective"},
+                {true, EST_CKPT_FULL, EST_CKPT_FULL, true, true, PLAN_ALLOW_OFFLOAD,
+                 "only offload is new"},
+        };
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct estimate_input base, run;
+
+                estimate_input_defaults(&base);
+                base.flash_attention = rows[i].base_flash;
+                base.checkpointing = rows[i].base_ckpt;
+                run = base;
+                run.flash_attention = rows[i].run_flash;
+                run.checkpointing = rows[i].run_ckpt;
+                if (rows[i].run_offload)
+                        run.offload = EST_OFFLOAD_OPTIMIZER;
+                if (plan_savers_added(&base, &run) != rows[i].want)
+                        fail_msg("%s: got 0x%x, want 0x%x", rows[i].why,
+                                 plan_savers_added(&base, &run), rows[i].want);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -496,13 +536,14 @@ int main(void)
                 cmocka_unit_test(test_evaluated_counts_the_plan_space),
                 cmocka_unit_test(test_constraints_filter_and_rank),
                 cmocka_unit_test(test_without_dataset_ranks_per_token),
+                cmocka_unit_test(test_savers_added),
         };
         const struct CMUnitTest host_tests[] = {
                 cmocka_unit_test(test_host_memory_limits_offload),
                 cmocka_unit_test(test_bf16_replanned_on_gpus_without_it),
         };
-        int failed = cmocka_run_group_tests_name("compare", tests, setup, teardown);
+        int failed = cmocka_run_group_tests_name("train_search", tests, setup, teardown);
 
-        return failed + cmocka_run_group_tests_name("compare hosts and precision", host_tests,
+        return failed + cmocka_run_group_tests_name("train_search hosts and precision", host_tests,
                                                     setup_hosts, teardown_hosts);
 }

@@ -1,0 +1,370 @@
+/*
+ * test_rent_vs_buy.c - renting against owning (server/plan/rent_vs_buy.c)
+ * on a small hand-made catalog, every expected figure worked out by hand
+ * in the comments.
+ *
+ * Catalog (bytewise id order, as the loader sorts):
+ *   a100-pcie-40gb  rented by nobody (the family fallback)
+ *   a100-sxm-40gb   TDP 400 W; purchase 10 000 USD new, 6 000 USD used
+ *   k80             TDP 150 W, two chips per board (the K80 datasheet)
+ *   rtx-3090        TDP 350 W, no purchase price
+ * Offerings of the a100-sxm-40gb:
+ *   alpha-1x-a100   1 GPU per instance, 2.00 USD/h
+ *   beta-8x-a100    8 GPUs per instance, 12.00 USD/h (1.50 USD per GPU-hour)
+ *   gamma-1x-a100   1 GPU per instance, 0.05 USD/h (cheaper than its power)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog.h"
+#include "catalog/catalog_tables.h"
+#include "plan/rent_vs_buy.h"
+
+/* a == b to a relative tolerance (cmocka 1.1.5's float assertion is absolute). */
+#define assert_close(a, b) assert_true(close_to((a), (b)))
+
+static bool close_to(double a, double b)
+{
+        return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+static const char *dup(struct catalog_tables *t, const char *s)
+{
+        const char *out = catalog_tables_strndup(t, s, strlen(s));
+
+        assert_non_null(out);
+        return out;
+}
+
+static void gpu(struct catalog_tables *t, size_t i, const char *id, double tdp_watts, int chips)
+{
+        struct gpu_spec *g = &t->gpus[i];
+
+        strcpy(g->id, id);
+        strcpy(g->name, id);
+        strcpy(g->vendor, "Test");
+        strcpy(g->kind, "gpu");
+        g->memory_bytes = 40e9;
+        g->usable_memory_bytes = g->memory_bytes;
+        g->tdp_watts = tdp_watts;
+        g->can_train = true;
+        t->gpu_infos[i].source = dup(t, "https://example.org");
+        t->gpu_infos[i].chips_per_board = chips;
+}
+
+static void offering(struct catalog_tables *t, size_t i, const char *id, const char *provider,
+                     int per_instance, double usd_per_hour)
+{
+        t->offerings[i].id = dup(t, id);
+        t->offerings[i].provider_id = dup(t, provider);
+        t->offerings[i].accelerator_id = dup(t, "a100-sxm-40gb");
+        t->offerings[i].instance_type = dup(t, id);
+        t->offerings[i].region = dup(t, "test");
+        t->offerings[i].gpus_per_instance = per_instance;
+        t->prices[i] = (struct catalog_price){.id = (int64_t)i + 1,
+                                              .offering_id = t->offerings[i].id,
+                                              .pricing = CATALOG_ON_DEMAND,
+                                              .usd_per_hour = usd_per_hour,
+                                              .as_of = dup(t, "2026-01-01"),
+                                              .source = dup(t, "https://example.org/prices")};
+}
+
+static void purchase(struct catalog_tables *t, size_t i, const char *gpu_id, const char *condition,
+                     double usd)
+{
+        t->purchase_prices[i] =
+                (struct catalog_purchase_price){.id = (int64_t)i + 1,
+                                                .accelerator_id = dup(t, gpu_id),
+                                                .condition = dup(t, condition),
+                                                .usd = usd,
+                                                .as_of = dup(t, "2026-01-01"),
+                                                .source = dup(t, "https://example.org/buy")};
+}
+
+static int setup(void **state)
+{
+        struct catalog *c = catalog_new();
+        struct catalog_tables t;
+
+        memset(&t, 0, sizeof(t));
+        t.n_gpus = 4;
+        t.gpus = calloc(4, sizeof(*t.gpus));
+        t.gpu_infos = calloc(4, sizeof(*t.gpu_infos));
+        gpu(&t, 0, "a100-pcie-40gb", 250, 1);
+        gpu(&t, 1, "a100-sxm-40gb", 400, 1);
+        gpu(&t, 2, "k80", 150, 2);
+        gpu(&t, 3, "rtx-3090", 350, 1);
+        t.n_providers = 3;
+        t.providers = calloc(3, sizeof(*t.providers));
+        t.providers[0] =
+                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
+        t.providers[1] =
+                (struct catalog_provider){.id = dup(&t, "beta"), .kind = dup(&t, "gpu_cloud")};
+        t.providers[2] =
+                (struct catalog_provider){.id = dup(&t, "gamma"), .kind = dup(&t, "gpu_cloud")};
+        t.n_offerings = t.n_prices = 3;
+        t.offerings = calloc(3, sizeof(*t.offerings));
+        t.prices = calloc(3, sizeof(*t.prices));
+        offering(&t, 0, "alpha-1x-a100", "alpha", 1, 2.0);
+        offering(&t, 1, "beta-8x-a100", "beta", 8, 12.0);
+        offering(&t, 2, "gamma-1x-a100", "gamma", 1, 0.05);
+        t.n_purchase_prices = 2;
+        t.purchase_prices = calloc(2, sizeof(*t.purchase_prices));
+        purchase(&t, 0, "a100-sxm-40gb", "new", 10000);
+        purchase(&t, 1, "a100-sxm-40gb", "used", 6000);
+        t.content_hash[0] = 1;
+        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
+        assert_int_equal(catalog_install(c, &t), 0);
+        *state = c;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        catalog_free(*state);
+        return 0;
+}
+
+/*
+ * The seeds/000 exercise on this catalog: one A100 SXM4 40GB, 2-3 jobs a
+ * week of 4-6 hours, 730 hours a month, bought new at 10 000 USD and
+ * written off over 3 years, 0.15 USD/kWh, 80% of TDP, 1.3 host overhead.
+ */
+static void seeds_000(const struct catalog_snapshot *s, struct plan_rvb_input *in)
+{
+        memset(in, 0, sizeof(*in));
+        in->rent_gpu_index = catalog_gpu_index(s, "a100-sxm-40gb");
+        in->buy_gpu_index = in->rent_gpu_index;
+        in->gpus = 1;
+        in->jobs_per_week[0] = 2;
+        in->jobs_per_week[1] = 3;
+        in->hours_per_job[0] = 4;
+        in->hours_per_job[1] = 6;
+        in->hours_per_month = PLAN_RVB_DEFAULT_HOURS_PER_MONTH;
+        in->pricing = CATALOG_ON_DEMAND;
+        in->purchase_usd = 10000;
+        in->electricity_usd_per_kwh = 0.15;
+        in->life_years = PLAN_RVB_DEFAULT_LIFE_YEARS;
+        in->utilisation = PLAN_RVB_DEFAULT_UTILISATION;
+        in->host_power_overhead = PLAN_RVB_DEFAULT_OVERHEAD;
+}
+
+static const struct plan_rvb_rent *find_rent(const struct catalog_snapshot *s,
+                                             const struct plan_rvb_result *r, const char *id)
+{
+        size_t n;
+        const struct catalog_offering *off = catalog_offerings(s, &n);
+
+        for (size_t i = 0; i < r->n_rent; i++)
+                if (strcmp(off[r->rent[i].offering_index].id, id) == 0)
+                        return &r->rent[i];
+        return NULL;
+}
+
+static void test_seeds_000_by_hand(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct plan_rvb_input in;
+        struct plan_rvb_result r;
+        const struct plan_rvb_rent *alpha, *beta, *gamma;
+
+        seeds_000(s, &in);
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+
+        /*
+         * Usage: jobs x hours x 730 / 168 (weeks in a month = 730 / 168 = 4.345).
+         * Low 2 x 4 x 730 / 168 = 5 840 / 168 = 34.7619 h; high 3 x 6 x 730 / 168
+         * = 13 140 / 168 = 78.2143 h.
+         */
+        assert_close(r.hours_per_month[0], 5840.0 / 168);
+        assert_close(r.hours_per_month[1], 13140.0 / 168);
+
+        /*
+         * Owning: 1 board x 10 000 / (3 x 12) = 277.78 USD a month; at the wall
+         * 400 W x 0.8 x 1.3 = 416 W = 0.416 kW x 0.15 USD/kWh = 0.0624 USD/h;
+         * low 277.78 + 0.0624 x 34.7619 = 279.947, high 277.78 + 0.0624 x
+         * 78.2143 = 282.658 USD a month.
+         */
+        assert_close(r.boards, 1);
+        assert_close(r.amortised_monthly_usd, 10000.0 / 36);
+        assert_close(r.power_watts, 416);
+        assert_close(r.energy_usd_per_hour, 0.0624);
+        assert_close(r.own_monthly_usd[0], 10000.0 / 36 + 0.0624 * 5840.0 / 168);
+        assert_close(r.own_monthly_usd[1], 10000.0 / 36 + 0.0624 * 13140.0 / 168);
+        assert_true(fabs(r.own_monthly_usd[0] - 279.9469) < 1e-4);
+        assert_true(fabs(r.own_monthly_usd[1] - 282.6583) < 1e-4);
+
+        assert_int_equal(r.n_rent, 3);
+        /*
+         * alpha, 2.00 USD/h: 2.00 x 34.7619 = 69.52 and 2.00 x 78.2143 = 156.43
+         * USD a month, both below owning.  Break-even: 277.78 / (2.00 -
+         * 0.0624) = 277.78 / 1.9376 = 143.36 hours a month.
+         */
+        alpha = find_rent(s, &r, "alpha-1x-a100");
+        assert_non_null(alpha);
+        assert_false(alpha->family);
+        assert_close(alpha->instances, 1);
+        assert_close(alpha->usd_per_hour, 2.0);
+        assert_close(alpha->monthly_usd[0], 2.0 * 5840.0 / 168);
+        assert_close(alpha->monthly_usd[1], 2.0 * 13140.0 / 168);
+        assert_true(fabs(alpha->break_even_hours_per_month - 143.3618) < 1e-4);
+        assert_true(alpha->rent_cheaper[0] && alpha->rent_cheaper[1]);
+
+        /*
+         * beta rents 8-GPU instances at 12.00 USD/h: one GPU still pays a
+         * whole instance, 12.00 USD/h (1.50 per GPU-hour), 12 x 34.7619 =
+         * 417.14 USD a month > 279.95: buying is cheaper at both ends.
+         * Break-even 277.78 / (12.00 - 0.0624) = 23.27 hours a month.
+         */
+        beta = find_rent(s, &r, "beta-8x-a100");
+        assert_non_null(beta);
+        assert_close(beta->instances, 1);
+        assert_close(beta->usd_per_hour, 12.0);
+        assert_close(beta->usd_per_gpu_hour, 1.5);
+        assert_true(fabs(beta->monthly_usd[0] - 417.1429) < 1e-4);
+        assert_true(fabs(beta->break_even_hours_per_month - 23.2691) < 1e-4);
+        assert_false(beta->rent_cheaper[0] || beta->rent_cheaper[1]);
+
+        /* gamma, 0.05 USD/h, costs less than the 0.0624 USD/h of power: no break-even. */
+        gamma = find_rent(s, &r, "gamma-1x-a100");
+        assert_non_null(gamma);
+        assert_true(gamma->break_even_hours_per_month < 0);
+        assert_true(gamma->rent_cheaper[0] && gamma->rent_cheaper[1]);
+        plan_rvb_result_free(&r);
+        catalog_release(s);
+}
+
+/*
+ * Nine GPUs on beta's 8-GPU instances: ceil(9 / 8) = 2 instances = 24.00
+ * USD/h; on alpha's 1-GPU instances 9 x 2.00 = 18.00 USD/h.  Owning nine:
+ * 9 boards x 10 000 / 36 = 2 500 USD a month, 9 x 416 W = 3 744 W.
+ */
+static void test_whole_instances_and_boards(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct plan_rvb_input in;
+        struct plan_rvb_result r;
+
+        seeds_000(s, &in);
+        in.gpus = 9;
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_close(find_rent(s, &r, "beta-8x-a100")->instances, 2);
+        assert_close(find_rent(s, &r, "beta-8x-a100")->usd_per_hour, 24.0);
+        assert_close(find_rent(s, &r, "alpha-1x-a100")->usd_per_hour, 18.0);
+        assert_close(r.boards, 9);
+        assert_close(r.amortised_monthly_usd, 2500);
+        assert_close(r.power_watts, 3744);
+        plan_rvb_result_free(&r);
+
+        /*
+         * Three K80 GPUs are two boards (two chips per board): 2 x 500 / 36 =
+         * 27.78 USD a month; power counts GPUs: 3 x 150 W x 0.8 x 1.3 = 468 W.
+         */
+        in.buy_gpu_index = catalog_gpu_index(s, "k80");
+        in.gpus = 3;
+        in.purchase_usd = 500;
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_close(r.boards, 2);
+        assert_close(r.amortised_monthly_usd, 1000.0 / 36);
+        assert_close(r.power_watts, 468);
+        plan_rvb_result_free(&r);
+        catalog_release(s);
+}
+
+static void test_family_fallback_and_providers(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        const char *only_beta[] = {"beta"};
+        struct plan_rvb_input in;
+        struct plan_rvb_result r;
+
+        /* Nobody rents the PCIe 40GB: the three A100 SXM4 offerings answer, as family. */
+        seeds_000(s, &in);
+        in.rent_gpu_index = catalog_gpu_index(s, "a100-pcie-40gb");
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_string_equal(r.family, "a100");
+        assert_int_equal(r.n_rent, 3);
+        for (size_t i = 0; i < r.n_rent; i++)
+                assert_true(r.rent[i].family);
+        plan_rvb_result_free(&r);
+
+        /* A provider list keeps its providers only. */
+        seeds_000(s, &in);
+        in.providers = only_beta;
+        in.n_providers = 1;
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(r.n_rent, 1);
+        assert_non_null(find_rent(s, &r, "beta-8x-a100"));
+        plan_rvb_result_free(&r);
+
+        /* An empty list (not NULL) lists nobody: nothing to rent, exact or family. */
+        in.n_providers = 0;
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(r.n_rent, 0);
+        plan_rvb_result_free(&r);
+
+        /* The RTX 3090 has no family member rented: none. */
+        seeds_000(s, &in);
+        in.rent_gpu_index = catalog_gpu_index(s, "rtx-3090");
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(r.n_rent, 0);
+        plan_rvb_result_free(&r);
+        catalog_release(s);
+}
+
+static void test_purchase_prefers_new(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        size_t a100 = catalog_gpu_index(s, "a100-sxm-40gb");
+
+        assert_close(plan_rvb_purchase(s, a100, NULL)->usd, 10000);
+        assert_close(plan_rvb_purchase(s, a100, "new")->usd, 10000);
+        assert_close(plan_rvb_purchase(s, a100, "used")->usd, 6000);
+        assert_null(plan_rvb_purchase(s, catalog_gpu_index(s, "rtx-3090"), NULL));
+        catalog_release(s);
+}
+
+static void test_gpu_family(void **state)
+{
+        static const struct {
+                const char *id, *family, *why;
+        } rows[] = {
+                {"a100-sxm-40gb", "a100", "form factor and size dropped"},
+                {"a100-pcie-80gb", "a100", "pcie is a form factor"},
+                {"h100-nvl-94gb", "h100", "nvl is a form factor"},
+                {"v100-sxm2-16gb", "v100", "sxm2 starts with sxm"},
+                {"rtx-3090", "rtx-3090", "no form factor or size"},
+                {"a10g", "a10g", "one segment"},
+                {"l40s", "l40s", "one segment"},
+                {"mi300x-192gb", "mi300x", "size dropped"},
+        };
+        char out[GPU_ID_MAX];
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                plan_gpu_family(rows[i].id, out, sizeof(out));
+                if (strcmp(out, rows[i].family) != 0)
+                        fail_msg("%s: got %s, want %s (%s)", rows[i].id, out, rows[i].family,
+                                 rows[i].why);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_seeds_000_by_hand),
+                cmocka_unit_test(test_whole_instances_and_boards),
+                cmocka_unit_test(test_family_fallback_and_providers),
+                cmocka_unit_test(test_purchase_prefers_new),
+                cmocka_unit_test(test_gpu_family),
+        };
+
+        return cmocka_run_group_tests_name("rent_vs_buy", tests, setup, teardown);
+}
