@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
@@ -372,22 +373,18 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
 
 static const char *const extra_keys_none[] = {NULL};
 
-void api_serving_plan(const struct api_request *rq, struct api_response *rs)
+/* The answer to one body on snapshot s (api_answer_fn: cached by the caller). */
+static void serving_answer(const struct catalog_snapshot *s, json_t *body, void *ctx,
+                           struct api_response *rs)
 {
-        const struct catalog_snapshot *s = NULL;
         struct serving_request *req = NULL;
         struct serving_result r;
         struct serving_error err;
         struct api_estimate_error aerr;
-        json_t *body, *model = NULL, *w;
+        json_t *model = NULL, *w;
 
+        (void)ctx;
         memset(&r, 0, sizeof(r));
-        body = api_body_object(rq, rs);
-        if (!body)
-                return;
-        s = api_catalog_snapshot(rq, rs);
-        if (!s)
-                goto out;
         if (api_fields_known(rs, body, "", body_keys))
                 goto out;
         w = json_object_get(body, "workload");
@@ -432,6 +429,18 @@ out:
         serving_result_free(&r);
         free(req);
         json_decref(model);
+}
+
+void api_serving_plan(const struct api_request *rq, struct api_response *rs)
+{
+        const struct catalog_snapshot *s;
+        json_t *body = api_body_object(rq, rs);
+
+        if (!body)
+                return;
+        s = api_catalog_snapshot(rq, rs);
+        if (s)
+                api_answer_cached(rq, rs, "serving_plan", s, body, serving_answer, NULL);
         catalog_release(s);
         json_decref(body);
 }

@@ -186,6 +186,9 @@ void serving_result_free(struct serving_result *r);
 void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
                           double lambda, struct serving_load *out);
 
+/* One decode step of n sequences at mean context ctx (at least one sequence). */
+double serving_decode_step(const struct serving_config *c, double n, double ctx);
+
 /* Whether a load meets the SLOs. */
 bool serving_meets(const struct serving_load *l, const struct serving_slo *slo);
 
