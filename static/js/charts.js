@@ -129,3 +129,32 @@ export function lineChart(canvas, series, marks, xTitle, yTitle) {
                 });
         return draw(canvas, { type: 'line', data: { datasets }, options: opts });
 }
+
+/*
+ * Curves through computed points ({label, points: [{x, y, tip}]}), each point
+ * drawn so the steps stay visible, and optional horizontal limits ({label,
+ * y}) drawn dashed across the whole x range - the serving frontier with its
+ * TPOT target.  A point's tip, if given, is its tooltip text.
+ */
+export function curveChart(canvas, series, limits, xTitle, yTitle) {
+        const opts = baseOptions();
+        opts.scales = {
+                x: { type: 'linear', beginAtZero: true, title: { display: true, text: xTitle } },
+                // grace: a limit at the top of the data stays off the chart's edge.
+                y: { beginAtZero: true, grace: '8%', title: { display: true, text: yTitle } },
+        };
+        opts.plugins.tooltip = {
+                callbacks: { label: (ctx) => `${ctx.dataset.label}: ${ctx.raw.tip || `${ctx.parsed.x.toFixed(0)}, ${ctx.parsed.y.toFixed(1)}`}` },
+        };
+        const datasets = series.map((s, i) => ({
+                label: s.label, data: s.points, borderColor: PALETTE[i % PALETTE.length],
+                backgroundColor: PALETTE[i % PALETTE.length], pointRadius: 3, borderWidth: 2, tension: 0,
+        }));
+        const xmax = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.x)));
+        for (const l of limits || [])
+                datasets.push({
+                        label: l.label, data: [{ x: 0, y: l.y }, { x: xmax, y: l.y }], borderColor: '#111827',
+                        backgroundColor: '#111827', borderDash: [6, 4], borderWidth: 1.5, pointRadius: 0, pointHitRadius: 0,
+                });
+        return draw(canvas, { type: 'line', data: { datasets }, options: opts });
+}

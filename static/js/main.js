@@ -13,6 +13,7 @@ const loaders = {
         catalog: () => import('./views/catalog.js'),
         validation: () => import('./views/validation.js'),
         cost: () => import('./views/cost.js'),
+        serving: () => import('./views/serving.js'),
 };
 const views = {};
 const started = new Map();

@@ -5,7 +5,7 @@
 
 import { CALC_DEFAULTS, relevant } from './request.js';
 
-export const VIEWS = ['calculator', 'tables', 'catalog', 'validation', 'cost'];
+export const VIEWS = ['calculator', 'tables', 'catalog', 'validation', 'cost', 'serving'];
 
 const state = { view: 'calculator', params: { ...CALC_DEFAULTS } };
 

@@ -12,7 +12,7 @@ local n = 0
 function init(args)
         for i = 1, 512 do
                 local batch = 1 + (i * 7) % 64
-                local seq = 16 * (1 + (i * 13) % 32)
+                local seq = 16 * (1 + (i * 13 + math.floor(i / 64) * 5) % 32)
                 local body = template:gsub('"batch_size": *%d+', '"batch_size": ' .. batch)
                 body = body:gsub('"sequence_length": *%d+', '"sequence_length": ' .. seq)
                 prepared[i] = wrk.format("POST", nil, {["Content-Type"] = "application/json"}, body)

@@ -87,14 +87,12 @@ async function openPage(viewport = DESKTOP) {
         return page;
 }
 
-const isEstimate = (r) => r.url().endsWith('/api/v1/estimate') && r.method() === 'POST';
-
-// Run action and return the estimate request the page sends for it (the
-// last one that satisfies want) and the page's answer.
-async function estimateAfter(page, action, want) {
+// Run action and return the POST to path ('/api/v1/estimate') the page sends
+// for it (the first one that satisfies want) and the status of its answer.
+async function postAfter(page, path, action, want) {
         const waiting = page.waitForResponse((res) => {
                 const r = res.request();
-                if (!isEstimate(r)) return false;
+                if (!r.url().endsWith(path) || r.method() !== 'POST') return false;
                 try {
                         return want(JSON.parse(r.postData()));
                 } catch {
@@ -105,6 +103,9 @@ async function estimateAfter(page, action, want) {
         const res = await waiting;
         return { body: JSON.parse(res.request().postData()), status: res.status() };
 }
+
+const estimateAfter = (page, action, want) => postAfter(page, '/api/v1/estimate', action, want);
+const servingAfter = (page, action, want) => postAfter(page, '/api/v1/serving_plan', action, want);
 
 async function componentBytesShown(page) {
         return page.$$eval('#components-table tbody tr', (trs) => Object.fromEntries(trs.map((tr) => {
@@ -343,11 +344,16 @@ test('requirement tables: 4 fine-tune and 9 pre-train rows, reported values verb
                 assert.match(r.estimates[0], /\d/, 'each row shows the per-GPU estimate');
                 assert.ok(r.setup, 'each row has its assumed setup one click away');
         }
-        // The assumption is one click away.
+        // The assumption is one click away, with why the hours differ and the
+        // time assumptions behind the estimate.
         const details = page.locator('#seed-table-pre_train details.setup').first();
         await details.locator('summary').click();
         assert.equal(await details.evaluate((d) => d.open), true);
         assert.match(await details.textContent(), /\S+/);
+        const scen = (await api('api/v1/scenarios')).json.scenarios.find((s) => s.table_name === 'pre_train');
+        assert.ok(scen.time_explanation);
+        assert.match(await details.locator('.time-explanation').textContent(), new RegExp(scen.time_explanation.slice(0, 40).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+        assert.ok(await details.locator('.time-assumptions li').count() >= 1, 'the time assumptions are listed');
         // The builder makes the same kind of table for a family.
         await page.waitForSelector('#builder-result tbody tr');
         await page.close_();
@@ -414,6 +420,17 @@ test('validation view shows every measured case', async () => {
                 assert.equal(await row.count(), 1, g.category);
                 assert.match(await row.textContent(), new RegExp(`${g.count}`));
         }
+        // The throughput cases beside them, with their own figures per category.
+        await page.waitForSelector('#validation-time-cases');
+        assert.equal(await page.locator('#validation-time-cases tbody tr').count(), json.time.cases.length);
+        assert.ok(json.time.cases.length >= 30);
+        assert.ok((await page.textContent('#val-time-median')).includes((100 * json.time.summary.median_abs_error).toFixed(1)),
+                  'the median the API reports');
+        for (const g of json.time.summary.by_category) {
+                const row = page.locator(`#validation-time-categories tr[data-category="${g.category}"]`);
+                assert.equal(await row.count(), 1, g.category);
+                assert.match(await row.textContent(), new RegExp(`${g.count}`));
+        }
         const shown = await page.$$eval('#validation-cases tbody tr > :first-child', (tds) => tds.map((td) => td.textContent));
         const seen = new Set();
         for (let i = 0; i < shown.length; i++) {
@@ -457,6 +474,138 @@ test('cost view shows the ranked plans POST /api/v1/compare returns', async () =
         await page.close_();
 });
 
+// ---- serving ------------------------------------------------------------------
+
+// The serving view has answered its latest request (plans or a problem).
+async function servingReady(page) {
+        await page.waitForSelector('#serving-results[data-ready="true"][aria-busy="false"]', { timeout: 15000 });
+}
+
+// The plans table as text: rank, GPU, provider, offering, shape, USD per hour.
+async function servingRows(page) {
+        return page.$$eval('#serving-plans-table tbody tr', (trs) => trs.map((tr) => {
+                const c = Array.from(tr.children).map((td) => td.textContent.trim());
+                return {
+                        rank: c[0], gpu: c[1], provider: c[2], offering: tr.children[3].querySelector('code').textContent,
+                        shape: c[4], usdPerHour: c[11],
+                };
+        }));
+}
+
+const usd2 = (v) => '$' + v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+test('serving view: the question, ranked plans and frontier POST /api/v1/serving_plan returns; a zero rate names its field',
+        async () => {
+                const page = await openPage();
+                page.allow.push(/status of 400/);
+                // Start from another question, then ask this one through the form.
+                await page.goto(BASE + '#/serving?s_model=llama-3.1-70b&s_rps=1&s_quant=int4');
+                await servingReady(page);
+                // The model field suggests catalog ids and Hub ids of models that generate.
+                const offered = await page.$$eval('#s-models option', (os) => os.map((o) => o.value));
+                assert.ok(offered.includes('llama-3.1-8b') && offered.includes('meta-llama/Llama-3.1-8B'));
+                assert.ok(!offered.includes('xlm-roberta-large'), 'an encoder generates no tokens');
+                const want = (b) => b.model.id === 'llama-3.1-8b' && b.traffic.requests_per_second === 5 &&
+                        b.traffic.prompt_tokens === 1000 && b.traffic.output_tokens === 200 &&
+                        b.slo.ttft_p95_ms === 500 && b.slo.tpot_ms === 50 && b.slo.ttft_p50_ms === undefined &&
+                        JSON.stringify(b.quantization) === '["none","fp8"]';
+                const sent = await servingAfter(page, async () => {
+                        await page.fill('#s-model', 'llama-3.1-8b');
+                        await page.fill('#s-rps', '5');
+                        await page.fill('#s-prompt', '1000');
+                        await page.fill('#s-output', '200');
+                        await page.fill('#s-ttft95', '500');
+                        await page.fill('#s-ttft50', '');
+                        await page.fill('#s-tpot', '50');
+                        await page.uncheck('#s-q-int4');
+                        await page.check('#s-q-none');
+                        await page.check('#s-q-fp8');
+                        await page.click('#serving-submit');
+                }, want);
+                assert.equal(sent.status, 200);
+                const { json } = await api('api/v1/serving_plan', sent.body);
+                assert.ok(json.plans.length > 0 && json.frontier.length > 0, 'Llama 3.1 8B at 5 req/s has plans');
+
+                // (a) The question in plain words, exactly as the API restates it.
+                await page.waitForFunction((q) => document.querySelector('#serving-question').textContent === q, json.question);
+                assert.match(json.question, /5 requests\/s/);
+
+                // (b) The ranked plans, in the API's order.
+                const rows = await servingRows(page);
+                assert.equal(rows.length, json.plans.length);
+                json.plans.forEach((p, i) => {
+                        assert.equal(rows[i].rank, String(p.rank), `row ${i}`);
+                        assert.equal(rows[i].gpu, p.gpu, `row ${i}`);
+                        assert.equal(rows[i].provider, p.provider, `row ${i}`);
+                        assert.equal(rows[i].offering, p.offering, `row ${i}`);
+                        assert.equal(rows[i].shape, `${p.tensor_parallel} × ${p.replicas} = ${p.gpus}`, `row ${i}`);
+                        assert.equal(rows[i].usdPerHour, usd2(p.usd_per_hour), `row ${i}`);
+                });
+
+                // (c) The frontier: one Chart.js dataset per configuration, with its
+                // points, and the TPOT target as one more (dashed) line.
+                assert.equal(await page.isVisible('#serving-chart'), true);
+                const drawn = await page.evaluate(() => Chart.getChart(document.querySelector('#serving-chart')).data.datasets
+                        .map((d) => ({ label: d.label, points: d.data.length })));
+                assert.deepEqual(drawn, [...json.frontier.map((f) => ({ label: f.label, points: f.points.length })),
+                        { label: 'TPOT target (50 ms)', points: 2 }]);
+
+                // The exclusions are one click away; the assumptions are listed.
+                const excluded = page.locator('#serving-excluded details');
+                assert.match(await excluded.locator('summary').textContent(), new RegExp(`\\(${json.excluded.length}\\)`));
+                await excluded.locator('summary').click();
+                assert.equal(await page.locator('#serving-excluded-table tbody tr').count(), json.excluded.length);
+                assert.equal(await page.locator('#serving-assumptions li').count(), json.assumptions.length);
+
+                // The inputs are in the address: a fresh page opening it asks the same question.
+                assert.match(page.url(), /#\/serving\?.*s_rps=5/);
+                const other = await openPage();
+                await other.goto(page.url());
+                await servingReady(other);
+                assert.equal(await other.inputValue('#s-model'), 'llama-3.1-8b');
+                assert.equal(await other.isChecked('#s-q-fp8'), true);
+                assert.equal(await other.isChecked('#s-q-int4'), false);
+                assert.equal(await other.textContent('#serving-question'), json.question);
+                await other.close_();
+
+                // Copy as curl: the command, run by a shell, asks the same question.
+                await page.click('button[data-copy="curl"][data-target="serving"]');
+                await page.waitForSelector('#snippet-dialog[open]');
+                const curl = await page.inputValue('#snippet-text');
+                assert.match(curl, /^curl -s -X POST '[^']+\/api\/v1\/serving_plan'/);
+                assert.equal(JSON.parse(execFileSync('bash', ['-c', curl], { encoding: 'utf8' })).question, json.question);
+                await page.click('#snippet-dialog button[value="close"]');
+                await page.screenshot({ path: join(artifacts, 'page-serving-question-desktop.png'), fullPage: true });
+
+                // (d) A zero rate: the API's problem sits next to the rate field.
+                const bad = await servingAfter(page, () => page.fill('#s-rps', '0'), (b) => b.traffic.requests_per_second === 0);
+                assert.equal(bad.status, 400);
+                const problem = (await api('api/v1/serving_plan', bad.body)).json;
+                const pointers = [problem.pointer, ...(problem.errors || []).map((e) => e.pointer)];
+                assert.ok(pointers.includes('/traffic/requests_per_second'), `problem names the field: ${JSON.stringify(problem)}`);
+                const detail = (problem.errors || []).find((e) => e.pointer === '/traffic/requests_per_second')?.detail || problem.detail;
+                const slot = '#view-serving .error[data-for="/traffic/requests_per_second"]';
+                await page.waitForFunction(([sel, d]) => document.querySelector(sel).textContent === d, [slot, detail]);
+                assert.equal(await page.getAttribute('#s-rps', 'aria-invalid'), 'true');
+                assert.equal(await page.textContent('#' + await page.getAttribute('#s-rps', 'aria-describedby')), detail);
+                // The answer to the earlier question is gone, not left standing beside the problem.
+                assert.equal(await page.locator('#serving-plans-table').count(), 0);
+                assert.equal(await page.textContent('#serving-question'), '');
+                assert.equal(await page.isVisible('#serving-chart'), false);
+                await page.close_();
+        });
+
+test('serving view works through nginx under the /gpuplan/ sub-path', async () => {
+        const page = await openPage();
+        const seen = [];
+        page.on('request', (r) => seen.push(new URL(r.url()).pathname));
+        await page.goto(NGINX + '#/serving');
+        await page.waitForSelector('#serving-plans-table tbody tr', { timeout: 15000 });
+        assert.ok(seen.includes(new URL('api/v1/serving_plan', NGINX).pathname), `requests: ${seen.join(' ')}`);
+        assert.ok(seen.every((p) => p.startsWith(new URL(NGINX).pathname)), 'every request stays under the sub-path');
+        await page.close_();
+});
+
 // ---- behind nginx under /gpuplan/ ---------------------------------------------
 
 test('the page works through nginx under the /gpuplan/ sub-path', async () => {
@@ -483,6 +632,7 @@ const VIEW_READY = {
         catalog: '#gpu-table tbody tr',
         validation: '#validation-cases',
         cost: '#view-cost:has(#plans-table tbody tr):has(#rent-offers tbody tr)',
+        serving: '#view-serving:has(#serving-plans-table tbody tr)',
 };
 
 test('keyboard and labels: every control is labelled, the views are reachable by keyboard', async () => {

@@ -18,7 +18,27 @@ const CATEGORY_NAMES = {
         single_gpu: 'Training on one GPU',
         multi_gpu_peft: 'LoRA / QLoRA over several GPUs',
         multi_gpu_pretrain: 'Full training over several GPUs',
+        pretrain: 'Pre-training',
+        finetune: 'Full fine-tuning',
+        peft: 'LoRA / QLoRA',
+        prefill: 'Prefill and time to first token',
+        decode: 'Decode',
 };
+
+// How a throughput metric reads, and its unit.
+const METRICS = {
+        tokens_per_second_per_gpu: ['tokens/s per GPU', (v) => fmt.integer(Math.round(v))],
+        mfu: ['MFU', (v) => fmt.percent(v)],
+        tflops_per_gpu: ['TFLOP/s per GPU', (v) => v.toFixed(0)],
+        seconds_per_step: ['s per step', (v) => v.toFixed(2)],
+        samples_per_second: ['samples/s', (v) => v.toFixed(1)],
+        decode_tokens_per_second: ['decode tokens/s', (v) => v.toFixed(1)],
+        tpot_ms: ['ms per output token', (v) => v.toFixed(1)],
+        ttft_ms: ['ms to first token', (v) => v.toFixed(0)],
+        prefill_tokens_per_second: ['prompt tokens/s', (v) => fmt.integer(Math.round(v))],
+        output_tokens_per_second: ['output tokens/s', (v) => fmt.integer(Math.round(v))],
+};
+const metricValue = (c, v) => (typeof v === 'number' && METRICS[c.metric] ? `${METRICS[c.metric][1](v)} ${METRICS[c.metric][0]}` : '—');
 const categoryName = (c) => CATEGORY_NAMES[c] || (c ? fmt.words(c) : '—');
 
 const pick = (o, ...keys) => {
@@ -115,9 +135,9 @@ function summary(d) {
 }
 
 // The per-category figures: one row per category the API reports.
-function byCategory(list) {
+function byCategory(list, id = 'validation-categories') {
         if (!Array.isArray(list) || !list.length) return null;
-        return el('table', { id: 'validation-categories', class: 'compact' },
+        return el('table', { id, class: 'compact' },
                 el('caption', {}, 'Error by kind of run'),
                 el('thead', {}, el('tr', {},
                         el('th', { scope: 'col' }, 'Category'), el('th', { scope: 'col', class: 'num' }, 'Cases'),
@@ -164,6 +184,45 @@ async function run() {
                         { key: 'error', label: 'Error', numeric: true, value: errorOf, render: (c) => fmt.percent(errorOf(c)),
                           cellClass: (c) => (Math.abs(errorOf(c) || 0) > 0.25 ? 'diff' : null) },
                         { key: 'source', label: 'Source', value: (c) => pick(c, 'source', 'url'), render: sourceCell,
+                          csv: (c) => [c.source, c.url].filter(Boolean).join(' ') },
+                ],
+        });
+        if (d.time) timeSection(d.time);
+}
+
+let timeSort = null;
+
+// The throughput cases: the same layout, with each case's own metric.
+function timeSection(t) {
+        const s = t.summary || {};
+        $('#validation-time-summary').replaceChildren(
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Median absolute error'),
+                        el('strong', { id: 'val-time-median' }, fmt.percent(s.median_abs_error))),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, '90th-percentile absolute error'),
+                        el('strong', { id: 'val-time-p90' }, fmt.percent(s.p90_abs_error))),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Measured cases'),
+                        el('strong', {}, fmt.integer(s.count))),
+                byCategory(s.by_category, 'validation-time-categories'));
+        const order = new Map((s.by_category || []).map((g, i) => [g.category, i]));
+        const rows = (t.cases || []).slice().sort((a, b) =>
+                (order.get(a.category) ?? 99) - (order.get(b.category) ?? 99) || String(a.id).localeCompare(String(b.id)));
+        renderTable($('#validation-time-table'), {
+                id: 'validation-time-cases',
+                caption: 'Published throughput against the time model',
+                csvName: 'gpuplan-validation-time.csv',
+                rows, sort: timeSort,
+                onSort: (v) => { timeSort = v; },
+                rowClass: (c) => (Math.abs(errorOf(c) || 0) > 0.3 ? 'off' : null),
+                columns: [
+                        { key: 'category', label: 'Category', value: (c) => categoryName(c.category) },
+                        { key: 'case', label: 'Case', value: (c) => c.id },
+                        { key: 'config', label: 'Configuration', value: configText, render: requestDetails },
+                        { key: 'hardware', label: 'Hardware', value: (c) => c.hardware || '—' },
+                        { key: 'measured', label: 'Measured', numeric: true, value: (c) => c.measured, render: (c) => metricValue(c, c.measured) },
+                        { key: 'estimated', label: 'Estimated', numeric: true, value: (c) => c.estimated, render: (c) => metricValue(c, c.estimated) },
+                        { key: 'error', label: 'Error', numeric: true, value: errorOf, render: (c) => fmt.percent(errorOf(c)),
+                          cellClass: (c) => (Math.abs(errorOf(c) || 0) > 0.3 ? 'diff' : null) },
+                        { key: 'source', label: 'Source', value: (c) => c.source, render: sourceCell,
                           csv: (c) => [c.source, c.url].filter(Boolean).join(' ') },
                 ],
         });
