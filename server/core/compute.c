@@ -133,7 +133,10 @@ static double train_micro_batch_seconds(const struct estimate_input *in, const s
 {
         const struct model_arch *a = &in->arch;
         struct speed_parts f;
-        speed_pass_parts(sp, tokens, attended_context(a, d->s), 0, &f);
+        /* Eager attention computes every score of the s x s square and
+         * masks the future afterwards; fused kernels skip masked tiles. */
+        double ctx = sp->score_elements > 0 ? d->s : attended_context(a, d->s);
+        speed_pass_parts(sp, tokens, ctx, 0, &f);
         double rate = sp->peak * sp->gemm_efficiency;
         double bw = sp->bandwidth * sp->bandwidth_efficiency;
         bool frozen = d->lora;
@@ -185,6 +188,42 @@ static double train_micro_batch_seconds(const struct estimate_input *in, const s
 }
 
 /*
+ * Parameter tensors the optimizer steps: per block the attention and MLP
+ * matrices, their biases and the norms' weights (and biases), plus the
+ * embeddings and head (about 8); LoRA steps two small matrices per
+ * adapted module.  Counted from the modules of the Hugging Face models.
+ */
+static double trainable_tensors(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        double L = (double)a->layers + a->decoder_layers;
+        double mlp = a->gated_mlp ? 3 : 2;
+        if (d->lora)
+                return 2.0 * __builtin_popcount(in->lora_targets) * L;
+        double biases = (a->attn_bias ? 4 : (a->qkv_bias_only ? 3 : 0)) + (a->mlp_bias ? mlp : 0);
+        double norms =
+                (a->block_norms ? a->block_norms : 2) * (a->norm == MODEL_NORM_LAYERNORM ? 2 : 1);
+        return L * (4 + mlp + biases + norms) + 8;
+}
+
+/*
+ * Host time of an optimizer step that loops over parameters
+ * (transformers' adamw_hf, torch.optim with foreach=False, bitsandbytes'
+ * per-parameter kernels): each tensor's update is a handful of eager
+ * operators - AdamW's decay, two moment updates, the denominator's sqrt
+ * and add, the addcdiv: about 8 - at eager_op_seconds each.  foreach and
+ * fused implementations launch a few kernels for all tensors at once.
+ */
+static double optimizer_loop_host_seconds(const struct estimate_input *in, const struct derived *d)
+{
+        if (!in->optimizer_per_parameter ||
+            (in->framework_set & (1u << EST_FWS_FUSED_OPTIMIZER))) /* presets mean fused */
+                return 0;
+        double ops = in->optimizer == EST_OPT_SGD ? 2 : 8;
+        return trainable_tensors(in, d) * ops * speed_eager_op_seconds();
+}
+
+/*
  * Seconds of one optimizer step on one GPU, without data-parallel traffic:
  * the micro-batches (gradient accumulation x pipeline micro-batches, each
  * on this GPU's stage), the pipeline's fill and drain, and the optimizer
@@ -193,6 +232,7 @@ static double train_micro_batch_seconds(const struct estimate_input *in, const s
 static double train_step_seconds(const struct estimate_input *in, const struct derived *d,
                                  const struct est_speed *sp, double *host)
 {
+        double host_opt_value = 0, *host_opt = &host_opt_value;
         double m = in->pipeline_parallel > 1 && in->micro_batches > 0 ? in->micro_batches : 1;
         double tokens = (double)in->batch_size * d->s / m;
         double h = 0;
@@ -216,7 +256,12 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
         double opt = in->offload == EST_OFFLOAD_NONE
                              ? opt_bytes / (sp->bandwidth * sp->bandwidth_efficiency)
                              : 0;
-        *host = h > t ? (h - t) * steps : 0;
+        double opt_host = optimizer_loop_host_seconds(in, d);
+        if (opt_host > opt) {
+                *host_opt = opt_host - opt;
+                opt = opt_host;
+        }
+        *host = (h > t ? (h - t) * steps : 0) + *host_opt;
         return steps * micro + opt;
 }
 
@@ -387,7 +432,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                         r->bottleneck = EST_BOUND_DATA_LOADING;
                 else if (comm > compute)
                         r->bottleneck = EST_BOUND_INTERCONNECT;
-                else if (host > 0)
+                else if (host >= 0.5 * compute)
                         r->bottleneck = EST_BOUND_HOST_OVERHEAD;
                 else
                         r->bottleneck = EST_BOUND_COMPUTE;

@@ -483,6 +483,7 @@ struct est_speed {
         double experts, active_experts;
         double attention_flops;      /* per token and attended context token */
         double score_elements;       /* per token and context token; 0 with fused attention */
+        double score_bytes;          /* memory traffic per score, eager forward */
         double kv_bytes;             /* per context token read in decode */
         double dequant_ops;          /* per pass: unpacking weight-only quantized matrices */
         double alu_rate;             /* CUDA-core ops/s that do the unpacking */

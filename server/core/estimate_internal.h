@@ -154,6 +154,7 @@ double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
 double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
                                   bool training);
 double speed_bandwidth_efficiency(void);
+double speed_eager_op_seconds(void);
 
 /* compute.c */
 /* True when g has no tensor rate at the request's precision although it

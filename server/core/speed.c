@@ -162,10 +162,15 @@ double speed_bandwidth_efficiency(void)
  * intermediate element); rotate_half builds q and k through a cat, two
  * muls and an add (10 e per element); a residual add reads two and
  * writes one (3 e); dropout writes a 1-byte mask as well.  Fused kernels
- * read each input once and write each output once.
+ * read each input once and write each output once.  Under autocast
+ * (PyTorch AMP, fp32 weights with half copies) layer_norm is on the
+ * fp32 list (torch.amp autocast op reference): the residual add of a half
+ * output to the fp32 stream writes fp32, the norm reads and writes fp32 and
+ * the next matmul casts its input back: about 12 e per element for norm
+ * and residual together instead of 5 e.
  */
 static double elementwise_block_bytes(const struct estimate_input *in, double e, bool fused,
-                                      bool training)
+                                      bool training, bool autocast)
 {
         const struct model_arch *a = &in->arch;
         double h = a->hidden, q = (double)a->heads * a->head_dim;
@@ -175,8 +180,10 @@ static double elementwise_block_bytes(const struct estimate_input *in, double e,
         bool rms = a->norm == MODEL_NORM_RMSNORM;
         double bytes = 0;
 
-        bytes += norms * h * (rms && !fused ? 18 * e : 2 * e);
-        bytes += 2 * 3 * e * h; /* residual adds */
+        if (autocast && !fused && !rms)
+                bytes += norms * h * 12 * e; /* norm + residual in fp32 */
+        else
+                bytes += norms * h * (rms && !fused ? 18 * e : 2 * e) + 2 * 3 * e * h;
         if (a->gated_mlp)
                 bytes += f * (fused ? 3 * e : 5 * e);
         else
@@ -190,6 +197,21 @@ static double elementwise_block_bytes(const struct estimate_input *in, double e,
         if (a->experts > 1) /* tokens permuted to and from their experts */
                 bytes += 4 * e * h * a->active_experts;
         return bytes;
+}
+
+/*
+ * Bytes one attention score costs in an eager forward pass (Hugging Face
+ * modelling code: matmul, scale, mask, softmax, dropout, matmul): the
+ * scores written (e), scaled and masked in place of copies (2 e each),
+ * softmax reading e and writing s (fp32 under autocast, where softmax is
+ * on the fp32 list), dropout reading and writing s plus a 1-byte mask, the
+ * cast back to e before the value matmul, which reads them (e).  fp16
+ * autocast training: 2 + 4 + 4 + 6 + 9 + 6 + 2 = 33 bytes.
+ */
+static double eager_score_bytes(double e, bool autocast, bool dropout)
+{
+        double s = autocast ? 4 : e;
+        return e + 2 * e + 2 * e + (e + s) + (dropout ? 2 * s + 1 : 0) + (s != e ? s + e : 0) + e;
 }
 
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
@@ -218,8 +240,10 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         bool flash = in->flash_attention || (fused && !d->training);
         sp->attention_efficiency =
                 flash ? speed_attention_efficiency(g, in, d->training) : sp->gemm_efficiency;
-        if (!flash)
+        if (!flash) {
                 sp->score_elements = (double)a->heads / tp * layers;
+                sp->score_bytes = eager_score_bytes(d->e_a, d->amp, d->training && a->dropout > 0);
+        }
         sp->bandwidth_efficiency = bandwidth_efficiency;
         sp->activation_bytes = d->e_a;
         sp->layers = layers;
@@ -253,7 +277,7 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                 sp->attention_flops += 4.0 * q / tp * a->decoder_layers / pp;
         sp->kv_bytes = 2.0 * kv / tp * layers * d->e_kv;
         sp->elementwise_bytes =
-                layers * elementwise_block_bytes(in, d->e_a, fused, d->training) / tp;
+                layers * elementwise_block_bytes(in, d->e_a, fused, d->training, d->amp) / tp;
         if (head > 0) /* logits written, then softmax / loss read them */
                 sp->elementwise_bytes += (double)a->vocab / tp * (d->e_a + 8);
         if (fused && !in->compile && !d->training) {
@@ -311,12 +335,10 @@ void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
         p->gemm_memory = (weights + tokens * sp->gemm_io_bytes) / bw;
         p->attention_compute =
                 tokens * context * sp->attention_flops / (sp->peak * sp->attention_efficiency);
-        /* Decode reads the cache; eager attention also writes the scores,
-         * softmax reads and writes them (upcast to fp32 in most Hugging
-         * Face models) and the value matmul reads them: about 7
-         * activation-sized accesses per score. */
+        /* Decode reads the cache; eager attention moves every score
+         * through memory several times (eager_score_bytes). */
         p->attention_memory = (kv_tokens_read * sp->kv_bytes +
-                               tokens * context * sp->score_elements * 7 * sp->activation_bytes) /
+                               tokens * context * sp->score_elements * sp->score_bytes) /
                               bw;
         p->elementwise = tokens * sp->elementwise_bytes / bw;
         if (sp->dequant_ops > 0 && sp->alu_rate > 0)
@@ -352,4 +374,9 @@ double est_pipeline_slots(double micro_batches, double stages)
 double est_ring_all_reduce_bytes(double bytes, double n)
 {
         return n > 1 ? 2.0 * (n - 1) / n * bytes : 0;
+}
+
+double speed_eager_op_seconds(void)
+{
+        return eager_op_seconds;
 }

@@ -32,10 +32,13 @@ static int fail(struct serving_error *err, const char *pointer, const char *rule
         return -1;
 }
 
+/* The longest context to admit: as stated, else twice the mean (within the limit). */
 static double max_context(const struct serving_traffic *t)
 {
-        return t->max_context_tokens > 0 ? t->max_context_tokens
-                                         : 2 * (t->prompt_tokens + t->output_tokens);
+        if (t->max_context_tokens > 0)
+                return t->max_context_tokens;
+        return fmax(fmin(2 * (t->prompt_tokens + t->output_tokens), TOKENS_MAX),
+                    t->prompt_tokens + t->output_tokens);
 }
 
 int serving_validate(const struct serving_request *rq, struct serving_error *err)
@@ -53,6 +56,9 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         if (!(t->output_tokens >= 1) || t->output_tokens > TOKENS_MAX)
                 return fail(err, "/traffic/output_tokens", "range",
                             "output_tokens must be 1..16777216");
+        if (t->prompt_tokens + t->output_tokens > TOKENS_MAX)
+                return fail(err, "/traffic/output_tokens", "range",
+                            "prompt_tokens + output_tokens must be at most 16777216");
         if (t->max_context_tokens != 0 &&
             t->max_context_tokens < t->prompt_tokens + t->output_tokens)
                 return fail(err, "/traffic/max_context_tokens", "contradiction",
@@ -480,7 +486,8 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                   "targets"
                                 : "no deployment within the GPU limit meets the targets");
         }
-        qsort(out->plans, out->n_plans, sizeof(*out->plans), plan_cmp);
+        if (out->n_plans > 1) /* qsort's base must not be NULL, even for 0 */
+                qsort(out->plans, out->n_plans, sizeof(*out->plans), plan_cmp);
         build_curves(&s);
         free(s.res);
         return 0;

@@ -174,6 +174,22 @@ const cases = [
         { name: 'optimizer with a trailing space', method: 'POST', path: E, body: okRequest({ optimizer: 'adamw ' }), status: 400, pointer: '/optimizer', rule: 'enum' },
         { name: 'a strategy that does not exist', method: 'POST', path: E, body: okRequest({ parallelism: { strategy: 'zero4' } }), status: 400, pointer: '/parallelism/strategy', rule: 'enum' },
         { name: 'a compare constraint out of range', method: 'POST', path: '/api/v1/compare', body: okRequest({ constraints: { max_gpus: 0 } }), status: 400, pointer: '/constraints/max_gpus', rule: 'range' },
+        // -- the serving planner at its edges: answered, never a crash
+        ...(() => {
+                const S = '/api/v1/serving_plan';
+                const q = (traffic, slo, extra = {}) => JSON.stringify({ model: { id: 'llama-3.2-1b' }, traffic, slo, ...extra });
+                const t = { requests_per_second: 1, prompt_tokens: 100, output_tokens: 10 };
+                return [
+                        { name: 'serving: a million requests/s on 8 GPUs (no plan)', method: 'POST', path: S, body: q({ ...t, requests_per_second: 1e6 }, { tpot_ms: 50 }, { constraints: { max_gpus: 8 } }), status: 200 },
+                        { name: 'serving: a 16M-token context', method: 'POST', path: S, body: q({ ...t, prompt_tokens: 16777000, output_tokens: 100 }, { ttft_p95_ms: 1 }), status: 200 },
+                        { name: 'serving: a 1 microsecond target', method: 'POST', path: S, body: q(t, { tpot_ms: 0.001 }), status: 200 },
+                        { name: 'serving: rate as a string', method: 'POST', path: S, body: q({ ...t, requests_per_second: '5' }, { tpot_ms: 50 }), status: 400, pointer: '/traffic/requests_per_second', rule: 'type' },
+                        { name: 'serving: NaN-like huge target', method: 'POST', path: S, body: q(t, { tpot_ms: 1e308 }), status: 400, pointer: '/slo/tpot_ms', rule: 'range' },
+                        { name: 'serving: 9 weight options', method: 'POST', path: S, body: q(t, { tpot_ms: 50 }, { quantization: ['none', 'fp8', 'int8'], kv_cache_precision: ['auto', 'fp8', 'int8'] }), status: 400, pointer: '/quantization', rule: 'range' },
+                        { name: 'serving: an empty option list', method: 'POST', path: S, body: q(t, { tpot_ms: 50 }, { quantization: [] }), status: 400, pointer: '/quantization', rule: 'type' },
+                        { name: 'serving: 33 GPU ids', method: 'POST', path: S, body: q(t, { tpot_ms: 50 }, { constraints: { gpus: Array(33).fill('t4') } }), status: 400, pointer: '/constraints/gpus', rule: 'type' },
+                ];
+        })(),
         // -- wrong Content-Type: 415
         { name: 'Content-Type application/xml', method: 'POST', path: E, body: okRequest(), headers: { 'Content-Type': 'application/xml' }, status: 415 },
         { name: 'Content-Type multipart/form-data', method: 'POST', path: E, body: okRequest(), headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, status: 415 },
