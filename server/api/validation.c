@@ -225,6 +225,21 @@ static json_t *validation_by_category(json_t *cases, double *errs, double *buf)
 }
 
 /*
+ * {count, median_abs_error, p90_abs_error, comparison, by_category} over
+ * the n_ok errors in errs (errs and buf are scratch afterwards).
+ */
+static json_t *summary_json(json_t *cases, double *errs, size_t n_ok, double *buf,
+                            const char *comparison)
+{
+        double median, p90;
+
+        api_validation_summary(errs, n_ok, buf, &median, &p90);
+        return json_pack("{s:i, s:f, s:f, s:s, s:o*}", "count", (json_int_t)n_ok,
+                         "median_abs_error", median, "p90_abs_error", p90, "comparison", comparison,
+                         "by_category", validation_by_category(cases, errs, buf));
+}
+
+/*
  * The throughput cases: {cases: [...], summary: {count, median_abs_error,
  * p90_abs_error, by_category}}.  NULL with rs filled on failure.
  */
@@ -232,7 +247,7 @@ static json_t *time_section(const struct api_request *rq, struct api_response *r
                             const struct catalog_snapshot *snap)
 {
         json_t *rows = load_rows(rq, rs, db_throughput_json), *cases, *row, *out = NULL;
-        double *errs, *buf, median, p90;
+        double *errs, *buf;
         size_t i, n_ok = 0;
 
         if (!rows)
@@ -266,14 +281,11 @@ static json_t *time_section(const struct api_request *rq, struct api_response *r
                 }
                 json_array_append_new(cases, c);
         }
-        api_validation_summary(errs, n_ok, buf, &median, &p90);
-        json_t *by_category = validation_by_category(cases, errs, buf);
-        out = json_pack("{s:o, s:{s:i, s:f, s:f, s:s, s:o*}}", "cases", cases, "summary", "count",
-                        (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
-                        "comparison",
-                        "each case compares the engine's figure for its metric: throughput per "
-                        "GPU, step time, decode or prefill speed, time to first token",
-                        "by_category", by_category);
+        out = json_pack("{s:o, s:o}", "cases", cases, "summary",
+                        summary_json(cases, errs, n_ok, buf,
+                                     "each case compares the engine's figure for its metric: "
+                                     "throughput per GPU, step time, decode or prefill speed, "
+                                     "time to first token"));
         cases = NULL;
         if (!out)
                 api_problem(rs, 500, "out of memory");
@@ -290,7 +302,7 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
         json_t *rows, *cases, *row, *doc;
         size_t i, n_ok = 0;
-        double *errs = NULL, *buf = NULL, median, p90;
+        double *errs = NULL, *buf = NULL;
 
         if (!snap)
                 return;
@@ -341,17 +353,15 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                 }
                 json_array_append_new(cases, c);
         }
-        api_validation_summary(errs, n_ok, buf, &median, &p90);
-        json_t *by_category = validation_by_category(cases, errs, buf); /* reuses errs */
         json_t *time = time_section(rq, rs, snap);
         if (!time)
                 goto out;
-        doc = json_pack("{s:o, s:{s:i, s:f, s:f, s:s, s:o*}, s:o}", "cases", cases, "summary",
-                        "count", (json_int_t)n_ok, "median_abs_error", median, "p90_abs_error", p90,
-                        "comparison",
-                        "max_allocated cases compare allocated_bytes; max_reserved cases compare "
-                        "reserved_bytes; nvidia_smi cases compare total_bytes",
-                        "by_category", by_category, "time", time);
+        doc = json_pack("{s:o, s:o, s:o}", "cases", cases, "summary",
+                        summary_json(cases, errs, n_ok, buf,
+                                     "max_allocated cases compare allocated_bytes; max_reserved "
+                                     "cases compare reserved_bytes; nvidia_smi cases compare "
+                                     "total_bytes"),
+                        "time", time);
         cases = NULL;
         if (!doc)
                 api_problem(rs, 500, "out of memory");
