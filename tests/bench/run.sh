@@ -235,7 +235,7 @@ start_blockers() {
 # compares that each need a full search.
 COMPARERS_PID=
 start_comparers() {
-        BENCH_BODY="$TMP/compare.json" wrk -t1 -c16 -d"$((SECONDS_EACH + 3))s" --timeout 10s \
+        BENCH_BODY="$TMP/compare.json" wrk -t1 -c16 -d"$((SECONDS_EACH + 3))s" --timeout 10s --latency \
                 -s tests/bench/unique.lua "$URL/api/v1/compare" >"$TMP/comparers.wrk" &
         COMPARERS_PID=$!
         sleep 0.5
