@@ -150,3 +150,46 @@ test('serving plan: impossible traffic is answered with no plans and the reasons
         assert.equal(res.json.plans.length, 0);
         assert.ok(res.json.excluded.some((e) => e.offering && /GPU limit/.test(e.reason)));
 });
+
+test('serving plan: 150 random questions, in range and out: never a 5xx, every plan meets its targets', async () => {
+        // A fixed-seed generator (mulberry32): the same questions every run.
+        let seed = 20261125;
+        const rnd = () => {
+                seed = (seed + 0x6d2b79f5) | 0;
+                let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+                t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+                return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+        };
+        const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+        const wide = () => pick([0, -1, 1e-9, 1e-3, 0.5, 1, 7, 100, 4096, 1e5, 16777216, 1e7, 1e300]);
+        const models = ['llama-3.1-8b', 'llama-3.2-1b', 'mixtral-8x7b', 'qwen3-30b-a3b', 'flan-t5-xl', 'gemma-2-9b',
+                        'deepseek-v2-lite', 'llama-3.1-405b', 'gpt2', 'pythia-70m'];
+        const quants = ['none', 'fp8', 'int8', 'int4', 'nf4'];
+        for (let i = 0; i < 150; i++) {
+                const body = {
+                        model: { id: pick(models) },
+                        quantization: rnd() < 0.5 ? pick(quants) : [pick(quants), pick(quants)],
+                        traffic: { requests_per_second: rnd() < 0.7 ? 0.1 + 50 * rnd() : wide(),
+                                   prompt_tokens: rnd() < 0.7 ? Math.ceil(4000 * rnd()) : wide(),
+                                   output_tokens: rnd() < 0.7 ? Math.ceil(1000 * rnd()) : wide() },
+                        slo: rnd() < 0.8 ? { ttft_p95_ms: 50 + 5000 * rnd(), tpot_ms: 5 + 200 * rnd() }
+                                         : { ttft_p50_ms: wide(), tpot_ms: wide() },
+                };
+                if (rnd() < 0.3) body.constraints = { max_gpus: pick([1, 8, 64]), pricing: pick(['on_demand', 'spot']) };
+                if (rnd() < 0.2) body.kv_cache_precision = pick(['auto', 'fp8', 'int4']);
+                const res = await post('/api/v1/serving_plan', body);
+                assert.ok([200, 400, 404].includes(res.status), `${res.status} for ${JSON.stringify(body)}: ${res.text.slice(0, 300)}`);
+                if (res.status !== 200) {
+                        assert.ok(res.json.pointer !== undefined, 'a problem names its field');
+                        continue;
+                }
+                const slo = body.slo;
+                for (const p of res.json.plans) {
+                        assert.ok(Number.isFinite(p.usd_per_hour) && p.usd_per_hour > 0);
+                        assert.ok(!slo.ttft_p95_ms || p.ttft_p95_ms <= slo.ttft_p95_ms * (1 + 1e-9));
+                        assert.ok(!slo.ttft_p50_ms || p.ttft_p50_ms <= slo.ttft_p50_ms * (1 + 1e-9));
+                        assert.ok(!slo.tpot_ms || p.tpot_ms <= slo.tpot_ms * (1 + 1e-9));
+                        assert.ok(p.capacity_requests_per_second >= body.traffic.requests_per_second * (1 - 1e-9));
+                }
+        }
+});
