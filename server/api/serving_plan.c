@@ -355,7 +355,9 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                 json_array_append_new(excluded, x);
         }
         json_t *assumptions = json_pack(
-                "[s, s, s, s]",
+                "[s, s, s, s, s]",
+                "bf16 weights are served in fp16 on GPUs without bf16 units (V100, T4), as vLLM "
+                "does; the plan's weights say so",
                 "continuous batching with prefills first (vLLM's default scheduler): a prefill "
                 "pre-empts the decode steps, so time per output token is the decode step / (1 - "
                 "prefill utilisation)",

@@ -177,9 +177,19 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
                 exclude(s, gi, SIZE_MAX, tp, oi, "%s", ee.detail);
                 return -1;
         }
+        if (r->precision_unsupported && x.precision == EST_BF16) {
+                /* Before compute capability 8.0 there is no bf16 (V100, T4):
+                 * serving engines load such checkpoints in fp16 there (vLLM
+                 * casts to float16 and says so), same bytes per weight. */
+                x.precision = EST_FP16;
+                if (estimate_run(&x, s->gpus, s->n_gpus, r, &ee)) {
+                        exclude(s, gi, SIZE_MAX, tp, oi, "%s", ee.detail);
+                        return -1;
+                }
+        }
         if (r->precision_unsupported) {
                 exclude(s, gi, SIZE_MAX, tp, oi, "%s has no %s tensor rate", s->gpus[gi].name,
-                        estimate_precision_name(o->precision));
+                        estimate_precision_name(x.precision));
                 return -1;
         }
         if (!(r->speed.peak > 0) || !(r->speed.bandwidth > 0)) {
@@ -201,6 +211,7 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
         c->gpu_index = gi;
         c->tensor_parallel = tp;
         c->option = *o;
+        c->option.precision = x.precision; /* fp16 where the GPU has no bf16 */
         c->speed = r->speed;
         c->speed.kv_bytes = (double)r->kv_bytes_per_token;
         c->kv_capacity_tokens = r->serving_kv_bytes / r->kv_bytes_per_token;
