@@ -74,6 +74,19 @@ const double memory_cpu_data_bytes = 1.0 * GIB;
  * eq. 2 and 4).  cross: an encoder-decoder's decoder block adds a cross
  * attention over s_kv encoder positions. */
 /* QLoRA: the gated product into the down projection, per sample. */
+
+/* Elements of a block's largest weight matrix (the MLP's h x ffn, the
+ * fused or separate attention projections, one expert's). */
+static double memory_largest_matrix(const struct model_arch *a)
+{
+        double h = a->hidden, q = (double)a->heads * a->head_dim;
+        double f = a->ffn > a->dense_ffn ? a->ffn : a->dense_ffn;
+        double m = h * f;
+        if (h * q > m)
+                m = h * q;
+        return m;
+}
+
 static double qlora_down_input_bytes(const struct model_arch *a, double B, double s)
 {
         double ex = a->experts > 1 ? a->active_experts : 1;
@@ -425,7 +438,19 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 if (in->strategy == EST_FSDP && in->fsdp_version == 2)
                         root = fmin(root, (double)a->vocab * a->hidden / t);
                 double e_gather = d->mixed ? 2 : d->e_w; /* MixedPrecision(param_dtype) */
-                comm += root * e_gather + 2 * unit * e_gather;
+                double unit_bytes = unit * e_gather;
+                if (in->quantization != EST_QUANT_NONE) {
+                        /* QLoRA under FSDP shards the packed 4-bit storage
+                         * (bitsandbytes bnb_4bit_quant_storage, Answer.AI
+                         * fsdp_qlora): a block is gathered at its packed size,
+                         * dequantized one matrix at a time in the matmul. */
+                        double L = (double)a->layers + a->decoder_layers;
+                        double lin = L > 0 ? (double)d->pb.linear / L / (t * p) : 0;
+                        if (lin > unit)
+                                lin = unit;
+                        unit_bytes = lin * d->e_q + (unit - lin) * e_gather;
+                }
+                comm += root * e_gather + 2 * unit_bytes;
                 comm_bwd += unit * d->e_g + (offload_params ? d->P_head_grad * d->e_g / t : 0);
                 ASSUME(res, EST_A_FSDP_GATHER, 2, 0);
         }
@@ -456,8 +481,11 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double logit = a->kind == MODEL_ENCODER ? 4.0 * in->num_labels
                                                         : (double)a->vocab / t * (B + 4);
                 struct phase_mem *pf = &mm->ph[EST_PHASE_PREFILL];
-                /* bitsandbytes / GPTQ kernels dequantize weights to the
-                 * compute dtype per matmul; bounded by one block's weights. */
+                /* Quantized serving: one block's weights at the compute dtype
+                 * beside the packed ones, as while a block is quantized on
+                 * load (bitsandbytes through litgpt and transformers); the
+                 * measured nf4 generate peaks (LitGPT resource tables)
+                 * carry it. */
                 double deq = in->quantization != EST_QUANT_NONE ? d->layer_params * 2 / (t * p) : 0;
                 phase_set(pf, EST_C_WORKSPACE, deq, 0);
                 if (a->kind != MODEL_ENCODER && d->generated > 0)
@@ -546,11 +574,13 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 ASSUME(res, EST_A_AUTOCAST_COPIES, copies, 0);
         }
         if (d->lora && in->mode == EST_QLORA) {
-                /* Dequantized weight of the layer being computed (bf16). */
-                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE,
-                          d->layer_params * 2 / (t * p), 0);
-                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE,
-                          d->layer_params * 2 / (t * p), 0);
+                /* bitsandbytes MatMul4Bit and torchao's linear_nf4
+                 * dequantize one weight to bf16, multiply, and drop it
+                 * (dequantizing again in backward): the largest matrix of a
+                 * block is the workspace, not the whole block. */
+                double deq = memory_largest_matrix(a) * 2 / t;
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq, 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq, 0);
         }
         mm->act_per_sample_total = act;
         if (in->activation_offload) {
