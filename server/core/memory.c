@@ -451,7 +451,17 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                         unit_bytes = lin * d->e_q + (unit - lin) * e_gather;
                 }
                 comm += root * e_gather + 2 * unit_bytes;
-                comm_bwd += unit * d->e_g + (offload_params ? d->P_head_grad * d->e_g / t : 0);
+                /* With LoRA only trainable parameters have gradients (FSDP2,
+                 * DeepSpeed, FSDP1 wrapping the adapters apart); FSDP1 with
+                 * frozen and trainable parameters in one flat parameter
+                 * (use_orig_params) keeps a gradient over all of it. */
+                double unit_grad = unit;
+                if (d->lora && !(in->strategy == EST_FSDP && in->fsdp_version != 2 &&
+                                 in->fsdp_use_orig_params)) {
+                        double L = (double)a->layers + a->decoder_layers;
+                        unit_grad = L > 0 ? fmin(unit, d->P_trainable / L / (t * p)) : unit;
+                }
+                comm_bwd += unit_grad * d->e_g + (offload_params ? d->P_head_grad * d->e_g / t : 0);
                 ASSUME(res, EST_A_FSDP_GATHER, 2, 0);
         }
 
