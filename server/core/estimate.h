@@ -475,7 +475,6 @@ struct est_speed {
         double attention_efficiency; /* ... on attention (fused kernels) */
         double bandwidth_efficiency; /* achieved fraction of peak bandwidth */
         double activation_bytes;     /* per activation element */
-        double layers;               /* blocks on this GPU (one pipeline stage) */
         double linear_flops;         /* per token: 2 x matrix parameters touched */
         double gemm_io_bytes;        /* per token: matmul inputs and outputs */
         double weight_bytes;         /* read once per pass (quantized at packed size) */

@@ -246,7 +246,6 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         }
         sp->bandwidth_efficiency = bandwidth_efficiency;
         sp->activation_bytes = d->e_a;
-        sp->layers = layers;
 
         /* Matmuls of one token on this GPU: the stage's blocks split by TP. */
         double linear = (double)d->pb.linear_active / pp / tp;

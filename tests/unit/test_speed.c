@@ -36,7 +36,6 @@ static void seven_b(struct est_speed *sp)
         sp->attention_efficiency = 0.55;
         sp->bandwidth_efficiency = 0.80;
         sp->activation_bytes = 2;
-        sp->layers = 32;
         sp->linear_flops = 1.3e10;
         sp->weight_bytes = 13e9;
         sp->attention_flops = 524288;
