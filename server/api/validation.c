@@ -225,100 +225,126 @@ static json_t *validation_by_category(json_t *cases, double *errs, double *buf)
 }
 
 /*
- * {count, median_abs_error, p90_abs_error, comparison, by_category} over
- * the n_ok errors in errs (errs and buf are scratch afterwards).
+ * One table of measured cases being evaluated: the rows read, the case
+ * documents built from them, and the errors of those the engine answered
+ * (errs and buf hold one entry per row).
  */
-static json_t *summary_json(json_t *cases, double *errs, size_t n_ok, double *buf,
-                            const char *comparison)
-{
-        double median, p90;
+struct case_set {
+        json_t *rows, *cases;
+        double *errs, *buf;
+        size_t n_ok;
+};
 
-        api_validation_summary(errs, n_ok, buf, &median, &p90);
-        return json_pack("{s:i, s:f, s:f, s:s, s:o*}", "count", (json_int_t)n_ok,
-                         "median_abs_error", median, "p90_abs_error", p90, "comparison", comparison,
-                         "by_category", validation_by_category(cases, errs, buf));
+static void case_set_close(struct case_set *cs)
+{
+        json_decref(cs->rows);
+        json_decref(cs->cases);
+        free(cs->errs);
+        free(cs->buf);
+        memset(cs, 0, sizeof(*cs));
+}
+
+/* Read the rows of query; -1 with rs filled on failure. */
+static int case_set_open(const struct api_request *rq, struct api_response *rs,
+                         char *(*query)(PGconn *, char *, size_t), struct case_set *cs)
+{
+        memset(cs, 0, sizeof(*cs));
+        cs->rows = load_rows(rq, rs, query);
+        if (!cs->rows)
+                return -1;
+        cs->cases = json_array();
+        cs->errs = calloc(json_array_size(cs->rows) + 1, sizeof(double));
+        cs->buf = calloc(json_array_size(cs->rows) + 1, sizeof(double));
+        if (!cs->cases || !cs->errs || !cs->buf) {
+                api_problem(rs, 500, "out of memory");
+                case_set_close(cs);
+                return -1;
+        }
+        return 0;
+}
+
+/* Append case document c (taken): its error, or the engine's refusal e. */
+static void case_set_add(struct case_set *cs, json_t *c, int rc, double error,
+                         const struct api_estimate_error *e)
+{
+        if (rc == 0) {
+                json_object_set_new(c, "error", json_real(error));
+                cs->errs[cs->n_ok++] = error;
+        } else {
+                json_object_set_new(c, "error", json_null());
+                json_object_set_new(c, "problem",
+                                    json_pack("{s:s, s:s, s:s}", "pointer", e->pointer, "rule",
+                                              e->rule, "detail", e->detail));
+        }
+        json_array_append_new(cs->cases, c);
 }
 
 /*
- * The throughput cases: {cases: [...], summary: {count, median_abs_error,
- * p90_abs_error, by_category}}.  NULL with rs filled on failure.
+ * {cases, summary: {count, median_abs_error, p90_abs_error, comparison,
+ * by_category}}; the cases move into it.  NULL when memory runs out.
  */
+static json_t *case_set_doc(struct case_set *cs, const char *comparison)
+{
+        double median, p90;
+
+        api_validation_summary(cs->errs, cs->n_ok, cs->buf, &median, &p90);
+        json_t *doc =
+                json_pack("{s:O, s:{s:i, s:f, s:f, s:s, s:o*}}", "cases", cs->cases, "summary",
+                          "count", (json_int_t)cs->n_ok, "median_abs_error", median,
+                          "p90_abs_error", p90, "comparison", comparison, "by_category",
+                          validation_by_category(cs->cases, cs->errs, cs->buf)); /* reuses errs */
+        return doc;
+}
+
+/* The throughput cases as case_set_doc; NULL with rs filled on failure. */
 static json_t *time_section(const struct api_request *rq, struct api_response *rs,
                             const struct catalog_snapshot *snap)
 {
-        json_t *rows = load_rows(rq, rs, db_throughput_json), *cases, *row, *out = NULL;
-        double *errs, *buf;
-        size_t i, n_ok = 0;
+        struct case_set cs;
+        json_t *row, *out;
+        size_t i;
 
-        if (!rows)
+        if (case_set_open(rq, rs, db_throughput_json, &cs))
                 return NULL;
-        cases = json_array();
-        errs = calloc(json_array_size(rows) + 1, sizeof(double));
-        buf = calloc(json_array_size(rows) + 1, sizeof(double));
-        if (!cases || !errs || !buf) {
-                api_problem(rs, 500, "out of memory");
-                goto done;
-        }
-        json_array_foreach(rows, i, row)
+        json_array_foreach(cs.rows, i, row)
         {
                 struct api_estimate_error e;
                 double est = 0, error = 0;
-                const char *metric = json_string_value(json_object_get(row, "metric"));
                 json_t *c = json_deep_copy(row);
                 if (!c)
                         continue;
-                if (api_validation_time_case(json_object_get(row, "request"), metric,
-                                             json_number_value(json_object_get(row, "measured")),
-                                             snap, &est, &error, &e) == 0) {
+                int rc = api_validation_time_case(
+                        json_object_get(row, "request"),
+                        json_string_value(json_object_get(row, "metric")),
+                        json_number_value(json_object_get(row, "measured")), snap, &est, &error,
+                        &e);
+                if (rc == 0)
                         json_object_set_new(c, "estimated", json_real(est));
-                        json_object_set_new(c, "error", json_real(error));
-                        errs[n_ok++] = error;
-                } else {
-                        json_object_set_new(c, "error", json_null());
-                        json_object_set_new(c, "problem",
-                                            json_pack("{s:s, s:s, s:s}", "pointer", e.pointer,
-                                                      "rule", e.rule, "detail", e.detail));
-                }
-                json_array_append_new(cases, c);
+                case_set_add(&cs, c, rc, error, &e);
         }
-        out = json_pack("{s:o, s:o}", "cases", cases, "summary",
-                        summary_json(cases, errs, n_ok, buf,
-                                     "each case compares the engine's figure for its metric: "
-                                     "throughput per GPU, step time, decode or prefill speed, "
-                                     "time to first token"));
-        cases = NULL;
+        out = case_set_doc(&cs, "each case compares the engine's figure for its metric: "
+                                "throughput per GPU, step time, decode or prefill speed, time to "
+                                "first token");
         if (!out)
                 api_problem(rs, 500, "out of memory");
-done:
-        json_decref(cases);
-        json_decref(rows);
-        free(errs);
-        free(buf);
+        case_set_close(&cs);
         return out;
 }
 
 void api_validation_handle(const struct api_request *rq, struct api_response *rs)
 {
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
-        json_t *rows, *cases, *row, *doc;
-        size_t i, n_ok = 0;
-        double *errs = NULL, *buf = NULL;
+        struct case_set cs;
+        json_t *row, *doc, *time;
+        size_t i;
 
         if (!snap)
                 return;
-        rows = load_rows(rq, rs, db_measurements_json);
-        if (!rows) {
+        if (case_set_open(rq, rs, db_measurements_json, &cs)) {
                 catalog_release(snap);
                 return;
         }
-        cases = json_array();
-        errs = calloc(json_array_size(rows) + 1, sizeof(double));
-        buf = calloc(json_array_size(rows) + 1, sizeof(double));
-        if (!cases || !errs || !buf) {
-                api_problem(rs, 500, "out of memory");
-                goto out;
-        }
-        json_array_foreach(rows, i, row)
+        json_array_foreach(cs.rows, i, row)
         {
                 struct api_validation_result v;
                 struct api_estimate_error e;
@@ -335,43 +361,33 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                         json_object_get(row, "request"));
                 if (!c)
                         continue;
-                if (api_validation_case(json_object_get(row, "request"), kind ? kind : "", measured,
-                                        snap, &v, &e) == 0) {
+                int rc = api_validation_case(json_object_get(row, "request"), kind ? kind : "",
+                                             measured, snap, &v, &e);
+                if (rc == 0) {
                         json_object_set_new(c, "estimated_bytes",
                                             json_integer((json_int_t)v.estimated_bytes));
                         json_object_set_new(c, "estimated_total_bytes",
                                             json_integer((json_int_t)v.total_bytes));
                         json_object_set_new(c, "estimated_allocated_bytes",
                                             json_integer((json_int_t)v.allocated_bytes));
-                        json_object_set_new(c, "error", json_real(v.error));
-                        errs[n_ok++] = v.error;
-                } else {
-                        json_object_set_new(c, "error", json_null());
-                        json_object_set_new(c, "problem",
-                                            json_pack("{s:s, s:s, s:s}", "pointer", e.pointer,
-                                                      "rule", e.rule, "detail", e.detail));
                 }
-                json_array_append_new(cases, c);
+                case_set_add(&cs, c, rc, v.error, &e);
         }
-        json_t *time = time_section(rq, rs, snap);
-        if (!time)
-                goto out;
-        doc = json_pack("{s:o, s:o, s:o}", "cases", cases, "summary",
-                        summary_json(cases, errs, n_ok, buf,
-                                     "max_allocated cases compare allocated_bytes; max_reserved "
-                                     "cases compare reserved_bytes; nvidia_smi cases compare "
-                                     "total_bytes"),
-                        "time", time);
-        cases = NULL;
-        if (!doc)
-                api_problem(rs, 500, "out of memory");
-        else
-                api_reply_json(rs, 200, doc);
-out:
-        json_decref(cases);
-        json_decref(rows);
-        free(errs);
-        free(buf);
+        time = time_section(rq, rs, snap);
+        if (time) {
+                doc = case_set_doc(&cs, "max_allocated cases compare allocated_bytes; "
+                                        "max_reserved cases compare reserved_bytes; nvidia_smi "
+                                        "cases compare total_bytes");
+                if (!doc)
+                        json_decref(time);
+                if (!doc || json_object_set_new(doc, "time", time)) { /* takes time */
+                        json_decref(doc);
+                        api_problem(rs, 500, "out of memory");
+                } else {
+                        api_reply_json(rs, 200, doc);
+                }
+        }
+        case_set_close(&cs);
         catalog_release(snap);
 }
 

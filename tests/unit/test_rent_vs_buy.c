@@ -27,21 +27,7 @@
 #include "catalog/catalog_tables.h"
 #include "plan/rent_vs_buy.h"
 
-/* a == b to a relative tolerance (cmocka 1.1.5's float assertion is absolute). */
-#define assert_close(a, b) assert_true(close_to((a), (b)))
-
-static bool close_to(double a, double b)
-{
-        return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
-}
-
-static const char *dup(struct catalog_tables *t, const char *s)
-{
-        const char *out = catalog_tables_strndup(t, s, strlen(s));
-
-        assert_non_null(out);
-        return out;
-}
+#include "catalog_fixtures.h"
 
 static void gpu(struct catalog_tables *t, size_t i, const char *id, double tdp_watts, int chips)
 {

@@ -26,16 +26,7 @@
 
 #define GiB (1024.0 * 1024 * 1024)
 
-/* a == b to a relative tolerance (cmocka 1.1.5's float assertion is absolute). */
-#define assert_close(a, b) assert_true(fabs((a) - (b)) <= 1e-9 * fmax(fabs(a), fabs(b)))
-
-static const char *dup(struct catalog_tables *t, const char *s)
-{
-        const char *out = catalog_tables_strndup(t, s, strlen(s));
-
-        assert_non_null(out);
-        return out;
-}
+#include "catalog_fixtures.h"
 
 static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_gib, bool train)
 {
