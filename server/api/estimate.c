@@ -57,9 +57,18 @@ static int known_keys(json_t *obj, const char *base, const char *const *allowed,
                 for (int i = 0; extra && extra[i] && !ok; i++)
                         ok = strcmp(extra[i], key) == 0;
                 if (!ok) {
-                        char p[128];
+                        /* Name the field and list the ones valid here. */
+                        char p[128], list[700];
+                        size_t off = 0;
+                        list[0] = '\0';
+                        for (int i = 0; allowed[i] && off < sizeof(list); i++) {
+                                int n = snprintf(list + off, sizeof(list) - off, "%s%s",
+                                                 i ? ", " : "", allowed[i]);
+                                off += n > 0 ? (size_t)n : 0;
+                        }
                         join(p, sizeof(p), base, key);
-                        return dfail(e, 400, p, "unknown_field", "unknown field \"%.60s\"", key);
+                        return dfail(e, 400, p, "unknown_field",
+                                     "unknown field \"%.60s\"; valid here: %s", key, list);
                 }
         }
         return 0;
@@ -635,11 +644,17 @@ static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
                                            "activation_offload",
                                            "compile",
                                            "logits",
+                                           "float8_recompute_weight",
                                            NULL};
+        /* torchao's own name for float8_recompute_weight */
+        static const char *const aliases[] = {"force_recompute_fp8_weight_in_bwd", NULL};
         const char *base = "/memory_savers";
         int v;
         bool present;
-        if (known_keys(o, base, keys, NULL, e) || decode_checkpointing(o, base, in, torchtitan, e))
+        if (known_keys(o, base, keys, aliases, e) ||
+            decode_checkpointing(o, base, in, torchtitan, e) ||
+            get_bool(o, base, "float8_recompute_weight", &in->float8_recompute_weight, e) ||
+            get_bool(o, base, "force_recompute_fp8_weight_in_bwd", &in->float8_recompute_weight, e))
                 return -1;
         if (get_u32(o, base, "checkpoint_every", 1, 1024, &in->checkpoint_every, &present, e))
                 return -1;
@@ -699,16 +714,30 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
 
 static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {
-                "strategy",      "fsdp_sharding",          "gpus",
-                "nodes",         "tensor_parallel",        "pipeline_parallel",
-                "micro_batches", "sequence_parallel",      "offload",
-                "model_load",    "inter_node_bytes_per_s", "fsdp_version",
-                "fsdp_no_sync",  "fsdp_use_orig_params",   NULL};
+        static const char *const keys[] = {"strategy",
+                                           "fsdp_sharding",
+                                           "gpus",
+                                           "nodes",
+                                           "tensor_parallel",
+                                           "pipeline_parallel",
+                                           "micro_batches",
+                                           "sequence_parallel",
+                                           "offload",
+                                           "model_load",
+                                           "inter_node_bytes_per_s",
+                                           "fsdp_version",
+                                           "fsdp_no_sync",
+                                           "fsdp_use_orig_params",
+                                           "fsdp_float8_all_gather",
+                                           NULL};
+        /* torchtitan's and torchao's name for fsdp_float8_all_gather */
+        static const char *const aliases[] = {"enable_fsdp_float8_all_gather", NULL};
         const char *base = "/parallelism";
         int v;
         bool present, fsdp_given;
-        if (known_keys(o, base, keys, NULL, e))
+        if (known_keys(o, base, keys, aliases, e) ||
+            get_bool(o, base, "fsdp_float8_all_gather", &in->float8_all_gather, e) ||
+            get_bool(o, base, "enable_fsdp_float8_all_gather", &in->float8_all_gather, e))
                 return -1;
         v = in->strategy;
         if (get_enum(o, base, "strategy", estimate_strategy_names, &v, &present, e))
@@ -1009,7 +1038,11 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
                 jsonw_kint(w, "fsdp_version", in->fsdp_version);
                 jsonw_kbool(w, "fsdp_no_sync", in->fsdp_no_sync);
                 jsonw_kbool(w, "fsdp_use_orig_params", in->fsdp_use_orig_params);
+                if (in->precision == EST_FP8_MIXED)
+                        jsonw_kbool(w, "fsdp_float8_all_gather", in->float8_all_gather);
         }
+        if (in->precision == EST_FP8_MIXED && in->mode != EST_INFERENCE)
+                jsonw_kbool(w, "float8_recompute_weight", in->float8_recompute_weight);
         jsonw_kint(w, "gpus", in->gpus);
         jsonw_kint(w, "nodes", in->nodes);
         jsonw_kint(w, "tensor_parallel", in->tensor_parallel);
@@ -1025,6 +1058,7 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_object_begin(w);
         jsonw_ku64(w, "total_bytes", r->per_gpu_total_bytes);
         jsonw_ku64(w, "allocated_bytes", r->per_gpu_allocated_bytes);
+        jsonw_ku64(w, "reserved_bytes", r->per_gpu_reserved_bytes);
         jsonw_kstring(w, "peak_phase", estimate_phase_name(r->peak_phase));
         jsonw_key(w, "components");
         jsonw_object_begin(w);

@@ -294,7 +294,7 @@ int estimate_build(const struct estimate_input *in, struct derived *d, struct me
 {
         struct derived last_d;
         struct mem_model last_mm;
-        double first_alloc, last_alloc;
+        double first_reserved, last_reserved;
 
         if (validate_input(in, res, err) || derive_input(in, d, res, err))
                 return -1;
@@ -310,9 +310,9 @@ int estimate_build(const struct estimate_input *in, struct derived *d, struct me
         if (memory_model_build(in, d, mm, res, err) ||
             memory_model_build(in, &last_d, &last_mm, NULL, err))
                 return -1;
-        memory_peak_phase(mm, in->batch_size, &first_alloc);
-        memory_peak_phase(&last_mm, in->batch_size, &last_alloc);
-        if (last_alloc > first_alloc) {
+        memory_peak_phase(mm, in->batch_size, &first_reserved);
+        memory_peak_phase(&last_mm, in->batch_size, &last_reserved);
+        if (last_reserved > first_reserved) {
                 *d = last_d;
                 *mm = last_mm;
         }
@@ -323,11 +323,11 @@ uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_
 {
         struct derived d;
         struct mem_model mm;
-        double alloc;
         if (estimate_build(in, &d, &mm, NULL, err))
                 return 0;
-        memory_peak_phase(&mm, in->batch_size, &alloc);
-        double total = memory_total_from_allocated(&mm, alloc);
+        double reserved;
+        memory_peak_phase(&mm, in->batch_size, &reserved);
+        double total = reserved + mm.overhead_fixed;
         if (!(total < EST_BYTES_LIMIT)) {
                 estimate_fail(
                         err, "/workload/batch_size", "overflow",
@@ -492,7 +492,6 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
 {
         struct derived d;
         struct mem_model mm;
-        double alloc;
 
         memset(r, 0, offsetof(struct estimate_result, fits));
         r->n_fits = r->n_assumptions = r->n_warnings = r->n_suggestions = 0;
@@ -506,9 +505,9 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         r->trainable_parameters = (uint64_t)llround(d.P_trainable);
         r->checkpoint_parameters = d.pb.total;
 
-        double b = in->batch_size;
-        r->peak_phase = memory_peak_phase(&mm, b, &alloc);
-        double total = memory_total_from_allocated(&mm, alloc);
+        double b = in->batch_size, reserved;
+        r->peak_phase = memory_peak_phase(&mm, b, &reserved);
+        double total = reserved + mm.overhead_fixed;
         if (!(total < EST_BYTES_LIMIT))
                 return estimate_fail(
                         err,
@@ -517,8 +516,8 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                         "the configuration needs more than 64 EiB per GPU; refused as absurd");
         for (int i = 0; i < EST_PHASE_COUNT; i++)
                 if (mm.ph[i].present)
-                        r->phase_total_bytes[i] = (uint64_t)llround(memory_total_from_allocated(
-                                &mm, memory_phase_allocated(&mm.ph[i], b)));
+                        r->phase_total_bytes[i] = (uint64_t)llround(
+                                memory_phase_reserved(&mm, &mm.ph[i], b) + mm.overhead_fixed);
         const struct phase_mem *pk = &mm.ph[r->peak_phase];
         double sum = 0;
         for (int c = 0; c < EST_COMPONENT_COUNT; c++) {
@@ -534,14 +533,16 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
          * their states with cudaMallocManaged (NVIDIA unified memory), outside
          * PyTorch's caching allocator: they occupy the device while resident
          * but torch.cuda.max_memory_allocated() never sees them (bitsandbytes
-         * docs, "Paged optimizers"; Dettmers et al. 2023, QLoRA, section 3). */
+         * docs, "Paged optimizers"; Dettmers et al. 2023, QLoRA, section 3).
+         * max_memory_allocated is the largest phase's allocation, which need
+         * not be the phase that reserves most. */
         double unseen =
                 in->optimizer >= EST_OPT_PAGED_ADAMW ? (double)r->per_gpu[EST_C_OPTIMIZER] : 0;
-        r->per_gpu_allocated_bytes = (uint64_t)(sum - unseen);
+        double allocated = memory_max_allocated(&mm, b);
+        r->per_gpu_allocated_bytes = (uint64_t)llround(fmax(allocated - unseen, 0));
         /* max_memory_reserved() counts the allocator's segments, not the
          * CUDA context the driver holds. */
-        r->per_gpu_reserved_bytes =
-                total > mm.overhead_fixed ? (uint64_t)llround(total - mm.overhead_fixed) : 0;
+        r->per_gpu_reserved_bytes = (uint64_t)llround(reserved);
         ASSUME(r, EST_A_TOTAL_IS_PEAK, r->peak_phase, 0);
 
         /* CPU: steady-state offloaded states, load copies, runtime, data. */
@@ -578,6 +579,8 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         compute_fill(in, &d, g, r);
 
         fit_serving(in, &d, &mm, g, r);
-        fit_table(in, &d, &mm, total, gpus, n_gpus, r);
+        /* Whether a GPU holds the run: cached blocks another stream holds
+         * give way under pressure (memory_phase_needed), so they do not count. */
+        fit_table(in, &d, &mm, memory_max_needed(&mm, b) + mm.overhead_fixed, gpus, n_gpus, r);
         return 0;
 }

@@ -54,7 +54,8 @@ enum est_quant {
         EST_QUANT_INT8, /* LLM.int8 / weight-only int8 */
         EST_QUANT_INT4, /* GPTQ / AWQ style, with group size */
         EST_QUANT_NF4,  /* bitsandbytes NF4, optional double quantization */
-        EST_QUANT_FP8,  /* fp8 e4m3 weights (vLLM/TensorRT-LLM fp8): fp8 matmuls where the GPU has them */
+        EST_QUANT_FP8,  /* fp8 e4m3 weights (vLLM/TensorRT-LLM fp8): fp8 matmuls where the GPU has
+                           them */
         EST_QUANT_COUNT
 };
 
@@ -281,6 +282,9 @@ struct estimate_input {
         bool fsdp_no_sync;     /* FSDP1: accumulation micro-batches run under no_sync() */
         bool fsdp_use_orig_params; /* FSDP1 with LoRA inside block units: mixed flat params */
         double lora_dropout;       /* LoRA dropout probability on each wrapped layer's input */
+        /* float8 training (precision fp8_mixed; torchao Float8Linear) */
+        bool float8_all_gather;       /* FSDP2 gathers Float8Linear weights in float8 */
+        bool float8_recompute_weight; /* force_recompute_fp8_weight_in_bwd: no saved fp8 weights */
 };
 
 /*
@@ -413,6 +417,8 @@ enum est_note_code {
         EST_A_SPEED_MODEL,      /* a = matmul efficiency, b = attention efficiency */
         EST_A_HOST_DISPATCH,    /* a = host seconds per forward pass, b = 1 eager / 0 fused */
         EST_A_STEP_OVERHEAD,    /* a = seconds per serving step */
+        EST_A_GRADIENT_POOL,    /* a = gradient-shard bytes cached in the reduce-scatter pool */
+        EST_A_FLOAT8_SAVED,     /* a = bytes per sample per block, b = fp8 weight bytes kept */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -480,18 +486,18 @@ struct est_speed {
         double weight_bytes;         /* read once per pass (quantized at packed size) */
         double expert_weight_bytes;  /* of which MoE expert matrices (all experts) */
         double experts, active_experts;
-        double attention_flops;      /* per token and attended context token */
-        double score_elements;       /* per token and context token; 0 with fused attention */
-        double score_bytes;          /* memory traffic per score, eager forward */
-        double kv_bytes;             /* per context token read in decode */
-        double dequant_ops;          /* per pass: unpacking weight-only quantized matrices */
-        double alu_rate;             /* CUDA-core ops/s that do the unpacking */
-        double elementwise_bytes;    /* per token: norms, activations, residuals, rotary */
+        double attention_flops;       /* per token and attended context token */
+        double score_elements;        /* per token and context token; 0 with fused attention */
+        double score_bytes;           /* memory traffic per score, eager forward */
+        double kv_bytes;              /* per context token read in decode */
+        double dequant_ops;           /* per pass: unpacking weight-only quantized matrices */
+        double alu_rate;              /* CUDA-core ops/s that do the unpacking */
+        double elementwise_bytes;     /* per token: norms, activations, residuals, rotary */
         double host_seconds_per_pass; /* eager dispatch: the host's time per pass */
-        double step_overhead;        /* serving engine: scheduling and sampling per step */
-        double tp_bytes;             /* per token: tensor-parallel all-reduce bytes */
+        double step_overhead;         /* serving engine: scheduling and sampling per step */
+        double tp_bytes;              /* per token: tensor-parallel all-reduce bytes */
         double tp_bandwidth;
-        double tp_latency;           /* per pass: the all-reduces' fixed cost */
+        double tp_latency; /* per pass: the all-reduces' fixed cost */
 };
 
 /*

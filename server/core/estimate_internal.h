@@ -77,6 +77,12 @@ struct phase_mem {
         bool present;
         double fixed[EST_COMPONENT_COUNT];
         double per_sample[EST_COMPONENT_COUNT];
+        /* Reserved by the caching allocator during this phase but free and
+         * out of reach of its requests (whole blocks cached in another
+         * stream's pool): in max_memory_reserved and nvidia-smi, not in
+         * max_memory_allocated, and handed back when a cudaMalloc would
+         * otherwise fail, so it never decides whether a run fits. */
+        double cached;
 };
 
 /* Every phase of one configuration on one GPU, plus the CPU side. */
@@ -129,11 +135,21 @@ void memory_cpu(const struct estimate_input *in, const struct derived *d, struct
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 /* Op-level selective checkpointing: bytes one block keeps per sample. */
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
+/* torchao float8 linears in training (precision fp8_mixed, no LoRA). */
+bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
 /* LoRA dropout: bytes one block keeps per sample for the dropped inputs. */
 double memory_lora_dropout_bytes(const struct estimate_input *in, const struct derived *d);
 double memory_phase_allocated(const struct phase_mem *p, double b);
-double memory_total_from_allocated(const struct mem_model *mm, double alloc);
-enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc);
+/* Bytes the caching allocator reserves during one phase at batch b. */
+double memory_phase_reserved(const struct mem_model *mm, const struct phase_mem *p, double b);
+/* The part of it a run needs to fit: without releasable cached blocks. */
+double memory_phase_needed(const struct mem_model *mm, const struct phase_mem *p, double b);
+/* The largest needed bytes over the phases. */
+double memory_max_needed(const struct mem_model *mm, double b);
+/* The phase that reserves most at batch b, and its reserved bytes. */
+enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *reserved);
+/* The largest allocated bytes over the phases (max_memory_allocated). */
+double memory_max_allocated(const struct mem_model *mm, double b);
 
 /* speed.c: one pass split by kind of work, seconds */
 struct speed_parts {
@@ -147,8 +163,8 @@ struct speed_parts {
 void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
                       double kv_tokens_read, struct speed_parts *p);
 double speed_parts_gpu(const struct speed_parts *p);
-void speed_build(const struct estimate_input *in, const struct derived *d,
-                 const struct gpu_spec *g, enum gpu_precision prec, struct est_speed *sp);
+void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
+                 enum gpu_precision prec, struct est_speed *sp);
 double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
                              const struct estimate_input *in, bool training);
 double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,

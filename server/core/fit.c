@@ -20,13 +20,13 @@ static const double serving_act_moe_bytes = 8.0 * GIB;
 /* Largest b with total(b) <= cap; 0 if none. */
 uint32_t fit_max_batch(const struct mem_model *mm, double cap)
 {
-        double budget = (cap - mm->overhead_fixed) / (1 + mm->reserve_fraction);
+        double budget = cap - mm->overhead_fixed;
         double best = EST_MAX_BATCH_REPORTED;
         for (int i = 0; i < EST_PHASE_COUNT; i++) {
                 const struct phase_mem *p = &mm->ph[i];
                 if (!p->present)
                         continue;
-                double F = memory_phase_allocated(p, 0), S = memory_phase_allocated(p, 1) - F;
+                double F = memory_phase_needed(mm, p, 0), S = memory_phase_needed(mm, p, 1) - F;
                 if (F > budget)
                         return 0;
                 if (S > 0) {
@@ -48,7 +48,7 @@ double fit_usable_bytes(const struct gpu_spec *g)
  * parallelism for inference): two evaluations give both terms. */
 struct scaling {
         bool ok;
-        double U, Sh;   /* allocated bytes, before reserve and context */
+        double U, Sh;   /* bytes a run needs, before the CUDA context */
         double Ub, Shb; /* per-sample parts */
 };
 
@@ -89,8 +89,8 @@ static void scaling_fill(const struct estimate_input *in, const struct derived *
                 x.tensor_parallel = 4;
         if (estimate_build(&x, &d4, &m4, NULL, NULL))
                 return;
-        memory_peak_phase(&m2, in->batch_size, &a2);
-        memory_peak_phase(&m4, in->batch_size, &a4);
+        a2 = memory_max_needed(&m2, in->batch_size);
+        a4 = memory_max_needed(&m4, in->batch_size);
         sc->Sh = 4 * (a2 - a4);
         sc->U = 2 * a4 - a2;
         sc->ok = sc->Sh > 0 && sc->U > 0;
@@ -99,7 +99,7 @@ static void scaling_fill(const struct estimate_input *in, const struct derived *
 static uint32_t gpus_needed(const struct mem_model *mm, const struct scaling *sc, double cap,
                             double requested)
 {
-        double budget = (cap - mm->overhead_fixed) / (1 + mm->reserve_fraction);
+        double budget = cap - mm->overhead_fixed;
         if (!sc->ok || sc->U >= budget)
                 return 0;
         double n = ceil(sc->Sh / (budget - sc->U));

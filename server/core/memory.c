@@ -103,6 +103,12 @@ double memory_qlora_saved_bytes(const struct estimate_input *in, const struct de
         return per_block * ((double)a->layers + a->decoder_layers);
 }
 
+/* Full or PEFT-free training with torchao float8 linears (fp8_mixed). */
+bool memory_float8_linears(const struct estimate_input *in, const struct derived *d)
+{
+        return d->training && !d->lora && in->precision == EST_FP8_MIXED;
+}
+
 static double block_activation_bytes(const struct model_arch *a, const struct estimate_input *in,
                                      const struct derived *d, double s, bool cross)
 {
@@ -145,6 +151,23 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
                 rep -= B * s * h;
                 mlp_rep -= B * s * h;
                 mlp_shard = (a->gated_mlp ? 2.0 : 1.0) * B * s * f;
+        }
+        if (memory_float8_linears(in, d) && !in->compile) {
+                /* torchao Float8Linear, tensorwise scaling: every linear
+                 * casts its own input to float8 and autograd keeps that
+                 * 1-byte copy for the weight gradient
+                 * (torchao/float8/float8_linear.py, Float8Linear.forward and
+                 * manual_float8_matmul_with_args_in_float8: save_for_backward
+                 * (input_fp8, weight_fp8_t)).  A compute-dtype input nothing
+                 * else keeps is dropped: the norm outputs into Q, K, V (three
+                 * copies, one per projection) and into gate and up (two, or
+                 * one for fc1), the product into down; the attention output
+                 * stays for flash attention's backward and gains a copy. */
+                double ups = a->gated_mlp ? 2.0 : 1.0;
+                attn_rep += (3.0 - B) * s * h;
+                attn_shard += s * q;
+                mlp_rep += (ups - B) * s * h;
+                mlp_shard += (1.0 - B) * s * f;
         }
         if (a->experts >
             1) /* routed tokens: each goes through active experts; router logits fp32 */
@@ -450,6 +473,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                                 lin = unit;
                         unit_bytes = lin * d->e_q + (unit - lin) * e_gather;
                 }
+                if (memory_float8_linears(in, d) && in->float8_all_gather &&
+                    in->strategy == EST_FSDP) {
+                        /* torchao's float8 all-gather (WeightWithDynamicFloat8CastTensor,
+                         * fsdp_pre_all_gather): each shard of a Float8Linear
+                         * weight is cast to float8 before the all-gather, so
+                         * a block's linear weights arrive at 1 byte each. */
+                        double L = (double)a->layers + a->decoder_layers;
+                        double lin = L > 0 ? fmin((double)d->pb.linear / L / (t * p), unit) : 0;
+                        unit_bytes = lin + (unit - lin) * e_gather;
+                }
                 comm += root * e_gather + 2 * unit_bytes;
                 /* With LoRA only trainable parameters have gradients (FSDP2,
                  * DeepSpeed, FSDP1 wrapping the adapters apart); FSDP1 with
@@ -536,6 +569,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double full_act = layer_act * L + dec_act * Ld;
         double B = d->e_a, h = a->hidden;
         double norm_b = (B < 4 && (a->norm == MODEL_NORM_RMSNORM || d->mixed)) ? 4 : B;
+        double whole_blocks = L + Ld; /* blocks whose forward keeps everything */
         if (in->checkpointing == EST_CKPT_FULL) {
                 /* Each checkpointed block keeps its input (B*s*h); backward
                  * recomputes one block at a time (Chen et al. 2016;
@@ -547,11 +581,13 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double ck = floor(L / k), ckd = floor(Ld / k);
                 act = B * s * h * (ck + ckd) / (in->sequence_parallel ? t : 1) +
                       layer_act * (L - ck) + dec_act * (Ld - ckd) + fmax(layer_act, dec_act);
+                whole_blocks = L - ck + Ld - ckd + 1;
         } else if (in->checkpointing == EST_CKPT_SELECTIVE_OP) {
                 /* What the op policy keeps, every block; backward
                  * recomputes the rest of one block at a time. */
                 double kept = memory_sac_op_block_bytes(in, d);
                 act = kept * (L + Ld) + fmax(fmax(layer_act, dec_act) - kept, 0);
+                whole_blocks = 1;
         } else {
                 act = full_act;
         }
@@ -591,6 +627,28 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double deq = memory_largest_matrix(a) * 2 / t;
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq, 0);
                 phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq, 0);
+        }
+        /* Float8Linear keeps each weight's float8 transpose for backward
+         * too (save_for_backward(input_fp8, weight_fp8_t)): the whole
+         * weight, unsharded, for every block whose forward is kept, unless
+         * force_recompute_fp8_weight_in_bwd recasts it in backward or the
+         * weight arrived in float8 from FSDP's all-gather (the saved tensor
+         * is then the gathered weight, which FSDP frees after forward and
+         * gathers again). */
+        double f8_weights = 0;
+        if (memory_float8_linears(in, d) && !in->float8_recompute_weight &&
+            !(in->float8_all_gather && in->strategy == EST_FSDP)) {
+                double Lb = (double)a->layers + a->decoder_layers;
+                f8_weights = Lb > 0 ? (double)d->pb.linear / Lb / t * whole_blocks / p : 0;
+        }
+        if (memory_float8_linears(in, d)) {
+                /* The 1-byte input copies one block keeps per sample. */
+                double ex = a->experts > 1 ? a->active_experts : 1;
+                double q = (double)a->heads * a->head_dim;
+                double copies = in->compile ? 0
+                                            : s * ((3.0 + (a->gated_mlp ? 2.0 : 1.0)) * h +
+                                                   (q + a->ffn * ex) / t);
+                ASSUME(res, EST_A_FLOAT8_SAVED, copies, f8_weights);
         }
         mm->act_per_sample_total = act;
         if (in->activation_offload) {
@@ -647,7 +705,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 phase_set(all[i], EST_C_COMM, comm, 0);
         }
         phase_set(fw, EST_C_GRADIENTS, G_fwd, 0);
-        phase_set(fw, EST_C_ACTIVATIONS, 0, act);
+        phase_set(fw, EST_C_ACTIVATIONS, f8_weights, act);
+        phase_set(bw, EST_C_ACTIVATIONS, f8_weights, 0);
         phase_set(fw, EST_C_LOGITS, 0, lf);
 
         phase_set(bw, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
@@ -700,6 +759,37 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         }
         /* The first block's activations are the last to be freed. */
         phase_set(be, EST_C_ACTIVATIONS, 0, layer_act * mbf);
+
+        /*
+         * Gradient shards live in the reduce-scatter stream's pool.  FSDP2
+         * allocates each reduce-scatter output under its reduce-scatter
+         * stream and keeps it as the sharded gradient
+         * (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
+         * foreach_reduce); FSDP1 allocates the new gradient shard under its
+         * post-backward stream (_runtime_utils.py, _get_reduce_scatter_tensors).
+         * The caching allocator ties a freed block to the stream it was
+         * allocated on and reuses it for that stream only
+         * (c10/cuda/CUDACachingAllocator.cpp, "Allocations are associated
+         * with a stream").  So once zero_grad() frees the shards, their
+         * blocks stay reserved through the next forward and backward until
+         * the reduce-scatters fill them again: reserved, not allocated.
+         * With gradient accumulation the shards stay allocated instead.
+         */
+        if (in->strategy == EST_FSDP && d->stage >= 2 && d->dp > 1 && !offload_params &&
+            !in->optimizer_in_backward) {
+                double shards = G;
+                if (d->lora && in->fsdp_version != 2 && in->fsdp_use_orig_params)
+                        shards = fmax(shards,
+                                      (d->P_linear * d->e_q + (d->P - d->P_linear) * d->e_w) /
+                                              (S * t * p));
+                double accumulated =
+                        in->gradient_accumulation > 1 && !in->fsdp_no_sync ? shards : 0;
+                double cached = fmax(shards - accumulated, 0);
+                fw->cached += cached;
+                bw->cached += cached;
+                if (cached > 0)
+                        ASSUME(res, EST_A_GRADIENT_POOL, cached, 0);
+        }
         return 0;
 }
 
@@ -712,25 +802,58 @@ double memory_phase_allocated(const struct phase_mem *p, double b)
         return s;
 }
 
-double memory_total_from_allocated(const struct mem_model *mm, double alloc)
+/* Reserved bytes of one phase at batch b, before the CUDA context: the
+ * phase's allocations with the compute pool's fragmentation allowance, plus
+ * what other streams' pools hold cached. */
+double memory_phase_reserved(const struct mem_model *mm, const struct phase_mem *p, double b)
 {
-        return alloc * (1 + mm->reserve_fraction) + mm->overhead_fixed;
+        return memory_phase_needed(mm, p, b) + p->cached;
 }
 
-/* The peak phase and its allocated bytes at batch b. */
-enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *alloc)
+/* When cudaMalloc fails the allocator frees every cached block that is not
+ * split and tries again (CUDACachingAllocator.cpp, release_cached_blocks):
+ * whole blocks cached for another stream give way, so only allocations and
+ * the compute pool's fragmentation decide whether a phase fits. */
+double memory_phase_needed(const struct mem_model *mm, const struct phase_mem *p, double b)
+{
+        return memory_phase_allocated(p, b) * (1 + mm->reserve_fraction);
+}
+
+double memory_max_needed(const struct mem_model *mm, double b)
+{
+        double m = 0;
+        for (int i = 0; i < EST_PHASE_COUNT; i++)
+                if (mm->ph[i].present)
+                        m = fmax(m, memory_phase_needed(mm, &mm->ph[i], b));
+        return m;
+}
+
+/* The caching allocator never hands a segment back on its own
+ * (c10/cuda/CUDACachingAllocator.cpp: cudaFree only on empty_cache() or
+ * when a cudaMalloc fails), so max_memory_reserved is the largest phase's
+ * reservation. */
+enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *reserved)
 {
         enum est_phase best = EST_PHASE_FORWARD;
         double m = -1;
         for (int i = 0; i < EST_PHASE_COUNT; i++) {
                 if (!mm->ph[i].present)
                         continue;
-                double x = memory_phase_allocated(&mm->ph[i], b);
+                double x = memory_phase_reserved(mm, &mm->ph[i], b);
                 if (x > m) {
                         m = x;
                         best = (enum est_phase)i;
                 }
         }
-        *alloc = m < 0 ? 0 : m;
+        *reserved = m < 0 ? 0 : m;
         return best;
+}
+
+double memory_max_allocated(const struct mem_model *mm, double b)
+{
+        double m = 0;
+        for (int i = 0; i < EST_PHASE_COUNT; i++)
+                if (mm->ph[i].present)
+                        m = fmax(m, memory_phase_allocated(&mm->ph[i], b));
+        return m;
 }

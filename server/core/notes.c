@@ -71,6 +71,8 @@ static const struct note_def defs[] = {
         {EST_A_SPEED_MODEL, "speed_model"},
         {EST_A_HOST_DISPATCH, "host_dispatch"},
         {EST_A_STEP_OVERHEAD, "serving_step_overhead"},
+        {EST_A_GRADIENT_POOL, "gradient_shard_pool"},
+        {EST_A_FLOAT8_SAVED, "float8_saved_tensors"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -454,6 +456,22 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                                    "cross-entropy: the fp32 copy and log-probabilities exist "
                                    "while the loss runs; backward starts from the saved "
                                    "log-probabilities");
+                break;
+        case EST_A_FLOAT8_SAVED:
+                snprintf(buf, len,
+                         "float8 linears (torchao Float8Linear, tensorwise): each linear keeps its "
+                         "own 1-byte copy of its input for backward (%.1f MiB per sample in a "
+                         "block whose forward is kept; with compile the partitioner decides) and "
+                         "%.2f GiB of float8 weight copies per GPU",
+                         a / 1048576.0, b / GIB);
+                break;
+        case EST_A_GRADIENT_POOL:
+                snprintf(buf, len,
+                         "gradient shards are allocated on FSDP's reduce-scatter stream: after "
+                         "zero_grad() the caching allocator keeps their %.2f GiB reserved for "
+                         "that stream through forward and backward (in max_memory_reserved and "
+                         "nvidia-smi, not in max_memory_allocated)",
+                         a / GIB);
                 break;
         case EST_A_FSDP1_FLAT_GRADS:
                 snprintf(buf, len,

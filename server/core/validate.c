@@ -181,6 +181,16 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
         if (!(in->data_samples_per_s >= 0 && in->data_samples_per_s <= 1e12))
                 return estimate_fail(err, "/runtime/data_samples_per_s", "range",
                                      "data_samples_per_s must be 0..1e12");
+        bool float8 = training && (in->mode == EST_FINE_TUNE || in->mode == EST_PRE_TRAIN) &&
+                      in->precision == EST_FP8_MIXED;
+        if (in->float8_all_gather && !(float8 && in->strategy == EST_FSDP))
+                return estimate_fail(err, "/parallelism/fsdp_float8_all_gather", "contradiction",
+                                     "float8 all-gather applies to full training with precision "
+                                     "fp8_mixed (torchao float8 linears) under strategy fsdp");
+        if (in->float8_recompute_weight && !float8)
+                return estimate_fail(err, "/memory_savers/float8_recompute_weight", "contradiction",
+                                     "float8_recompute_weight applies to full training with "
+                                     "precision fp8_mixed (torchao float8 linears)");
         if (in->gradients_persist && in->optimizer_in_backward)
                 return estimate_fail(err, "/runtime/gradients_persist", "contradiction",
                                      "optimizer_in_backward frees each gradient as it is "

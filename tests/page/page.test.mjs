@@ -151,6 +151,11 @@ test('calculator: XLM-R Large pre-train, batch 16, sequence 128 shows what the A
                 assert.equal(api16.status, 200);
                 await page.waitForSelector(`#calc-total[data-bytes="${api16.json.per_gpu.total_bytes}"]`);
                 assert.deepEqual(await componentBytesShown(page), expectedComponentBytes(api16.json));
+                // max_memory_allocated and max_memory_reserved as the API gives them.
+                const gib = (b) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+                        .format(b / 1073741824);
+                assert.equal(await page.textContent('#calc-allocated'), `${gib(api16.json.per_gpu.allocated_bytes)} GiB`);
+                assert.equal(await page.textContent('#calc-reserved'), `${gib(api16.json.per_gpu.reserved_bytes)} GiB`);
                 // The fit table lists every GPU the API assessed.
                 assert.equal(await page.locator('#fits-table tbody tr').count(), api16.json.fits.length);
 

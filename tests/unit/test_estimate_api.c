@@ -166,6 +166,15 @@ static void test_refusals_name_the_field(void **state)
                 {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\",\"batch_size\":1048576,"
                  "\"sequence_length\":4096}}",
                  "/workload/batch_size", "overflow"},
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"pre_train\"},\"precision\":\"bf16\","
+                 "\"parallelism\":{\"strategy\":\"fsdp\",\"gpus\":8,"
+                 "\"fsdp_float8_all_gather\":true}}",
+                 "/parallelism/fsdp_float8_all_gather", "contradiction"},
+                {"{\"model\":" LLAMA
+                 ",\"workload\":{\"mode\":\"lora\"},\"precision\":\"fp8_mixed\","
+                 "\"memory_savers\":{\"force_recompute_fp8_weight_in_bwd\":true}}",
+                 "/memory_savers/float8_recompute_weight", "contradiction"},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct estimate_input in;
@@ -177,6 +186,31 @@ static void test_refusals_name_the_field(void **state)
                                  e.rule, e.detail, rows[i].pointer, rows[i].rule);
                 assert_int_equal(e.status, 400);
         }
+}
+
+/* torchao's and torchtitan's own option names are accepted as they are
+ * written; an unknown field's problem lists the fields valid there. */
+static void test_framework_names(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct api_estimate_error e;
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                                "\"precision\":\"fp8_mixed\",\"parallelism\":{\"strategy\":"
+                                "\"fsdp\",\"gpus\":8,\"fsdp_version\":2,"
+                                "\"enable_fsdp_float8_all_gather\":true},\"memory_savers\":"
+                                "{\"force_recompute_fp8_weight_in_bwd\":true}}",
+                                &in, &e),
+                         0);
+        assert_true(in.float8_all_gather);
+        assert_true(in.float8_recompute_weight);
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                                "\"runtime\":{\"cuda_context\":1}}",
+                                &in, &e),
+                         -1);
+        assert_string_equal(e.pointer, "/runtime/cuda_context");
+        assert_non_null(strstr(e.detail, "cuda_context_bytes"));
+        assert_non_null(strstr(e.detail, "allocator_reserve_fraction"));
 }
 
 /* Contradictions the engine accepts with a warning. */
@@ -373,6 +407,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_refusals_name_the_field),
+                cmocka_unit_test(test_framework_names),
                 cmocka_unit_test(test_warned_contradictions),
                 cmocka_unit_test(test_encode_contract),
                 cmocka_unit_test(test_seed_scenarios),

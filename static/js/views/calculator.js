@@ -103,6 +103,11 @@ function headline(res, gpu) {
                 items.push(el('div', { class: 'big' },
                         el('span', { class: 'label' }, 'Allocated by tensors (max_memory_allocated)'),
                         el('strong', { id: 'calc-allocated' }, `${fmt.gib(alloc)} GiB`)));
+        const reserved = res.per_gpu && res.per_gpu.reserved_bytes;
+        if (fmt.isNum(reserved))
+                items.push(el('div', { class: 'big' },
+                        el('span', { class: 'label' }, 'Reserved by the caching allocator (max_memory_reserved)'),
+                        el('strong', { id: 'calc-reserved' }, `${fmt.gib(reserved)} GiB`)));
         box.replaceChildren(...items);
 }
 
