@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/aliases.h"
 #include "api/catalog_common.h"
 #include "api/hf_config.h"
 #include "api/jsonw.h"
@@ -24,9 +25,8 @@
 
 /* ---- error helpers ----------------------------------------------------------- */
 
-__attribute__((format(printf, 5, 6))) static int dfail(struct api_estimate_error *e, int status,
-                                                       const char *ptr, const char *rule,
-                                                       const char *fmt, ...)
+int api_estimate_fail(struct api_estimate_error *e, int status, const char *ptr, const char *rule,
+                      const char *fmt, ...)
 {
         va_list ap;
         e->status = status;
@@ -37,6 +37,8 @@ __attribute__((format(printf, 5, 6))) static int dfail(struct api_estimate_error
         va_end(ap);
         return -1;
 }
+
+#define dfail api_estimate_fail
 
 static void join(char *out, size_t len, const char *base, const char *key)
 {
@@ -827,6 +829,8 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
         estimate_input_defaults(in);
         if (!json_is_object(body))
                 return dfail(e, 400, "", "type", "the request body must be a JSON object");
+        if (api_aliases_apply(body, e))
+                return -1;
         if (known_keys(body, "", keys, extra_keys, e))
                 return -1;
         if (decode_model(json_object_get(body, "model"), snap, in, e))

@@ -30,8 +30,13 @@ struct api_estimate_error {
         char pointer[128]; /* RFC 6901 pointer, "/workload/batch_size" */
         char rule[48];     /* "type", "range", "enum", "unknown_field", "required", ... */
         char detail[1024]; /* room to list the valid names for a model */
-        int status; /* 400, or 404 for an unknown catalog model/GPU id */
+        int status;        /* 400, or 404 for an unknown catalog model/GPU id */
 };
+
+/* Fill e (status, pointer, rule, printf-style detail); returns -1. */
+__attribute__((format(printf, 5, 6))) int api_estimate_fail(struct api_estimate_error *e,
+                                                            int status, const char *ptr,
+                                                            const char *rule, const char *fmt, ...);
 
 /*
  * Decode and validate body into in.  snap resolves "model": {"id"} and

@@ -63,10 +63,11 @@ test('torchtitan\'s own names: "selective" is its op policy there, selective_ac_
 
 test('torchtitan Llama 3.1 8B on 8 GPUs lands near its published 82.4 GiB reserved', async () => {
         // torchtitan docs/performance.md, Table 1 (FSDP, local batch 2,
-        // selective AC): 82.4 GiB max_memory_reserved.  The engine's
-        // per-GPU total adds the CUDA context to the reserved bytes.
+        // selective AC): 82.4 GiB max_memory_reserved, which the engine's
+        // reserved_bytes stands for (the total adds the CUDA context).
         const r = await pretrain({ framework: 'torchtitan', parallelism: { gpus: 8 } });
-        const gib = r.json.per_gpu.total_bytes / 2 ** 30;
+        assert.equal(r.json.per_gpu.reserved_bytes, r.json.per_gpu.total_bytes - 512 * 2 ** 20);
+        const gib = r.json.per_gpu.reserved_bytes / 2 ** 30;
         assert.ok(Math.abs(gib - 82.4) / 82.4 < 0.15, `${gib.toFixed(1)} GiB`);
 });
 
@@ -119,4 +120,33 @@ test('unknown framework, bad selective_ac_option and fsdp_version without FSDP a
         assert.match(o.json.detail, /op/);
         const v = await pretrain({ parallelism: { gpus: 2, strategy: 'ddp', fsdp_version: 2 } });
         assertProblem(v, 400, '/parallelism/fsdp_version');
+});
+
+test('a config pasted as PEFT, TRL and TrainingArguments write it gets the answer of the same request in the API\'s names', async () => {
+        const pasted = await post('/api/v1/estimate', {
+                model: { id: 'meta-llama/Llama-2-7b-hf' },
+                workload: { mode: 'sft', per_device_train_batch_size: 2, max_seq_length: 1024,
+                            gradient_accumulation_steps: 8,
+                            lora: { r: 16, lora_alpha: 32, lora_dropout: 0.05, target_modules: ['q_proj', 'v_proj'],
+                                    bias: 'none', task_type: 'CAUSAL_LM' } },
+                optim: 'paged_adamw_8bit', gradient_checkpointing: true, bf16: true,
+                attn_implementation: 'flash_attention_2',
+        });
+        assert.equal(pasted.status, 200, pasted.text);
+        const own = await post('/api/v1/estimate', {
+                model: { id: 'llama-2-7b' },
+                workload: { mode: 'lora', batch_size: 2, sequence_length: 1024, gradient_accumulation: 8,
+                            lora: { rank: 16, alpha: 32, dropout: 0.05, targets: ['q', 'v'] } },
+                optimizer: 'paged_adamw_8bit', precision: 'bf16_mixed',
+                memory_savers: { activation_checkpointing: 'full', flash_attention: true },
+        });
+        assert.equal(own.status, 200, own.text);
+        assert.equal(pasted.json.per_gpu.total_bytes, own.json.per_gpu.total_bytes);
+        assert.equal(pasted.json.input.mode, 'lora');
+        // The name and its alias together are a contradiction named at the alias.
+        const both = await post('/api/v1/estimate', {
+                model: { id: 'llama-2-7b' },
+                workload: { mode: 'lora', lora: { r: 16, rank: 8 } },
+        });
+        assertProblem(both, 400, '/workload/lora/r');
 });

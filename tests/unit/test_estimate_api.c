@@ -213,6 +213,88 @@ static void test_framework_names(void **state)
         assert_non_null(strstr(e.detail, "allocator_reserve_fraction"));
 }
 
+/* Settings as the frameworks' own configs spell them (server/api/aliases.c):
+ * each body is what a user copies, the assertions what it means. */
+static void test_pasted_framework_configs(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct api_estimate_error e;
+        /* PEFT LoraConfig, with keys that do not change memory */
+        assert_int_equal(
+                decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"lora\":{\"r\":16,"
+                       "\"lora_alpha\":32,\"target_modules\":[\"q_proj\",\"v_proj\"],"
+                       "\"lora_dropout\":0.05,\"bias\":\"none\",\"task_type\":\"CAUSAL_LM\"}}}",
+                       &in, &e),
+                0);
+        assert_int_equal(in.lora_rank, 16);
+        assert_int_equal(in.lora_alpha, 32);
+        assert_true(fabs(in.lora_dropout - 0.05) < 1e-12);
+        assert_int_equal(in.lora_targets, EST_LORA_Q | EST_LORA_V);
+        /* Hugging Face TrainingArguments and from_pretrained keywords */
+        assert_int_equal(
+                decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"sft\","
+                       "\"per_device_train_batch_size\":2,\"gradient_accumulation_steps\":4,"
+                       "\"max_seq_length\":512},\"optim\":\"adamw_torch_fused\","
+                       "\"gradient_checkpointing\":true,\"bf16\":true,"
+                       "\"attn_implementation\":\"sdpa\"}",
+                       &in, &e),
+                0);
+        assert_true(in.mode == EST_FINE_TUNE && in.batch_size == 2);
+        assert_true(in.gradient_accumulation == 4 && in.sequence_length == 512);
+        assert_true(in.optimizer == EST_OPT_ADAMW && in.checkpointing == EST_CKPT_FULL);
+        assert_true(in.precision == EST_BF16_MIXED && in.flash_attention);
+        /* torchtune recipe keys: attention modules plus apply_lora_to_mlp
+         * (w1, w2, w3 = gate, down, up); a bitsandbytes class name */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"qlora\",\"lora\":{"
+                                "\"lora_rank\":8,\"lora_attn_modules\":[\"q_proj\",\"v_proj\","
+                                "\"output_proj\"],\"apply_lora_to_mlp\":true,"
+                                "\"apply_lora_to_output\":false}},\"quantization\":\"bnb_4bit\","
+                                "\"precision\":\"bf16-true\",\"optimizer\":"
+                                "\"bitsandbytes.optim.PagedAdamW8bit\",\"memory_savers\":"
+                                "{\"enable_activation_checkpointing\":true}}",
+                                &in, &e),
+                         0);
+        assert_int_equal(in.lora_targets, EST_LORA_Q | EST_LORA_V | EST_LORA_O | EST_LORA_GATE |
+                                                  EST_LORA_UP | EST_LORA_DOWN);
+        assert_true(in.quantization == EST_QUANT_NF4 && in.precision == EST_BF16);
+        assert_true(in.optimizer == EST_OPT_PAGED_ADAMW_8BIT && in.checkpointing == EST_CKPT_FULL);
+        /* TRL's SFTTrainer with a peft_config: "sft" plus a LoRA config is LoRA,
+         * QLoRA over a 4-bit base */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"sft\",\"lora\":{"
+                                "\"r\":8}},\"quantization\":\"load_in_4bit\"}",
+                                &in, &e),
+                         0);
+        assert_true(in.mode == EST_QLORA && in.lora_rank == 8);
+        /* litgpt's boolean target flags */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"lora\":{"
+                                "\"lora_r\":8,\"lora_query\":true,\"lora_key\":false,"
+                                "\"lora_value\":true}}}",
+                                &in, &e),
+                         0);
+        assert_int_equal(in.lora_targets, EST_LORA_Q | EST_LORA_V);
+        /* FSDP spelled as PyTorch spells it */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pretrain\"},"
+                                "\"parallelism\":{\"strategy\":\"FSDP2\",\"gpus\":4,"
+                                "\"sharding_strategy\":\"SHARD_GRAD_OP\"}}",
+                                &in, &e),
+                         0);
+        assert_true(in.strategy == EST_FSDP && in.fsdp_version == 2);
+        assert_true(in.fsdp_sharding == EST_FSDP_SHARD_GRAD_OP && in.mode == EST_PRE_TRAIN);
+        /* an alias beside the name it stands for, and DoRA, are refused */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"lora\":{"
+                                "\"r\":8,\"rank\":4}}}",
+                                &in, &e),
+                         -1);
+        assert_string_equal(e.pointer, "/workload/lora/r");
+        assert_string_equal(e.rule, "contradiction");
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"lora\":{"
+                                "\"r\":8,\"use_dora\":true}}}",
+                                &in, &e),
+                         -1);
+        assert_string_equal(e.pointer, "/workload/lora/use_dora");
+}
+
 /* Contradictions the engine accepts with a warning. */
 static void test_warned_contradictions(void **state)
 {
@@ -408,6 +490,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_refusals_name_the_field),
                 cmocka_unit_test(test_framework_names),
+                cmocka_unit_test(test_pasted_framework_configs),
                 cmocka_unit_test(test_warned_contradictions),
                 cmocka_unit_test(test_encode_contract),
                 cmocka_unit_test(test_seed_scenarios),
