@@ -325,9 +325,7 @@ uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_
         struct mem_model mm;
         if (estimate_build(in, &d, &mm, NULL, err))
                 return 0;
-        double reserved;
-        memory_peak_phase(&mm, in->batch_size, &reserved);
-        double total = reserved + mm.overhead_fixed;
+        double total = memory_max_needed(&mm, in->batch_size) + mm.overhead_fixed;
         if (!(total < EST_BYTES_LIMIT)) {
                 estimate_fail(
                         err, "/workload/batch_size", "overflow",
@@ -543,6 +541,7 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         /* max_memory_reserved() counts the allocator's segments, not the
          * CUDA context the driver holds. */
         r->per_gpu_reserved_bytes = (uint64_t)llround(reserved);
+        r->per_gpu_needed_bytes = (uint64_t)llround(memory_max_needed(&mm, b) + mm.overhead_fixed);
         ASSUME(r, EST_A_TOTAL_IS_PEAK, r->peak_phase, 0);
 
         /* CPU: steady-state offloaded states, load copies, runtime, data. */
@@ -581,6 +580,6 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
         fit_serving(in, &d, &mm, g, r);
         /* Whether a GPU holds the run: cached blocks another stream holds
          * give way under pressure (memory_phase_needed), so they do not count. */
-        fit_table(in, &d, &mm, memory_max_needed(&mm, b) + mm.overhead_fixed, gpus, n_gpus, r);
+        fit_table(in, &d, &mm, (double)r->per_gpu_needed_bytes, gpus, n_gpus, r);
         return 0;
 }

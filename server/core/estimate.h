@@ -530,6 +530,9 @@ struct estimate_result {
                                            * comparable to max_memory_allocated */
         uint64_t per_gpu_reserved_bytes;  /* total - CUDA context: comparable to
                                            * max_memory_reserved */
+        uint64_t per_gpu_needed_bytes;    /* what a GPU must hold: total less the whole
+                                           * blocks cached for other streams, which the
+                                           * allocator releases before an OOM */
         enum est_phase peak_phase;
         int pipeline_stage; /* pipeline_parallel > 1: 0 = first stage, 1 = last stage */
         uint64_t phase_total_bytes[EST_PHASE_COUNT]; /* 0 for phases that do not occur */
@@ -606,8 +609,11 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
 
 /*
  * The memory part only (no fit table, no notes beyond what memory needs):
- * per-GPU peak total in bytes for in, or 0 with err filled.  Cheap enough
- * to call thousands of times per request (compare, suggestions).
+ * the bytes a GPU must hold for in (per_gpu_needed_bytes: the CUDA context
+ * and the largest phase's allocations with the compute pool's
+ * fragmentation, without blocks cached for other streams), or 0 with err
+ * filled.  Cheap enough to call thousands of times per request (compare,
+ * suggestions).
  */
 uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_error *err);
 

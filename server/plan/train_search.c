@@ -45,9 +45,10 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
-        bool no_rate; /* refused: no throughput figure at the precision run */
-        uint64_t per_gpu_bytes;
-        uint64_t cpu_bytes; /* the engine's CPU total for one node (= one instance) */
+        bool no_rate;            /* refused: no throughput figure at the precision run */
+        uint64_t per_gpu_bytes;  /* the engine's total, as nvidia-smi would show it */
+        uint64_t per_gpu_needed; /* what must fit: the engine's fit figure */
+        uint64_t cpu_bytes;      /* the engine's CPU total for one node (= one instance) */
         double total_seconds, tokens_per_second, seconds_per_step;
         enum est_bottleneck bottleneck;
 };
@@ -289,6 +290,7 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                 }
                                 if (m->ok) {
                                         m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
+                                        m->per_gpu_needed = sr->res.per_gpu_needed_bytes;
                                         m->cpu_bytes = sr->res.cpu_total_bytes;
                                         m->total_seconds = sr->res.total_seconds;
                                         m->tokens_per_second = sr->res.tokens_per_second;
@@ -299,7 +301,7 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         if (m->no_rate)
                                 oc->no_rate = true;
                         /* The engine's own full estimate must fit, not just the memory pass. */
-                        if (!m->ok || m->per_gpu_bytes > g->usable_memory_bytes)
+                        if (!m->ok || m->per_gpu_needed > g->usable_memory_bytes)
                                 continue;
                         oc->gpu_fit = true;
                         /*

@@ -507,8 +507,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 struct estimate_error me;
                 memset(&me, 0, sizeof(me));
                 uint64_t mem = estimate_memory_bytes(&ein, &me);
-                if (mem != 0 && mem != r->per_gpu_total_bytes)
-                        fail("estimate_memory_bytes differs from estimate_run's total", "");
+                if (mem != 0 && mem != r->per_gpu_needed_bytes)
+                        fail("estimate_memory_bytes differs from estimate_run's needed bytes", "");
+                /* Reserved never below allocated, the total never below what
+                 * must fit. */
+                if (r->per_gpu_reserved_bytes + 1 < r->per_gpu_allocated_bytes ||
+                    r->per_gpu_total_bytes + 1 < r->per_gpu_needed_bytes)
+                        fail("reserved below allocated or total below needed", "");
         }
         free(r);
         json_decref(body);
