@@ -5,7 +5,10 @@
  * Module paths are those of one block of each family's transformers
  * modeling file (modeling_llama.py, modeling_bert.py, modeling_gpt2.py,
  * modeling_t5.py, modeling_mixtral.py, modeling_gpt_neox.py,
- * modeling_falcon.py, modeling_phi3.py, modeling_opt.py, modeling_gptj.py),
+ * modeling_falcon.py, modeling_phi3.py, modeling_opt.py, modeling_gptj.py,
+ * modeling_distilbert.py, modeling_deberta_v2.py, modeling_modernbert.py,
+ * modeling_mpt.py, modeling_starcoder2.py, modeling_bart.py, and
+ * InternLM2's remote modeling_internlm2.py),
  * plus torchtune's (torchtune/modules/transformer.py, attention.py,
  * feed_forward.py: attn.q_proj .. attn.output_proj, mlp.w1/w2/w3, output)
  * and litgpt's (litgpt/model.py: attn.qkv, attn.proj, mlp.fc_1, mlp.fc_2,
@@ -235,6 +238,120 @@ static const struct module gptj_targets[] = {
         {NULL, 0, ANY},
 };
 
+/* DistilBertModel: attention q_lin .. out_lin, ffn lin1 / lin2; the
+ * sequence classifier adds pre_classifier before classifier. */
+static const struct module distilbert_targets[] = {
+        {"distilbert.transformer.layer.0.attention.q_lin", EST_LORA_Q, ANY},
+        {"distilbert.transformer.layer.0.attention.k_lin", EST_LORA_K, ANY},
+        {"distilbert.transformer.layer.0.attention.v_lin", EST_LORA_V, ANY},
+        {"distilbert.transformer.layer.0.attention.out_lin", EST_LORA_O, ANY},
+        {"distilbert.transformer.layer.0.ffn.lin1", EST_LORA_UP, ANY},
+        {"distilbert.transformer.layer.0.ffn.lin2", EST_LORA_DOWN, ANY},
+        {"distilbert.embeddings.word_embeddings", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module distilbert_saves[] = {
+        {"pre_classifier", EST_SAVE_CLASSIFIER, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY},
+        {"distilbert.embeddings.word_embeddings", EST_SAVE_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* DebertaV2Layer (DeBERTa v2 / v3): query_proj, key_proj, value_proj, then
+ * BERT's attention.output.dense, intermediate.dense and output.dense. */
+static const struct module deberta_targets[] = {
+        {"deberta.encoder.layer.0.attention.self.query_proj", EST_LORA_Q, ANY},
+        {"deberta.encoder.layer.0.attention.self.key_proj", EST_LORA_K, ANY},
+        {"deberta.encoder.layer.0.attention.self.value_proj", EST_LORA_V, ANY},
+        {"deberta.encoder.layer.0.attention.output.dense", EST_LORA_O, ANY},
+        {"deberta.encoder.layer.0.intermediate.dense", EST_LORA_UP, ANY},
+        {"deberta.encoder.layer.0.output.dense", EST_LORA_DOWN, ANY},
+        {"deberta.embeddings.word_embeddings", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* ModernBertEncoderLayer: fused attn.Wqkv, attn.Wo; mlp.Wi holds the GLU's
+ * input and gate halves, mlp.Wo projects down ("Wo" names both). */
+static const struct module modernbert_targets[] = {
+        {"model.layers.0.attn.Wqkv", EST_LORA_QKV, ANY},
+        {"model.layers.0.attn.Wo", EST_LORA_O, ANY},
+        {"model.layers.0.mlp.Wi", EST_LORA_GATE_UP, ANY},
+        {"model.layers.0.mlp.Wo", EST_LORA_DOWN, ANY},
+        {"model.embeddings.tok_embeddings", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module modernbert_saves[] = {
+        {"head", EST_SAVE_CLASSIFIER, ANY},
+        {"classifier", EST_SAVE_CLASSIFIER, ANY},
+        {"model.embeddings.tok_embeddings", EST_SAVE_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* MptBlock: fused attn.Wqkv, attn.out_proj; ffn.up_proj / ffn.down_proj;
+ * the head is tied to transformer.wte. */
+static const struct module mpt_targets[] = {
+        {"transformer.blocks.0.attn.Wqkv", EST_LORA_QKV, ANY},
+        {"transformer.blocks.0.attn.out_proj", EST_LORA_O, ANY},
+        {"transformer.blocks.0.ffn.up_proj", EST_LORA_UP, ANY},
+        {"transformer.blocks.0.ffn.down_proj", EST_LORA_DOWN, ANY},
+        {"transformer.wte", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* Starcoder2DecoderLayer: LLaMA's attention names, a GELU MLP c_fc / c_proj. */
+static const struct module starcoder2_targets[] = {
+        {"model.layers.0.self_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.layers.0.self_attn.k_proj", EST_LORA_K, ANY},
+        {"model.layers.0.self_attn.v_proj", EST_LORA_V, ANY},
+        {"model.layers.0.self_attn.o_proj", EST_LORA_O, ANY},
+        {"model.layers.0.mlp.c_fc", EST_LORA_UP, ANY},
+        {"model.layers.0.mlp.c_proj", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+/* BartEncoderLayer / BartDecoderLayer (and mBART): self_attn and
+ * encoder_attn q_proj .. out_proj, fc1 / fc2; embeddings shared. */
+static const struct module bart_targets[] = {
+        {"model.encoder.layers.0.self_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.encoder.layers.0.self_attn.k_proj", EST_LORA_K, ANY},
+        {"model.encoder.layers.0.self_attn.v_proj", EST_LORA_V, ANY},
+        {"model.encoder.layers.0.self_attn.out_proj", EST_LORA_O, ANY},
+        {"model.decoder.layers.0.encoder_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.decoder.layers.0.encoder_attn.k_proj", EST_LORA_K, ANY},
+        {"model.decoder.layers.0.encoder_attn.v_proj", EST_LORA_V, ANY},
+        {"model.decoder.layers.0.encoder_attn.out_proj", EST_LORA_O, ANY},
+        {"model.encoder.layers.0.fc1", EST_LORA_UP, ANY},
+        {"model.encoder.layers.0.fc2", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.shared", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
+static const struct module bart_saves[] = {
+        {"lm_head", EST_SAVE_LM_HEAD, ANY},
+        {"model.shared", EST_SAVE_EMBED, ANY},
+        {"embed_tokens", EST_SAVE_EMBED, ANY},
+        {"classification_head", EST_SAVE_CLASSIFIER, ANY},
+        {NULL, 0, ANY},
+};
+
+/* InternLM2DecoderLayer: fused attention.wqkv, attention.wo;
+ * feed_forward.w1 (gate), w3 (up), w2 (down); output, tok_embeddings. */
+static const struct module internlm2_targets[] = {
+        {"model.layers.0.attention.wqkv", EST_LORA_QKV, ANY},
+        {"model.layers.0.attention.wo", EST_LORA_O, ANY},
+        {"model.layers.0.feed_forward.w1", EST_LORA_GATE, ANY},
+        {"model.layers.0.feed_forward.w3", EST_LORA_UP, ANY},
+        {"model.layers.0.feed_forward.w2", EST_LORA_DOWN, ANY},
+        {"output", EST_LORA_LM_HEAD, ANY},
+        {"model.tok_embeddings", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
 static const struct scheme schemes[] = {
         {"llama", llama_targets, llama_saves},
         {"mixtral", mixtral_targets, llama_saves},
@@ -246,6 +363,13 @@ static const struct scheme schemes[] = {
         {"phi3", phi3_targets, llama_saves},
         {"opt", opt_targets, llama_saves},
         {"gptj", gptj_targets, gpt2_saves},
+        {"distilbert", distilbert_targets, distilbert_saves},
+        {"deberta", deberta_targets, bert_saves},
+        {"modernbert", modernbert_targets, modernbert_saves},
+        {"mpt", mpt_targets, gpt2_saves},
+        {"starcoder2", starcoder2_targets, llama_saves},
+        {"bart", bart_targets, bart_saves},
+        {"internlm2", internlm2_targets, llama_saves},
 };
 
 /* Hugging Face model_type -> scheme; other types go by the model's kind. */
@@ -271,6 +395,15 @@ static const struct {
         {"xlm-roberta-xl", "bert"},
         {"camembert", "bert"},
         {"electra", "bert"},
+        {"distilbert", "distilbert"},
+        {"deberta-v2", "deberta"},
+        {"deberta", "deberta"},
+        {"modernbert", "modernbert"},
+        {"mpt", "mpt"},
+        {"starcoder2", "starcoder2"},
+        {"bart", "bart"},
+        {"mbart", "bart"},
+        {"internlm2", "internlm2"},
 };
 
 static const struct scheme *scheme_of(const struct model_arch *a)

@@ -131,6 +131,27 @@ static void test_trainable_counts(void **state)
                  "PEFT prints 18,874,368 for flan-t5-xxl r=16 q,v"},
                 {FLAN_T5_XXL, "\"rank\":8,\"targets\":[\"wi_0\",\"wi_1\",\"wo\"]",
                  48ull * 8 * 3 * (4096 + 10240), "48 blocks x 8 x 3 x (4096 + 10240)"},
+                {"{\"id\":\"distilbert-base-uncased\"}",
+                 "\"rank\":8,\"targets\":[\"q_lin\",\"v_lin\"]", 6 * 2 * 8 * 1536 + 592130,
+                 "6 layers x 2 x 8 x (768 + 768) + pre_classifier 768 x 768 + 768 + classifier "
+                 "768 x 2 + 2"},
+                {"{\"id\":\"deberta-v3-base\"}",
+                 "\"rank\":8,\"targets\":[\"query_proj\",\"value_proj\"]",
+                 12 * 2 * 8 * 1536 + 592130,
+                 "12 layers x 2 x 8 x (768 + 768) + the pooler and classifier (592,130)"},
+                {"{\"id\":\"mpt-7b\"}",
+                 "\"rank\":8,\"targets\":[\"Wqkv\",\"out_proj\",\"up_proj\",\"down_proj\"]",
+                 32ull * 8 * ((4096 + 3 * 4096) + (4096 + 4096) + 2 * (4096 + 16384)),
+                 "32 x 8 x (fused Wqkv 4096 + 12288, out_proj 4096 + 4096, up and down "
+                 "4096 + 16384 each)"},
+                {"{\"id\":\"bart-base\"}",
+                 "\"rank\":8,\"targets\":[\"q_proj\",\"v_proj\",\"fc1\",\"fc2\"]",
+                 6ull * 8 * (2 * 1536 + 2 * 3840) + 6ull * 8 * (4 * 1536 + 2 * 3840),
+                 "encoder 6 x 8 x (q, v 768 + 768; fc1, fc2 768 + 3072); decoder 6 x 8 x (q, v "
+                 "in self and cross attention; fc1, fc2)"},
+                {"{\"id\":\"starcoder2-7b\"}", "\"rank\":8,\"targets\":[\"c_fc\",\"c_proj\"]",
+                 32ull * 8 * 2 * (4608 + 18432),
+                 "32 layers x 8 x 2 x (4608 + 18432): c_fc up, c_proj down"},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 char body[1024];
