@@ -119,6 +119,10 @@ static const struct key_alias key_aliases[] = {
         {"parallelism", "sharding_strategy", "parallelism", "fsdp_sharding", CONV_SAME, NULL},
         {"parallelism", "fsdp_sharding_strategy", "parallelism", "fsdp_sharding", CONV_SAME, NULL},
         {"parallelism", "world_size", "parallelism", "gpus", CONV_SAME, NULL},
+        {"parallelism", "limit_all_gathers", "parallelism", "fsdp_limit_all_gathers", CONV_SAME,
+         NULL},
+        {"parallelism", "reshard_after_forward", "parallelism", "fsdp_reshard_after_forward",
+         CONV_SAME, NULL},
         {"parallelism", "num_gpus", "parallelism", "gpus", CONV_SAME, NULL},
 };
 

@@ -714,6 +714,42 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                        : 0;
 }
 
+/* FSDP2's reshard_after_forward: true (the default), false, or the number
+ * of ranks to reshard over; torchtitan's "always" / "never" / "default". */
+static int decode_reshard(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        const char *ptr = "/parallelism/fsdp_reshard_after_forward";
+        json_t *v = json_object_get(o, "fsdp_reshard_after_forward");
+        if (!v || json_is_null(v))
+                return 0;
+        if (json_is_boolean(v)) {
+                in->fsdp_forward_shards = json_is_true(v) ? 0 : 1;
+                return 0;
+        }
+        if (json_is_integer(v)) {
+                json_int_t k = json_integer_value(v);
+                if (k < 2 || k > EST_GPUS_MAX)
+                        return dfail(e, 400, ptr, "range",
+                                     "an integer reshard_after_forward is a rank count, 2..%d "
+                                     "(true or false otherwise)",
+                                     EST_GPUS_MAX);
+                in->fsdp_forward_shards = (uint32_t)k;
+                return 0;
+        }
+        const char *s = json_string_value(v);
+        if (s && (!strcmp(s, "always") || !strcmp(s, "default"))) {
+                in->fsdp_forward_shards = 0;
+                return 0;
+        }
+        if (s && !strcmp(s, "never")) {
+                in->fsdp_forward_shards = 1;
+                return 0;
+        }
+        return dfail(e, 400, ptr, "type",
+                     "fsdp_reshard_after_forward is true, false, a rank count, or torchtitan's "
+                     "\"always\", \"never\", \"default\"");
+}
+
 static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
         static const char *const keys[] = {"strategy",
@@ -731,6 +767,8 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
                                            "fsdp_no_sync",
                                            "fsdp_use_orig_params",
                                            "fsdp_float8_all_gather",
+                                           "fsdp_limit_all_gathers",
+                                           "fsdp_reshard_after_forward",
                                            NULL};
         /* torchtitan's and torchao's name for fsdp_float8_all_gather */
         static const char *const aliases[] = {"enable_fsdp_float8_all_gather", NULL};
@@ -750,16 +788,23 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
         if (get_enum(o, base, "fsdp_sharding", estimate_fsdp_names, &v, &fsdp_given, e))
                 return -1;
         in->fsdp_sharding = (enum est_fsdp_sharding)v;
+        bool version_given;
+        if (get_u32(o, base, "fsdp_version", 1, 2, &in->fsdp_version, &version_given, e))
+                return -1;
+        in->set |= version_given ? EST_SET_FSDP_VERSION : 0;
+        /* An FSDP option with no strategy says the strategy is FSDP; with
+         * another strategy it contradicts it. */
+        if ((fsdp_given || version_given) && !(in->set & EST_SET_STRATEGY)) {
+                in->strategy = EST_FSDP;
+                in->set |= EST_SET_STRATEGY;
+        }
         if (fsdp_given && in->strategy != EST_FSDP)
                 return dfail(e, 400, "/parallelism/fsdp_sharding", "contradiction",
                              "fsdp_sharding applies to strategy fsdp");
-        if (get_u32(o, base, "fsdp_version", 1, 2, &in->fsdp_version, &present, e))
-                return -1;
-        if (present && in->strategy != EST_FSDP)
+        if (version_given && in->strategy != EST_FSDP)
                 return dfail(e, 400, "/parallelism/fsdp_version", "contradiction",
                              "fsdp_version (1: FullyShardedDataParallel, 2: fully_shard) "
                              "applies to strategy fsdp");
-        in->set |= present ? EST_SET_FSDP_VERSION : 0;
         if (json_object_get(o, "sequence_parallel"))
                 in->set |= EST_SET_SEQ_PARALLEL;
         if (json_object_get(o, "fsdp_use_orig_params")) {
@@ -767,6 +812,9 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
                 if (get_bool(o, base, "fsdp_use_orig_params", &in->fsdp_use_orig_params, e))
                         return -1;
         }
+        if (get_bool(o, base, "fsdp_limit_all_gathers", &in->fsdp_limit_all_gathers, e) ||
+            decode_reshard(o, in, e))
+                return -1;
         if (json_object_get(o, "fsdp_no_sync")) {
                 in->set |= EST_SET_FSDP_NO_SYNC;
                 if (get_bool(o, base, "fsdp_no_sync", &in->fsdp_no_sync, e))
@@ -1044,6 +1092,12 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
                 jsonw_kbool(w, "fsdp_use_orig_params", in->fsdp_use_orig_params);
                 if (in->precision == EST_FP8_MIXED)
                         jsonw_kbool(w, "fsdp_float8_all_gather", in->float8_all_gather);
+                if (in->fsdp_version == 1)
+                        jsonw_kbool(w, "fsdp_limit_all_gathers", in->fsdp_limit_all_gathers);
+                else if (in->fsdp_forward_shards > 1)
+                        jsonw_kint(w, "fsdp_reshard_after_forward", in->fsdp_forward_shards);
+                else
+                        jsonw_kbool(w, "fsdp_reshard_after_forward", in->fsdp_forward_shards == 0);
         }
         if (in->precision == EST_FP8_MIXED && in->mode != EST_INFERENCE)
                 jsonw_kbool(w, "float8_recompute_weight", in->float8_recompute_weight);

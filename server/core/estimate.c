@@ -125,6 +125,7 @@ void estimate_input_defaults(struct estimate_input *in)
         in->framework = EST_FW_NONE;
         in->logits = EST_LOGITS_FP32;
         in->fsdp_version = 1;
+        in->fsdp_limit_all_gathers = true;
 }
 
 /* ---- framework presets --------------------------------------------------- */

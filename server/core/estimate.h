@@ -280,8 +280,12 @@ struct estimate_input {
         enum est_logits logits;
         uint32_t fsdp_version; /* 1: flat parameters (FullyShardedDataParallel), 2: fully_shard */
         bool fsdp_no_sync;     /* FSDP1: accumulation micro-batches run under no_sync() */
-        bool fsdp_use_orig_params; /* FSDP1 with LoRA inside block units: mixed flat params */
-        double lora_dropout;       /* LoRA dropout probability on each wrapped layer's input */
+        bool fsdp_use_orig_params;    /* FSDP1 with LoRA inside block units: mixed flat params */
+        double lora_dropout;          /* LoRA dropout probability on each wrapped layer's input */
+        bool fsdp_limit_all_gathers;  /* FSDP1 (default true): at most two units gathered */
+        uint32_t fsdp_forward_shards; /* FSDP2 reshard_after_forward, as the ranks a block is
+                                         resharded over after forward: 0 = all (True, the
+                                         default), 1 = none (False), k = the integer k */
         /* float8 training (precision fp8_mixed; torchao Float8Linear) */
         bool float8_all_gather;       /* FSDP2 gathers Float8Linear weights in float8 */
         bool float8_recompute_weight; /* force_recompute_fp8_weight_in_bwd: no saved fp8 weights */
@@ -419,6 +423,8 @@ enum est_note_code {
         EST_A_STEP_OVERHEAD,    /* a = seconds per serving step */
         EST_A_GRADIENT_POOL,    /* a = gradient-shard bytes cached in the reduce-scatter pool */
         EST_A_FLOAT8_SAVED,     /* a = bytes per sample per block, b = fp8 weight bytes kept */
+        EST_A_FSDP_KEPT,        /* a = gathered bytes kept from forward to backward, b = ranks */
+        EST_A_FSDP_UNLIMITED,   /* a = gathered bytes with limit_all_gathers=False */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

@@ -18,12 +18,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GPU_ID_MAX 64
+#define GPU_ID_MAX   64
 #define GPU_NAME_MAX 96
 
 enum gpu_precision {
-        GPU_FP32 = 0,   /* IEEE fp32 on the vector units (no tensor cores) */
-        GPU_TF32,       /* tf32 tensor-core rate; 0 where there is none */
+        GPU_FP32 = 0, /* IEEE fp32 on the vector units (no tensor cores) */
+        GPU_TF32,     /* tf32 tensor-core rate; 0 where there is none */
         GPU_FP16,
         GPU_BF16,
         GPU_FP8,
@@ -32,30 +32,30 @@ enum gpu_precision {
 };
 
 enum gpu_link {
-        GPU_LINK_PCIE = 0,      /* GPUs talk through PCIe (and the host) */
-        GPU_LINK_NVLINK,        /* NVLink / NVSwitch */
+        GPU_LINK_PCIE = 0, /* GPUs talk through PCIe (and the host) */
+        GPU_LINK_NVLINK,   /* NVLink / NVSwitch */
         GPU_LINK_INFINITY_FABRIC,
-        GPU_LINK_ICI,           /* TPU inter-chip interconnect */
-        GPU_LINK_ETHERNET,      /* Gaudi's on-chip RoCE ports */
+        GPU_LINK_ICI,      /* TPU inter-chip interconnect */
+        GPU_LINK_ETHERNET, /* Gaudi's on-chip RoCE ports */
         GPU_LINK_OTHER,
-        GPU_LINK_NONE           /* single-chip device with no peer link */
+        GPU_LINK_NONE /* single-chip device with no peer link */
 };
 
 struct gpu_spec {
-        char id[GPU_ID_MAX];            /* catalog id, e.g. "h100-sxm-80gb" */
-        char name[GPU_NAME_MAX];        /* "NVIDIA H100 SXM 80GB" */
-        char vendor[32];                /* "NVIDIA", "AMD", "Intel", "Google", ... */
-        char kind[16];                  /* "gpu", "tpu", "npu", "lpu", "ipu", "wse", "soc" */
-        uint64_t memory_bytes;          /* as marketed: 80 GB = 80e9 or 80 GiB as the vendor means it */
-        uint64_t usable_memory_bytes;   /* what the driver reports as total; <= memory_bytes */
+        char id[GPU_ID_MAX];     /* catalog id, e.g. "h100-sxm-80gb" */
+        char name[GPU_NAME_MAX]; /* "NVIDIA H100 SXM 80GB" */
+        char vendor[32];         /* "NVIDIA", "AMD", "Intel", "Google", ... */
+        char kind[16];           /* "gpu", "tpu", "npu", "lpu", "ipu", "wse", "soc" */
+        uint64_t memory_bytes;   /* as marketed: 80 GB = 80e9 or 80 GiB as the vendor means it */
+        uint64_t usable_memory_bytes; /* what the driver reports as total; <= memory_bytes */
         double memory_bandwidth_bytes_per_s;
-        double flops[GPU_PRECISION_COUNT];      /* dense peak per precision */
+        double flops[GPU_PRECISION_COUNT]; /* dense peak per precision */
         double tdp_watts;
         enum gpu_link link;
-        double link_bytes_per_s;        /* per GPU, one direction, to its peers */
-        double host_link_bytes_per_s;   /* PCIe to the host, one direction */
-        bool can_train;                 /* false: inference-only parts */
-        bool cuda;                      /* runs the CUDA stack (PyTorch CUDA) */
+        double link_bytes_per_s;      /* per GPU, one direction, to its peers */
+        double host_link_bytes_per_s; /* PCIe to the host, one direction */
+        bool can_train;               /* false: inference-only parts */
+        bool cuda;                    /* runs the CUDA stack (PyTorch CUDA) */
         int launch_year;
 };
 

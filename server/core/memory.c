@@ -407,6 +407,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double G = Ptr * d->e_g, M = Ptr * d->e_master, O = Ptr * d->e_opt, T = Ptr * d->e_opt_temp;
         double head_grad = last_stage ? d->P_head_grad * d->e_g / t : 0;
         double comm = 0, comm_bwd = 0;
+        double gathered_kept = 0; /* FSDP: gathered blocks held from forward into backward */
 
         if (d->stage >= 1) {
                 M /= S;
@@ -484,6 +485,31 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                         unit_bytes = lin + (unit - lin) * e_gather;
                 }
                 comm += root * e_gather + 2 * unit_bytes;
+                double L_units = (double)a->layers + a->decoder_layers;
+                if (in->strategy == EST_FSDP && in->fsdp_version != 2 &&
+                    !in->fsdp_limit_all_gathers) {
+                        /* FSDP1 limit_all_gathers=False: the CPU thread issues
+                         * all-gathers without waiting for the GPU, so in a step
+                         * whose kernels take longer than their launch every
+                         * unit ends up gathered at once (FullyShardedDataParallel
+                         * docs, limit_all_gathers: "only two consecutive FSDP
+                         * instances" with it; without it, no bound). */
+                        double extra = fmax(L_units / p - 2, 0) * unit_bytes;
+                        gathered_kept += extra;
+                        ASSUME(res, EST_A_FSDP_UNLIMITED, extra, 0);
+                }
+                if (in->strategy == EST_FSDP && in->fsdp_version == 2 &&
+                    in->fsdp_forward_shards > 0) {
+                        /* FSDP2 reshard_after_forward=False keeps every block's
+                         * gathered parameters from its forward to its backward;
+                         * an integer k reshards them over k ranks instead of all
+                         * (torch.distributed.fsdp.fully_shard docs). */
+                        double k = in->fsdp_forward_shards;
+                        double extra = k > 1 ? L_units / p * unit_bytes / k
+                                             : fmax(L_units / p - 2, 0) * unit_bytes;
+                        gathered_kept += extra;
+                        ASSUME(res, EST_A_FSDP_KEPT, extra, k);
+                }
                 /* With LoRA only trainable parameters have gradients (FSDP2,
                  * DeepSpeed, FSDP1 wrapping the adapters apart); FSDP1 with
                  * frozen and trainable parameters in one flat parameter
@@ -712,7 +738,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(bw, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
         phase_set(bw, EST_C_ACTIVATIONS, 0, act);
         phase_set(bw, EST_C_LOGITS, 0, lb);
-        phase_set(bw, EST_C_COMM, comm_bwd, 0);
+        phase_set(bw, EST_C_COMM, comm_bwd + gathered_kept, 0);
+        phase_set(fw, EST_C_COMM, gathered_kept, 0);
 
         /*
          * FSDP1 flat parameters with frozen and trainable parameters in one

@@ -38,9 +38,9 @@ enum model_activation {
 };
 
 enum model_norm {
-        MODEL_NORM_LAYERNORM = 0, /* weight + bias */
-        MODEL_NORM_RMSNORM,       /* weight only (LLaMA, T5) */
-        MODEL_NORM_LAYERNORM_NOBIAS, /* LayerNorm with a weight only (MPT, Cohere, ModernBERT) */
+        MODEL_NORM_LAYERNORM = 0,      /* weight + bias */
+        MODEL_NORM_RMSNORM,            /* weight only (LLaMA, T5) */
+        MODEL_NORM_LAYERNORM_NOBIAS,   /* LayerNorm with a weight only (MPT, Cohere, ModernBERT) */
         MODEL_NORM_LAYERNORM_NOAFFINE, /* LayerNorm without parameters (OLMo 1) */
         MODEL_NORM_COUNT
 };
@@ -101,16 +101,16 @@ struct model_arch {
         uint32_t dense_layers;      /* leading blocks with a dense MLP of dense_ffn instead of
                                        experts (DeepSeek first_k_dense_replace) */
         uint32_t dense_ffn;
-        uint32_t sliding_window;    /* local attention window in tokens; 0 = none */
-        uint32_t global_every;      /* with a window: every n-th block attends to the whole
-                                       context (Gemma 2: 2, Gemma 3: 6); 0 = every block local */
-        uint32_t q_lora_rank;       /* MLA (DeepSeek-V2/V3): 0 = q projected directly */
-        uint32_t kv_lora_rank;      /* MLA latent width; 0 = ordinary K/V projections */
-        uint32_t qk_rope_dim;       /* MLA: rotary part of each query/key head */
-        uint32_t v_head_dim;        /* MLA: value head width (head_dim is q/k's nope + rope) */
-        bool generic;               /* an unknown model_type read as a generic gated decoder */
-        uint32_t defaulted;         /* MODEL_KEY_* bits: config.json keys the importer took
-                                       from the family's transformers defaults */
+        uint32_t sliding_window; /* local attention window in tokens; 0 = none */
+        uint32_t global_every;   /* with a window: every n-th block attends to the whole
+                                    context (Gemma 2: 2, Gemma 3: 6); 0 = every block local */
+        uint32_t q_lora_rank;    /* MLA (DeepSeek-V2/V3): 0 = q projected directly */
+        uint32_t kv_lora_rank;   /* MLA latent width; 0 = ordinary K/V projections */
+        uint32_t qk_rope_dim;    /* MLA: rotary part of each query/key head */
+        uint32_t v_head_dim;     /* MLA: value head width (head_dim is q/k's nope + rope) */
+        bool generic;            /* an unknown model_type read as a generic gated decoder */
+        uint32_t defaulted;      /* MODEL_KEY_* bits: config.json keys the importer took
+                                    from the family's transformers defaults */
 };
 
 /* The config.json keys whose absence the engine reports (struct

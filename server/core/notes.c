@@ -73,6 +73,8 @@ static const struct note_def defs[] = {
         {EST_A_STEP_OVERHEAD, "serving_step_overhead"},
         {EST_A_GRADIENT_POOL, "gradient_shard_pool"},
         {EST_A_FLOAT8_SAVED, "float8_saved_tensors"},
+        {EST_A_FSDP_KEPT, "fsdp_reshard_after_forward"},
+        {EST_A_FSDP_UNLIMITED, "fsdp_unlimited_all_gathers"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -456,6 +458,27 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                                    "cross-entropy: the fp32 copy and log-probabilities exist "
                                    "while the loss runs; backward starts from the saved "
                                    "log-probabilities");
+                break;
+        case EST_A_FSDP_KEPT:
+                if (b <= 1)
+                        snprintf(buf, len,
+                                 "FSDP2 reshard_after_forward=False: every block's gathered "
+                                 "parameters stay from its forward to its backward (%.2f GiB "
+                                 "per GPU)",
+                                 a / GIB);
+                else
+                        snprintf(buf, len,
+                                 "FSDP2 reshard_after_forward=%.0f: each block's parameters are "
+                                 "resharded over %.0f ranks after forward and kept until "
+                                 "backward (%.2f GiB per GPU)",
+                                 b, b, a / GIB);
+                break;
+        case EST_A_FSDP_UNLIMITED:
+                snprintf(buf, len,
+                         "FSDP1 limit_all_gathers=False: the CPU issues all-gathers ahead of the "
+                         "GPU, so every unit can be gathered at once (%.2f GiB per GPU beyond "
+                         "the two a rate limit allows)",
+                         a / GIB);
                 break;
         case EST_A_FLOAT8_SAVED:
                 snprintf(buf, len,

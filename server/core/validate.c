@@ -181,6 +181,25 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
         if (!(in->data_samples_per_s >= 0 && in->data_samples_per_s <= 1e12))
                 return estimate_fail(err, "/runtime/data_samples_per_s", "range",
                                      "data_samples_per_s must be 0..1e12");
+        if (!in->fsdp_limit_all_gathers && !(in->strategy == EST_FSDP && in->fsdp_version == 1))
+                return estimate_fail(err, "/parallelism/fsdp_limit_all_gathers", "contradiction",
+                                     "limit_all_gathers is an option of FSDP1 "
+                                     "(strategy fsdp, fsdp_version 1)");
+        if (in->fsdp_forward_shards > 0) {
+                uint32_t dp = in->gpus / (in->tensor_parallel * in->pipeline_parallel);
+                if (!(in->strategy == EST_FSDP && in->fsdp_version == 2))
+                        return estimate_fail(err, "/parallelism/fsdp_reshard_after_forward",
+                                             "contradiction",
+                                             "reshard_after_forward is an option of FSDP2 "
+                                             "(strategy fsdp, fsdp_version 2)");
+                if (in->fsdp_forward_shards > 1 &&
+                    (dp == 0 || in->fsdp_forward_shards > dp || dp % in->fsdp_forward_shards))
+                        return estimate_fail(err, "/parallelism/fsdp_reshard_after_forward",
+                                             "divides",
+                                             "an integer reshard_after_forward must divide the "
+                                             "data-parallel ranks (gpus / (tensor_parallel x "
+                                             "pipeline_parallel))");
+        }
         bool float8 = training && (in->mode == EST_FINE_TUNE || in->mode == EST_PRE_TRAIN) &&
                       in->precision == EST_FP8_MIXED;
         if (in->float8_all_gather && !(float8 && in->strategy == EST_FSDP))

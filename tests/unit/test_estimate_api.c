@@ -204,6 +204,19 @@ static void test_framework_names(void **state)
                          0);
         assert_true(in.float8_all_gather);
         assert_true(in.float8_recompute_weight);
+        /* an FSDP option alone says the strategy; PyTorch's own option names */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                                "\"parallelism\":{\"gpus\":8,\"fsdp_version\":2,"
+                                "\"reshard_after_forward\":false}}",
+                                &in, &e),
+                         0);
+        assert_true(in.strategy == EST_FSDP && in.fsdp_forward_shards == 1);
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                                "\"parallelism\":{\"gpus\":8,\"fsdp_version\":1,"
+                                "\"limit_all_gathers\":false}}",
+                                &in, &e),
+                         0);
+        assert_true(in.strategy == EST_FSDP && !in.fsdp_limit_all_gathers);
         assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
                                 "\"runtime\":{\"cuda_context\":1}}",
                                 &in, &e),

@@ -351,6 +351,53 @@ static void test_float8(void **state)
 }
 
 /*
+ * What FSDP keeps gathered beyond the block being computed and the one
+ * being prefetched.  LLaMA-2-7B blocks hold 4 x 4096^2 + 3 x 4096 x 11008 +
+ * 2 x 4096 = 202,383,360 parameters, 404,766,720 bytes gathered in bf16.
+ * FSDP2 reshard_after_forward=False keeps all 32 from forward to backward:
+ * 30 more than the two in flight, 12,143,001,600 bytes.  reshard_after_forward=4
+ * on 8 ranks keeps each block sharded over 4: 32 x 404,766,720 / 4 =
+ * 3,238,133,760 bytes.  FSDP1 with limit_all_gathers=False lets the CPU
+ * gather every unit ahead of the GPU: the same 30 extra blocks.
+ */
+static void test_fsdp_gathered_blocks(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_ADAMW;
+        in.flash_attention = true;
+        in.checkpointing = EST_CKPT_FULL;
+        in.batch_size = 1;
+        in.sequence_length = 2048;
+        in.strategy = EST_FSDP;
+        in.gpus = 8;
+        in.fsdp_version = 2;
+        run(&in);
+        double comm = (double)res.per_gpu[EST_C_COMM];
+        assert_true(isnan(assumption(EST_A_FSDP_KEPT)));
+        in.fsdp_forward_shards = 1;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_FSDP_KEPT) - 12143001600.0) < 1);
+        assert_true(fabs((double)res.per_gpu[EST_C_COMM] - comm - 12143001600.0) < 2);
+        in.fsdp_forward_shards = 4;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_FSDP_KEPT) - 3238133760.0) < 1);
+        in.fsdp_forward_shards = 3; /* does not divide 8 ranks */
+        struct estimate_error e;
+        assert_int_equal(estimate_run(&in, NULL, 0, &res, &e), -1);
+        assert_string_equal(e.pointer, "/parallelism/fsdp_reshard_after_forward");
+        in.fsdp_forward_shards = 0;
+        in.fsdp_version = 1;
+        in.fsdp_limit_all_gathers = false;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_FSDP_UNLIMITED) - 12143001600.0) < 1);
+}
+
+/*
  * LoRA dropout (PEFT lora.Linear, litgpt LoRALinear): with p > 0 every
  * wrapped matrix keeps its dropped bf16 input and the 1-byte mask.  LoRA on
  * q and v of LLaMA-2-7B, 512 tokens: (2 + 1) * 512 * (4096 + 4096) =
@@ -444,6 +491,7 @@ int main(void)
                 cmocka_unit_test(test_fsdp1_lora_gradients),
                 cmocka_unit_test(test_gradient_pool),
                 cmocka_unit_test(test_float8),
+                cmocka_unit_test(test_fsdp_gathered_blocks),
                 cmocka_unit_test(test_lora_dropout),
                 cmocka_unit_test(test_presets),
         };
