@@ -238,6 +238,25 @@ static void test_fsdp1_lora_gradients(void **state)
         assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 8388608.0) < 1);
 }
 
+/* LLaMA-2-7B pre-training in pure bf16 with AdamW and flash attention,
+ * FSDP2 over 8 GPUs. */
+static struct estimate_input llama2_fsdp2_pretrain(uint32_t batch, uint32_t sequence)
+{
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_ADAMW;
+        in.flash_attention = true;
+        in.batch_size = batch;
+        in.sequence_length = sequence;
+        in.strategy = EST_FSDP;
+        in.fsdp_version = 2;
+        in.gpus = 8;
+        return in;
+}
+
 /*
  * Gradient shards in the reduce-scatter stream's pool (FSDP2 foreach_reduce
  * allocates the reduce-scatter output on its own stream; the caching
@@ -256,18 +275,7 @@ static void test_fsdp1_lora_gradients(void **state)
 static void test_gradient_pool(void **state)
 {
         (void)state;
-        struct estimate_input in;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_PRE_TRAIN;
-        in.precision = EST_BF16;
-        in.optimizer = EST_OPT_ADAMW;
-        in.flash_attention = true;
-        in.batch_size = 4;
-        in.sequence_length = 4096;
-        in.strategy = EST_FSDP;
-        in.fsdp_version = 2;
-        in.gpus = 8;
+        struct estimate_input in = llama2_fsdp2_pretrain(4, 4096);
         in.allocator_reserve_fraction = 0;
         in.set |= EST_SET_RESERVE;
         run(&in);
@@ -363,19 +371,8 @@ static void test_float8(void **state)
 static void test_fsdp_gathered_blocks(void **state)
 {
         (void)state;
-        struct estimate_input in;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_PRE_TRAIN;
-        in.precision = EST_BF16;
-        in.optimizer = EST_OPT_ADAMW;
-        in.flash_attention = true;
+        struct estimate_input in = llama2_fsdp2_pretrain(1, 2048);
         in.checkpointing = EST_CKPT_FULL;
-        in.batch_size = 1;
-        in.sequence_length = 2048;
-        in.strategy = EST_FSDP;
-        in.gpus = 8;
-        in.fsdp_version = 2;
         run(&in);
         double comm = (double)res.per_gpu[EST_C_COMM];
         assert_true(isnan(assumption(EST_A_FSDP_KEPT)));
