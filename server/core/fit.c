@@ -295,8 +295,9 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                double total, const struct gpu_spec *gpus, size_t n_gpus, struct estimate_result *r)
 {
         const struct gpu_spec *g = in->gpu_index >= 0 ? &gpus[in->gpu_index] : NULL;
+        /* Two more model builds: only when some GPU is too small. */
         struct scaling sc;
-        scaling_fill(in, d, &sc);
+        bool sc_ready = false;
         size_t n = n_gpus < EST_FITS_MAX ? n_gpus : EST_FITS_MAX;
         bool any_fits = false;
         for (size_t i = 0; i < n; i++) {
@@ -322,6 +323,10 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                 }
                 f->fits = total <= cap;
                 f->reason = f->fits ? EST_FIT_OK : EST_FIT_TOO_SMALL;
+                if (!f->fits && !sc_ready) {
+                        scaling_fill(in, d, &sc);
+                        sc_ready = true;
+                }
                 f->gpus_needed = f->fits ? in->gpus : gpus_needed(mm, &sc, cap, in->gpus);
                 any_fits |= f->fits;
         }
@@ -333,12 +338,16 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                 double cap = fit_usable_bytes(g);
                 if (cap > 0 && total > cap) {
                         WARN(r, EST_W_CHOSEN_GPU_TOO_SMALL, total, cap);
+                        if (!sc_ready)
+                                scaling_fill(in, d, &sc);
                         fit_suggestions(in, d, r, cap, &sc, mm, gpus, n, g);
                 }
         } else if (!any_fits && n > 0) {
                 double cap = 0;
                 for (size_t i = 0; i < n; i++)
                         cap = fmax(cap, fit_usable_bytes(&gpus[i]));
+                if (!sc_ready)
+                        scaling_fill(in, d, &sc);
                 fit_suggestions(in, d, r, cap, &sc, mm, gpus, n, NULL);
         }
 }

@@ -82,7 +82,8 @@ struct search {
         struct estimate_error fp16_error;
         struct shape shapes[SHAPES_MAX];
         size_t n_shapes;
-        struct estimate_result res; /* scratch for estimate_run (about 20 KiB) */
+        struct estimate_result res;    /* scratch for estimate_run (about 20 KiB) */
+        struct estimate_input scratch; /* the input of a run not yet remembered */
         struct plan_train_result *out;
         size_t cap_plans, cap_excluded;
 };
@@ -270,16 +271,16 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         sv = lightest_fit(sr, count, (enum est_strategy)st, g->usable_memory_bytes);
                         if (sv < 0)
                                 continue;
-                        memset(&p, 0, sizeof(p));
-                        layout(sr, &p.input, count, k, (enum est_strategy)st, (enum plan_saver)sv);
-                        p.input.gpu_index = 0;
-                        p.input.inter_node_bytes_per_s = network;
                         if (!m->done) {
                                 struct estimate_error e;
 
                                 m->done = true;
                                 sr->out->engine_calls++;
-                                m->ok = estimate_run(&p.input, g, 1, &sr->res, &e) == 0;
+                                layout(sr, &sr->scratch, count, k, (enum est_strategy)st,
+                                       (enum plan_saver)sv);
+                                sr->scratch.gpu_index = 0;
+                                sr->scratch.inter_node_bytes_per_s = network;
+                                m->ok = estimate_run(&sr->scratch, g, 1, &sr->res, &e) == 0;
                                 /*
                                  * No throughput figure at the precision run (the
                                  * engine's peak is 0): no time, so no plan.
@@ -317,6 +318,13 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                 continue;
                         }
                         oc->any_fit = true;
+                        /* The plan is built only for runs that fit: the input
+                         * is large and most (count, strategy) points repeat a
+                         * remembered run. */
+                        memset(&p, 0, sizeof(p));
+                        layout(sr, &p.input, count, k, (enum est_strategy)st, (enum plan_saver)sv);
+                        p.input.gpu_index = 0;
+                        p.input.inter_node_bytes_per_s = network;
                         p.strategy = (enum est_strategy)st;
                         p.saver = (enum plan_saver)sv;
                         p.gpus = count;
