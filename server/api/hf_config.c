@@ -17,7 +17,8 @@ const char hf_config_supported[] =
         "modernbert, gpt2, gpt_neox, gptj, falcon, bloom, opt, mpt, llama, mistral, mixtral, "
         "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo, "
         "olmo2, "
-        "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, t5, mt5, umt5, bart, "
+        "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, gpt_oss, t5, mt5, umt5, "
+        "bart, "
         "mbart";
 
 struct imp {
@@ -303,6 +304,7 @@ static const struct decoder_defaults decoder_families[] = {
         {"starcoder2", 49152, 3072, 12288, 30, 24, 2, 0, 4096, true, MODEL_ACT_GELU_TANH},
         {"deepseek_v2", 102400, 5120, 12288, 60, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
         {"deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
+        {"gpt_oss", 201088, 2880, 2880, 24, 64, 8, 64, 131072, false, MODEL_ACT_SILU},
 };
 
 static const struct decoder_defaults *decoder_family(const char *type)
@@ -318,6 +320,43 @@ static bool is(const char *type, const char *t)
         return strcmp(type, t) == 0;
 }
 
+/* The first of keys the config has (NULL if none). */
+static const char *first_key(json_t *cfg, const char *const *keys)
+{
+        for (int i = 0; keys[i]; i++)
+                if (json_object_get(cfg, keys[i]))
+                        return keys[i];
+        return NULL;
+}
+
+/* An MoE config of a family the importer does not know by name: the expert
+ * counts under the keys current families use (num_local_experts: Mixtral,
+ * GPT-OSS, GraniteMoE; num_experts: Qwen-MoE, OLMoE; n_routed_experts:
+ * DeepSeek) and moe_intermediate_size when the experts are narrower than
+ * intermediate_size. */
+static int import_generic_moe(struct imp *im, struct model_arch *a)
+{
+        static const char *const count_keys[] = {"num_local_experts", "num_experts",
+                                                 "n_routed_experts", NULL};
+        static const char *const active_keys[] = {"num_experts_per_tok", "experts_per_token",
+                                                  "moe_topk", NULL};
+        const char *ck = first_key(im->cfg, count_keys), *ak = first_key(im->cfg, active_keys);
+        uint32_t moe_ffn = 0;
+        if (!ck || !ak)
+                return 0;
+        if (get_u32(im, ck, 1, 4096, &a->experts) || get_u32(im, ak, 1, 4096, &a->active_experts))
+                return -1;
+        if (a->active_experts > a->experts)
+                return imp_fail(im, ak, "must not exceed the number of experts");
+        if (json_object_get(im->cfg, "moe_intermediate_size")) {
+                if (get_u32(im, "moe_intermediate_size", 0, 1048576, &moe_ffn))
+                        return -1;
+                if (moe_ffn)
+                        a->ffn = moe_ffn;
+        }
+        return 0;
+}
+
 /* Routed experts, shared experts and leading dense blocks. */
 static int import_moe(struct imp *im, struct model_arch *a, const char *type)
 {
@@ -325,6 +364,19 @@ static int import_moe(struct imp *im, struct model_arch *a, const char *type)
         if (is(type, "mixtral"))
                 return get_u32(im, "num_local_experts", 8, 1024, &a->experts) ||
                        get_u32(im, "num_experts_per_tok", 2, 1024, &a->active_experts);
+        if (is(type, "gpt_oss")) {
+                /* GptOssMLP: num_local_experts experts of intermediate_size
+                 * with biases (gate_up_proj_bias, down_proj_bias), a router
+                 * with a bias; experts_per_token in OpenAI's own configs. */
+                const char *ak = json_object_get(im->cfg, "num_experts_per_tok")
+                                         ? "num_experts_per_tok"
+                                         : "experts_per_token";
+                if (get_u32(im, "num_local_experts", 32, 1024, &a->experts) ||
+                    get_u32(im, ak, 4, 1024, &a->active_experts))
+                        return -1;
+                a->qk_norm_params += a->experts; /* router bias */
+                return 0;
+        }
         if (is(type, "qwen2_moe") || is(type, "qwen3_moe")) {
                 /* Qwen2MoeSparseMoeBlock: experts of moe_intermediate_size, a
                  * shared expert of shared_expert_intermediate_size behind a
@@ -409,6 +461,34 @@ static int import_window(struct imp *im, struct model_arch *a, const char *type)
                 return -1;
         if (a->sliding_window >= a->max_positions)
                 a->sliding_window = 0; /* a window as long as the context is no window */
+        json_t *lt = json_object_get(im->cfg, "layer_types");
+        if (json_is_array(lt) && json_array_size(lt) > 0) {
+                /* Current configs list each block's attention ("sliding_attention"
+                 * / "full_attention": GPT-OSS, Gemma 3, Qwen3-Next): a full block
+                 * every n-th is the window pattern; all full is no window. */
+                size_t i, period = 0;
+                bool regular = true, any_full = false, all_full = true;
+                json_t *x;
+                json_array_foreach(lt, i, x)
+                {
+                        const char *t = json_string_value(x);
+                        bool full = t && !strcmp(t, "full_attention");
+                        if (full && !any_full)
+                                period = i + 1;
+                        any_full |= full;
+                        all_full &= full;
+                        if (period && full != ((i + 1) % period == 0))
+                                regular = false;
+                }
+                if (all_full) {
+                        a->sliding_window = 0;
+                        return 0;
+                }
+                if (!any_full || (regular && period > 1)) {
+                        a->global_every = any_full ? (uint32_t)period : 0;
+                        return 0;
+                }
+        }
         if (is(type, "gemma2"))
                 a->global_every = 2;
         else if (is(type, "gemma3_text")) {
@@ -483,6 +563,11 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
                 a->norm = MODEL_NORM_LAYERNORM_NOAFFINE;
         } else if (is(type, "olmo2")) {
                 a->block_norms = 2; /* post-attention and post-feedforward (no pre-norms) */
+        } else if (is(type, "gpt_oss")) {
+                /* GptOssAttention: biases on q, k, v, o and one learned sink
+                 * logit per head; the experts carry biases. */
+                a->mlp_bias = true;
+                a->qk_norm_params += a->heads;
         }
         if (a->heads == 0)
                 return imp_fail(im, "num_attention_heads", "must be a positive integer");
@@ -994,7 +1079,7 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                                 "are out of scope: their memory is a recurrent state, not a "
                                 "KV cache, and is not modelled");
         else if (llama_shaped(config)) {
-                rc = import_llama_like(&im, out, "llama");
+                rc = import_llama_like(&im, out, "llama") || import_generic_moe(&im, out);
                 out->generic = true;
         } else {
                 char why_buf[600];

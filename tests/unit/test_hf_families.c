@@ -264,6 +264,46 @@ static void test_defaults(void **state)
         assert_int_equal(a.ffn, 768);
 }
 
+/*
+ * Current MoE families.  gpt-oss-20b (openai/gpt-oss-20b config.json), per
+ * block: attention 2880 x (4096 + 2 x 512) + 4096 x 2880 = 26,542,080 with
+ * biases 4096 + 1024 + 2880 = 8,000 and 64 sinks; two RMSNorms 5,760; 32
+ * experts of 3 x 2880 x 2880 = 24,883,200 plus biases 2 x 2880 + 2880 =
+ * 8,640 each (796,538,880); a router 2880 x 32 + 32 = 92,192: 823,186,976.
+ * 24 blocks + untied embeddings and head 2 x 201,088 x 2880 + the final norm
+ * 2880 = 20,914,757,184 (the model card: 20.9B total, 3.6B active).  Its
+ * layer_types alternate sliding (128 tokens) and full attention.
+ * OLMoE-1B-7B (model_type olmoe, read as a generic decoder): 64 experts of
+ * 1024 found under num_experts; the model card states 6.9B total.
+ */
+static void test_current_moe_families(void **state)
+{
+        (void)state;
+        struct model_arch a;
+        import("{\"model_type\":\"gpt_oss\",\"vocab_size\":201088,\"hidden_size\":2880,"
+               "\"intermediate_size\":2880,\"num_hidden_layers\":24,\"num_attention_heads\":64,"
+               "\"num_key_value_heads\":8,\"head_dim\":64,\"attention_bias\":true,"
+               "\"num_local_experts\":32,\"num_experts_per_tok\":4,\"sliding_window\":128,"
+               "\"max_position_embeddings\":131072,\"tie_word_embeddings\":false,"
+               "\"layer_types\":[\"sliding_attention\",\"full_attention\",\"sliding_attention\","
+               "\"full_attention\"]}",
+               &a);
+        assert_int_equal(model_parameters(&a), 20914757184ull);
+        assert_int_equal(a.experts, 32);
+        assert_int_equal(a.active_experts, 4);
+        assert_int_equal(a.sliding_window, 128);
+        assert_int_equal(a.global_every, 2);
+        import("{\"model_type\":\"olmoe\",\"vocab_size\":50304,\"hidden_size\":2048,"
+               "\"intermediate_size\":1024,\"num_hidden_layers\":16,\"num_attention_heads\":16,"
+               "\"num_key_value_heads\":16,\"num_experts\":64,\"num_experts_per_tok\":8,"
+               "\"max_position_embeddings\":4096,\"tie_word_embeddings\":false}",
+               &a);
+        assert_true(a.generic && a.experts == 64 && a.active_experts == 8);
+        double n = (double)model_parameters(&a);
+        if (fabs(n - 6.9e9) / 6.9e9 > 0.01)
+                fail_msg("olmoe: %.0f parameters against the published 6.9B", n);
+}
+
 /* An unknown type with LLaMA keys is a generic decoder; SSMs are refused. */
 static void test_generic_and_refused(void **state)
 {
@@ -312,6 +352,7 @@ int main(void)
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_defaults),
                 cmocka_unit_test(test_generic_and_refused),
+                cmocka_unit_test(test_current_moe_families),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
