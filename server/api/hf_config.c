@@ -334,7 +334,7 @@ static const char *first_key(json_t *cfg, const char *const *keys)
  * GPT-OSS, GraniteMoE; num_experts: Qwen-MoE, OLMoE; n_routed_experts:
  * DeepSeek) and moe_intermediate_size when the experts are narrower than
  * intermediate_size. */
-static int import_generic_moe(struct imp *im, struct model_arch *a)
+static int import_generic_moe(struct imp *im, struct model_arch *a, const char *type)
 {
         static const char *const count_keys[] = {"num_local_experts", "num_experts",
                                                  "n_routed_experts", NULL};
@@ -354,6 +354,10 @@ static int import_generic_moe(struct imp *im, struct model_arch *a)
                 if (moe_ffn)
                         a->ffn = moe_ffn;
         }
+        /* Llama 4 (Llama4TextMoe): every token also goes through one shared
+         * expert of intermediate_size beside the routed ones. */
+        if (is(type, "llama4_text"))
+                a->shared_expert_ffn = a->ffn;
         return 0;
 }
 
@@ -1037,9 +1041,17 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                                 "importer's list in the API description");
         type = json_string_value(mt);
         /* Multimodal Gemma 3 keeps the language model in text_config. */
-        if (is(type, "gemma3") && json_is_object(json_object_get(config, "text_config"))) {
-                im.cfg = json_object_get(config, "text_config");
+        json_t *text = json_object_get(config, "text_config");
+        if (is(type, "gemma3") && json_is_object(text)) {
+                im.cfg = text;
                 type = "gemma3_text";
+        } else if (json_is_object(text) && !json_object_get(config, "hidden_size") &&
+                   json_is_string(json_object_get(text, "model_type"))) {
+                /* Other vision-language wrappers (Llama 4, Mistral 3, LLaVA,
+                 * Mllama) do the same: the language model is what is read;
+                 * the vision tower is not counted. */
+                im.cfg = text;
+                type = json_string_value(json_object_get(text, "model_type"));
         }
         if (is(type, "bert") || is(type, "roberta") || is(type, "xlm-roberta") ||
             is(type, "xlm-roberta-xl") || is(type, "camembert"))
@@ -1078,8 +1090,8 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                                 "state-space and recurrent models (mamba, mamba2, jamba, rwkv) "
                                 "are out of scope: their memory is a recurrent state, not a "
                                 "KV cache, and is not modelled");
-        else if (llama_shaped(config)) {
-                rc = import_llama_like(&im, out, "llama") || import_generic_moe(&im, out);
+        else if (llama_shaped(im.cfg)) {
+                rc = import_llama_like(&im, out, "llama") || import_generic_moe(&im, out, type);
                 out->generic = true;
         } else {
                 char why_buf[600];

@@ -302,6 +302,32 @@ static void test_current_moe_families(void **state)
         double n = (double)model_parameters(&a);
         if (fabs(n - 6.9e9) / 6.9e9 > 0.01)
                 fail_msg("olmoe: %.0f parameters against the published 6.9B", n);
+        /* Vision-language wrappers: the language model in text_config is
+         * read, the vision tower is not counted.  Mistral Small 3.1
+         * (mistral3 around a mistral text model), per block: attention
+         * 5120 x 6144 + 4096 x 5120 = 52,428,800, MLP 3 x 5120 x 32768 =
+         * 503,316,480, norms 10,240; 40 blocks + 2 x 131072 x 5120 + 5120 =
+         * 23,572,403,200 (of the card's 24B with the vision encoder). */
+        import("{\"model_type\":\"mistral3\",\"text_config\":{\"model_type\":\"mistral\","
+               "\"hidden_size\":5120,\"intermediate_size\":32768,\"num_hidden_layers\":40,"
+               "\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":128,"
+               "\"vocab_size\":131072,\"max_position_embeddings\":131072},"
+               "\"vision_config\":{\"hidden_size\":1024}}",
+               &a);
+        assert_int_equal(model_parameters(&a), 23572403200ull);
+        /* Llama 4 Scout's text model: 16 routed experts and one shared
+         * expert of 8192 per block: attention 5120 x 7168 + 5120 x 5120 =
+         * 62,914,560, experts 16 x 3 x 5120 x 8192 = 2,013,265,920, shared
+         * 125,829,120, router 5120 x 16 = 81,920, norms 10,240; 48 blocks +
+         * 2 x 202048 x 5120 + 5120 = 107,769,861,120 (the card: 109B total
+         * with the vision encoder, 17B active). */
+        import("{\"model_type\":\"llama4\",\"text_config\":{\"model_type\":\"llama4_text\","
+               "\"hidden_size\":5120,\"intermediate_size\":8192,\"num_hidden_layers\":48,"
+               "\"num_attention_heads\":40,\"num_key_value_heads\":8,\"head_dim\":128,"
+               "\"vocab_size\":202048,\"num_local_experts\":16,\"num_experts_per_tok\":1,"
+               "\"max_position_embeddings\":10485760,\"tie_word_embeddings\":false}}",
+               &a);
+        assert_int_equal(model_parameters(&a), 107769861120ull);
 }
 
 /* An unknown type with LLaMA keys is a generic decoder; SSMs are refused. */
