@@ -72,12 +72,31 @@ static double kv_bytes(enum est_kv_dtype k, double e_a)
  * costs r x (h + q + 2kv), less than three separate adapters.  LoRA on the
  * vocabulary matrices (lm_head, embed_tokens: PEFT's lora.Embedding holds
  * A: r x V and B: h x r) costs r x (V + h) each. */
+/* Adapter width of one MLP of width w: r x (in + out) per targeted matrix. */
+static double lora_mlp_params(const struct model_arch *a, unsigned t, double w)
+{
+        double h = a->hidden, mlp = 0;
+        if (a->gated_mlp) {
+                if (t & EST_LORA_GATE)
+                        mlp += h + w;
+                if (t & EST_LORA_UP)
+                        mlp += h + w;
+                if (t & EST_LORA_GATE_UP)
+                        mlp += h + 2 * w;
+        } else if (t & (EST_LORA_UP | EST_LORA_GATE | EST_LORA_GATE_UP)) {
+                mlp += h + w;
+        }
+        if (t & EST_LORA_DOWN)
+                mlp += w + h;
+        return mlp;
+}
+
 static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
 {
         double h = a->hidden, q = (double)a->heads * a->head_dim,
                kv = (double)a->kv_heads * a->head_dim;
-        double f = a->ffn, ex = a->experts > 1 ? a->experts : 1;
-        double attn = 0, mlp = 0;
+        double ex = a->experts > 1 ? a->experts : 1;
+        double attn = 0, mlp;
         if (t & EST_LORA_Q)
                 attn += h + q;
         if (t & EST_LORA_K)
@@ -86,25 +105,29 @@ static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
                 attn += h + kv;
         if (t & EST_LORA_QKV)
                 attn += h + q + 2 * kv;
+        /* MLA: the output projection reads heads x v_head_dim; the
+         * latent projections have their own widths. */
+        double mla_o = a->kv_lora_rank ? (double)a->heads * a->v_head_dim : q;
+        double nope = a->kv_lora_rank ? (double)a->head_dim - a->qk_rope_dim : 0;
         if (t & EST_LORA_O)
-                attn += q + h;
-        if (a->gated_mlp) {
-                if (t & EST_LORA_GATE)
-                        mlp += h + f;
-                if (t & EST_LORA_UP)
-                        mlp += h + f;
-                if (t & EST_LORA_GATE_UP)
-                        mlp += h + 2 * f;
-                if (t & EST_LORA_DOWN)
-                        mlp += f + h;
-        } else {
-                if (t & (EST_LORA_UP | EST_LORA_GATE | EST_LORA_GATE_UP))
-                        mlp += h + f;
-                if (t & EST_LORA_DOWN)
-                        mlp += f + h;
-        }
-        double per_layer = attn + mlp * ex;
-        double total = per_layer * a->layers;
+                attn += mla_o + h;
+        if (t & EST_LORA_Q_A)
+                attn += h + a->q_lora_rank;
+        if (t & EST_LORA_Q_B)
+                attn += a->q_lora_rank + q;
+        if (t & EST_LORA_KV_A)
+                attn += h + a->kv_lora_rank + a->qk_rope_dim;
+        if (t & EST_LORA_KV_B)
+                attn += a->kv_lora_rank + (double)a->heads * (nope + a->v_head_dim);
+        mlp = lora_mlp_params(a, t, a->ffn);
+        /* The MLP names match every MLP of that shape: routed experts, the
+         * shared expert (Qwen2-MoE shared_expert, DeepSeek shared_experts)
+         * and the leading dense blocks (DeepSeek first_k_dense_replace). */
+        double moe_layers = (double)a->layers - (a->experts > 1 ? a->dense_layers : 0);
+        double shared = a->shared_expert_ffn ? lora_mlp_params(a, t, a->shared_expert_ffn) : 0;
+        double dense = a->dense_ffn ? a->dense_ffn : a->ffn;
+        double total = (attn + mlp * ex + shared) * moe_layers +
+                       (attn + lora_mlp_params(a, t, dense)) * ((double)a->layers - moe_layers);
         if (a->kind == MODEL_ENCODER_DECODER)
                 total += (2 * attn + mlp * ex) * a->decoder_layers;
         if (t & EST_LORA_LM_HEAD)

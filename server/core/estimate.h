@@ -178,7 +178,12 @@ enum est_model_load {
 #define EST_LORA_GATE_UP 0x100u /* one h -> 2 ffn matrix: Phi-3 gate_up_proj */
 #define EST_LORA_LM_HEAD 0x200u /* LoRA on the vocabulary projection: r x (h + V) */
 #define EST_LORA_EMBED   0x400u /* LoRA on the token embedding: r x (V + h) */
-#define EST_LORA_VALID   0x7ffu
+/* Multi-head latent attention (DeepSeek-V2/V3 modeling_deepseek.py) */
+#define EST_LORA_Q_A   0x0800u /* q_a_proj: h -> q_lora_rank */
+#define EST_LORA_Q_B   0x1000u /* q_b_proj: q_lora_rank -> heads x head_dim */
+#define EST_LORA_KV_A  0x2000u /* kv_a_proj_with_mqa: h -> kv_lora_rank + rope */
+#define EST_LORA_KV_B  0x4000u /* kv_b_proj: kv_lora_rank -> heads x (nope + v) */
+#define EST_LORA_VALID 0x7fffu
 
 /* Which members of estimate_input the caller set; the rest are defaults. */
 #define EST_SET_BATCH         0x0001u

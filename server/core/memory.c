@@ -267,7 +267,13 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
         in_features += h * (((tg & EST_LORA_Q) != 0) + ((tg & EST_LORA_K) != 0) +
                             ((tg & EST_LORA_V) != 0) + ((tg & EST_LORA_QKV) != 0));
         if (tg & EST_LORA_O)
-                in_features += q;
+                in_features += a->kv_lora_rank ? (double)a->heads * a->v_head_dim : q;
+        /* MLA's latent projections read h (q_a, kv_a) or the latents */
+        in_features += h * (((tg & EST_LORA_Q_A) != 0) + ((tg & EST_LORA_KV_A) != 0));
+        if (tg & EST_LORA_Q_B)
+                in_features += a->q_lora_rank;
+        if (tg & EST_LORA_KV_B)
+                in_features += a->kv_lora_rank;
         if (a->gated_mlp)
                 in_features += h * ex *
                                (((tg & EST_LORA_GATE) != 0) + ((tg & EST_LORA_UP) != 0) +

@@ -26,6 +26,8 @@ enum gate_rule {
         ANY = 0, /* the module exists whatever the MLP */
         GATED,   /* only in a gated MLP (T5 v1.1 wi_0 / wi_1) */
         UNGATED, /* only in an ungated MLP (T5 v1.0 wi) */
+        QDIRECT, /* MLA without q_lora_rank: q_proj (DeepSeek-V2-Lite) */
+        QLATENT, /* MLA with q_lora_rank: q_a_proj and q_b_proj */
 };
 
 struct module {
@@ -352,6 +354,25 @@ static const struct module internlm2_targets[] = {
         {NULL, 0, ANY},
 };
 
+/* DeepseekV2/V3DecoderLayer: multi-head latent attention (q_proj, or
+ * q_a_proj and q_b_proj with q_lora_rank; kv_a_proj_with_mqa, kv_b_proj,
+ * o_proj); the MLP names cover the dense blocks, every routed expert and
+ * the shared experts alike. */
+static const struct module deepseek_targets[] = {
+        {"model.layers.0.self_attn.q_proj", EST_LORA_Q, QDIRECT},
+        {"model.layers.0.self_attn.q_a_proj", EST_LORA_Q_A, QLATENT},
+        {"model.layers.0.self_attn.q_b_proj", EST_LORA_Q_B, QLATENT},
+        {"model.layers.0.self_attn.kv_a_proj_with_mqa", EST_LORA_KV_A, ANY},
+        {"model.layers.0.self_attn.kv_b_proj", EST_LORA_KV_B, ANY},
+        {"model.layers.0.self_attn.o_proj", EST_LORA_O, ANY},
+        {"model.layers.3.mlp.experts.0.gate_proj", EST_LORA_GATE, ANY},
+        {"model.layers.3.mlp.experts.0.up_proj", EST_LORA_UP, ANY},
+        {"model.layers.3.mlp.experts.0.down_proj", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
 static const struct scheme schemes[] = {
         {"llama", llama_targets, llama_saves},
         {"mixtral", mixtral_targets, llama_saves},
@@ -370,6 +391,7 @@ static const struct scheme schemes[] = {
         {"starcoder2", starcoder2_targets, llama_saves},
         {"bart", bart_targets, bart_saves},
         {"internlm2", internlm2_targets, llama_saves},
+        {"deepseek", deepseek_targets, llama_saves},
 };
 
 /* Hugging Face model_type -> scheme; other types go by the model's kind. */
@@ -404,6 +426,8 @@ static const struct {
         {"bart", "bart"},
         {"mbart", "bart"},
         {"internlm2", "internlm2"},
+        {"deepseek_v2", "deepseek"},
+        {"deepseek_v3", "deepseek"},
 };
 
 static const struct scheme *scheme_of(const struct model_arch *a)
@@ -429,7 +453,18 @@ const char *peft_scheme_name(const struct model_arch *arch)
 
 static bool applies(const struct module *m, const struct model_arch *a)
 {
-        return m->gate == ANY || (m->gate == GATED) == a->gated_mlp;
+        switch (m->gate) {
+        case ANY:
+                return true;
+        case QDIRECT:
+                return a->q_lora_rank == 0;
+        case QLATENT:
+                return a->q_lora_rank > 0;
+        case GATED:
+        case UNGATED:
+                break;
+        }
+        return (m->gate == GATED) == a->gated_mlp;
 }
 
 /* PEFT's rule: the module's name equals the target or ends in "." target. */

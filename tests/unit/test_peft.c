@@ -149,6 +149,20 @@ static void test_trainable_counts(void **state)
                  6ull * 8 * (2 * 1536 + 2 * 3840) + 6ull * 8 * (4 * 1536 + 2 * 3840),
                  "encoder 6 x 8 x (q, v 768 + 768; fc1, fc2 768 + 3072); decoder 6 x 8 x (q, v "
                  "in self and cross attention; fc1, fc2)"},
+                {"{\"id\":\"deepseek-v2-lite\"}",
+                 "\"rank\":8,\"targets\":[\"q_proj\",\"kv_a_proj_with_mqa\",\"kv_b_proj\","
+                 "\"o_proj\"]",
+                 27ull * 8 *
+                         ((2048 + 16 * 192) + (2048 + 512 + 64) + (512 + 16 * (128 + 128)) +
+                          (16 * 128 + 2048)),
+                 "27 layers x 8 x (q_proj 2048 + 3072, kv_a 2048 + 576, kv_b 512 + 4096, o_proj "
+                 "2048 + 2048): multi-head latent attention's own widths"},
+                {"{\"id\":\"deepseek-v2-lite\"}", "\"rank\":8,\"targets\":\"all-linear\"",
+                 27ull * 8 * 16448 + 26ull * 8 * (64 * 3 * (2048 + 1408) + 3 * (2048 + 2816)) +
+                         8ull * 3 * (2048 + 10944),
+                 "attention 8 x 16,448 on 27 layers; 26 MoE layers of 64 experts (3 x (2048 + "
+                 "1408)) and a 2 x 1408 shared expert (3 x (2048 + 2816)); one dense layer "
+                 "(3 x (2048 + 10944))"},
                 {"{\"id\":\"starcoder2-7b\"}", "\"rank\":8,\"targets\":[\"c_fc\",\"c_proj\"]",
                  32ull * 8 * 2 * (4608 + 18432),
                  "32 layers x 8 x 2 x (4608 + 18432): c_fc up, c_proj down"},
