@@ -35,6 +35,24 @@ test('a near miss is a 404 that names the closest models', async () => {
         assert.doesNotMatch(far.json.detail, /closest/);
 });
 
+test('a quantized copy\'s repository (-bnb-4bit, -GPTQ, -AWQ, -FP8) is a 404 that names the base model and its quantization', async () => {
+        const cases = [
+                ['unsloth/llama-3-8b-bnb-4bit', 'llama-3-8b', 'nf4'],
+                ['TheBloke/Llama-2-7B-Chat-GPTQ', 'llama-2-7b', 'int4'],
+                ['Qwen/Qwen2.5-7B-Instruct-AWQ', 'qwen2.5-7b', 'int4'],
+                ['neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8', 'llama-3.1-8b', 'fp8'],
+        ];
+        for (const [id, base, quantization] of cases) {
+                const r = await estimate(id);
+                assertProblem(r, 404, '/model/id');
+                assert.match(r.json.detail, new RegExp(`copy of ${base.replace('.', '\\.')}: ask for \\{"id": "${base.replace('.', '\\.')}"\\} with "quantization": "${quantization}"`), r.json.detail);
+                // and what it says to ask for is answered
+                const asked = await post('/api/v1/estimate', { model: { id: base }, quantization,
+                        workload: { mode: 'inference', batch_size: 1, sequence_length: 512 } });
+                assert.equal(asked.status, 200, asked.text);
+        }
+});
+
 test('GET /api/v1/models lists each model\'s Hub ids', async () => {
         const r = await get('/api/v1/models');
         assert.equal(r.status, 200);
