@@ -96,6 +96,17 @@ static void scaling_fill(const struct estimate_input *in, const struct derived *
         sc->ok = sc->Sh > 0 && sc->U > 0;
 }
 
+/* sc, filled on first use (two model builds). */
+static const struct scaling *scaling_once(const struct estimate_input *in, const struct derived *d,
+                                          struct scaling *sc, bool *ready)
+{
+        if (!*ready) {
+                scaling_fill(in, d, sc);
+                *ready = true;
+        }
+        return sc;
+}
+
 static uint32_t gpus_needed(const struct mem_model *mm, const struct scaling *sc, double cap,
                             double requested)
 {
@@ -323,11 +334,9 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                 }
                 f->fits = total <= cap;
                 f->reason = f->fits ? EST_FIT_OK : EST_FIT_TOO_SMALL;
-                if (!f->fits && !sc_ready) {
-                        scaling_fill(in, d, &sc);
-                        sc_ready = true;
-                }
-                f->gpus_needed = f->fits ? in->gpus : gpus_needed(mm, &sc, cap, in->gpus);
+                f->gpus_needed = f->fits ? in->gpus
+                                         : gpus_needed(mm, scaling_once(in, d, &sc, &sc_ready), cap,
+                                                       in->gpus);
                 any_fits |= f->fits;
         }
         if (!any_fits && n > 0)
@@ -338,16 +347,14 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                 double cap = fit_usable_bytes(g);
                 if (cap > 0 && total > cap) {
                         WARN(r, EST_W_CHOSEN_GPU_TOO_SMALL, total, cap);
-                        if (!sc_ready)
-                                scaling_fill(in, d, &sc);
-                        fit_suggestions(in, d, r, cap, &sc, mm, gpus, n, g);
+                        fit_suggestions(in, d, r, cap, scaling_once(in, d, &sc, &sc_ready), mm,
+                                        gpus, n, g);
                 }
         } else if (!any_fits && n > 0) {
                 double cap = 0;
                 for (size_t i = 0; i < n; i++)
                         cap = fmax(cap, fit_usable_bytes(&gpus[i]));
-                if (!sc_ready)
-                        scaling_fill(in, d, &sc);
-                fit_suggestions(in, d, r, cap, &sc, mm, gpus, n, NULL);
+                fit_suggestions(in, d, r, cap, scaling_once(in, d, &sc, &sc_ready), mm, gpus, n,
+                                NULL);
         }
 }

@@ -1,7 +1,8 @@
 /*
  * catalog_fixtures.h - helpers for the unit tests that build a small
  * catalog by hand (test_train_search.c, test_rent_vs_buy.c): strings
- * copied into the tables' arena, and a relative-tolerance comparison.
+ * copied into the tables' arena, an on-demand offering with its price, and
+ * a relative-tolerance comparison.
  * Include after cmocka.h and catalog/catalog_tables.h.
  */
 #ifndef GPUPLAN_TESTS_CATALOG_FIXTURES_H
@@ -25,6 +26,26 @@ static inline const char *dup(struct catalog_tables *t, const char *s)
 
         assert_non_null(out);
         return out;
+}
+
+/* Offering i of the tables (instance type = id, region "test") renting
+ * per_instance gpu_id GPUs at usd_per_hour on demand, as price i. */
+static inline void fixture_offering(struct catalog_tables *t, size_t i, const char *id,
+                                    const char *provider, const char *gpu_id, int per_instance,
+                                    double usd_per_hour)
+{
+        t->offerings[i].id = dup(t, id);
+        t->offerings[i].provider_id = dup(t, provider);
+        t->offerings[i].accelerator_id = dup(t, gpu_id);
+        t->offerings[i].instance_type = dup(t, id);
+        t->offerings[i].region = dup(t, "test");
+        t->offerings[i].gpus_per_instance = per_instance;
+        t->prices[i] = (struct catalog_price){.id = (int64_t)i + 1,
+                                              .offering_id = t->offerings[i].id,
+                                              .pricing = CATALOG_ON_DEMAND,
+                                              .usd_per_hour = usd_per_hour,
+                                              .as_of = dup(t, "2026-01-01"),
+                                              .source = dup(t, "https://example.org/prices")};
 }
 
 #endif

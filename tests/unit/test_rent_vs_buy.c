@@ -45,23 +45,6 @@ static void gpu(struct catalog_tables *t, size_t i, const char *id, double tdp_w
         t->gpu_infos[i].chips_per_board = chips;
 }
 
-static void offering(struct catalog_tables *t, size_t i, const char *id, const char *provider,
-                     int per_instance, double usd_per_hour)
-{
-        t->offerings[i].id = dup(t, id);
-        t->offerings[i].provider_id = dup(t, provider);
-        t->offerings[i].accelerator_id = dup(t, "a100-sxm-40gb");
-        t->offerings[i].instance_type = dup(t, id);
-        t->offerings[i].region = dup(t, "test");
-        t->offerings[i].gpus_per_instance = per_instance;
-        t->prices[i] = (struct catalog_price){.id = (int64_t)i + 1,
-                                              .offering_id = t->offerings[i].id,
-                                              .pricing = CATALOG_ON_DEMAND,
-                                              .usd_per_hour = usd_per_hour,
-                                              .as_of = dup(t, "2026-01-01"),
-                                              .source = dup(t, "https://example.org/prices")};
-}
-
 static void purchase(struct catalog_tables *t, size_t i, const char *gpu_id, const char *condition,
                      double usd)
 {
@@ -98,9 +81,9 @@ static int setup(void **state)
         t.n_offerings = t.n_prices = 3;
         t.offerings = calloc(3, sizeof(*t.offerings));
         t.prices = calloc(3, sizeof(*t.prices));
-        offering(&t, 0, "alpha-1x-a100", "alpha", 1, 2.0);
-        offering(&t, 1, "beta-8x-a100", "beta", 8, 12.0);
-        offering(&t, 2, "gamma-1x-a100", "gamma", 1, 0.05);
+        fixture_offering(&t, 0, "alpha-1x-a100", "alpha", "a100-sxm-40gb", 1, 2.0);
+        fixture_offering(&t, 1, "beta-8x-a100", "beta", "a100-sxm-40gb", 8, 12.0);
+        fixture_offering(&t, 2, "gamma-1x-a100", "gamma", "a100-sxm-40gb", 1, 0.05);
         t.n_purchase_prices = 2;
         t.purchase_prices = calloc(2, sizeof(*t.purchase_prices));
         purchase(&t, 0, "a100-sxm-40gb", "new", 10000);

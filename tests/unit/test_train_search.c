@@ -52,23 +52,6 @@ static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_g
         t->gpu_infos[i].chips_per_board = 1;
 }
 
-static void offering(struct catalog_tables *t, size_t i, const char *id, const char *provider,
-                     const char *gpu_id, int per_instance, double usd_per_hour)
-{
-        t->offerings[i].id = dup(t, id);
-        t->offerings[i].provider_id = dup(t, provider);
-        t->offerings[i].accelerator_id = dup(t, gpu_id);
-        t->offerings[i].instance_type = dup(t, id);
-        t->offerings[i].region = dup(t, "test");
-        t->offerings[i].gpus_per_instance = per_instance;
-        t->prices[i] = (struct catalog_price){.id = (int64_t)i + 1,
-                                              .offering_id = t->offerings[i].id,
-                                              .pricing = CATALOG_ON_DEMAND,
-                                              .usd_per_hour = usd_per_hour,
-                                              .as_of = dup(t, "2026-01-01"),
-                                              .source = dup(t, "https://example.org/prices")};
-}
-
 static int setup(void **state)
 {
         struct catalog *c = catalog_new();
@@ -93,10 +76,10 @@ static int setup(void **state)
         t.n_offerings = t.n_prices = 4;
         t.offerings = calloc(4, sizeof(*t.offerings));
         t.prices = calloc(4, sizeof(*t.prices));
-        offering(&t, 0, "alpha-8x-big", "alpha", "big-80", 8, 16.0);
-        offering(&t, 1, "beta-1x-card", "beta", "card-24", 1, 0.5);
-        offering(&t, 2, "beta-1x-infer", "beta", "infer-only", 1, 0.1);
-        offering(&t, 3, "beta-1x-tiny", "beta", "tiny-1", 1, 0.01);
+        fixture_offering(&t, 0, "alpha-8x-big", "alpha", "big-80", 8, 16.0);
+        fixture_offering(&t, 1, "beta-1x-card", "beta", "card-24", 1, 0.5);
+        fixture_offering(&t, 2, "beta-1x-infer", "beta", "infer-only", 1, 0.1);
+        fixture_offering(&t, 3, "beta-1x-tiny", "beta", "tiny-1", 1, 0.01);
         t.content_hash[0] = 1;
         assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
         assert_int_equal(catalog_install(c, &t), 0);
@@ -337,13 +320,13 @@ static int setup_hosts(void **state)
         t.offerings = calloc(5, sizeof(*t.offerings));
         t.prices = calloc(5, sizeof(*t.prices));
         /* Bytewise id order, as the loader sorts. */
-        offering(&t, 0, "big-ram", "alpha", "card-16", 1, 1.0);
+        fixture_offering(&t, 0, "big-ram", "alpha", "card-16", 1, 1.0);
         t.offerings[0].ram_bytes = 256 * (uint64_t)GiB;
-        offering(&t, 1, "fp16-box", "alpha", "fp16-only", 1, 0.3);
-        offering(&t, 2, "fp32-box", "alpha", "fp32-only", 1, 0.2);
-        offering(&t, 3, "small-ram", "alpha", "card-16", 1, 0.0);
+        fixture_offering(&t, 1, "fp16-box", "alpha", "fp16-only", 1, 0.3);
+        fixture_offering(&t, 2, "fp32-box", "alpha", "fp32-only", 1, 0.2);
+        fixture_offering(&t, 3, "small-ram", "alpha", "card-16", 1, 0.0);
         t.offerings[3].ram_bytes = (uint64_t)(12.7 * GiB);
-        offering(&t, 4, "unknown-ram", "alpha", "card-16", 1, 0.5);
+        fixture_offering(&t, 4, "unknown-ram", "alpha", "card-16", 1, 0.5);
         t.content_hash[0] = 2;
         assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
         assert_int_equal(catalog_install(c, &t), 0);
