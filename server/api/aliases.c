@@ -20,6 +20,7 @@ enum conv {
         CONV_BF16_FLAG, /* boolean: true -> precision "bf16_mixed" */
         CONV_FP16_FLAG, /* boolean: true -> precision "fp16_mixed" */
         CONV_IGNORE,    /* no effect on memory or time: dropped */
+        CONV_NORM,      /* a clipping norm: > 0 -> true, 0 or null -> false */
         CONV_FALSE_ONLY /* accepted when false (the default); true is not modelled */
 };
 
@@ -84,6 +85,16 @@ static const struct key_alias key_aliases[] = {
         {"memory_savers", "torch_compile", "memory_savers", "compile", CONV_SAME, NULL},
         {"", "bf16", "", "precision", CONV_BF16_FLAG, NULL},
         {"", "fp16", "", "precision", CONV_FP16_FLAG, NULL},
+        /* gradient clipping: TrainingArguments max_grad_norm, torchtune
+         * clip_grad_norm, litgpt / torchtitan max_norm, DeepSpeed
+         * gradient_clipping (0 = off in each) */
+        {"", "max_grad_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        {"workload", "max_grad_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        {"", "clip_grad_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        {"workload", "clip_grad_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        {"", "max_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        {"workload", "max_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        {"", "gradient_clipping", "runtime", "gradient_clipping", CONV_NORM, NULL},
         /* transformers from_pretrained(attn_implementation=...) */
         {"", "attn_implementation", "memory_savers", "flash_attention", CONV_ATTN, NULL},
         {"memory_savers", "attn_implementation", "memory_savers", "flash_attention", CONV_ATTN,
@@ -255,17 +266,14 @@ static const struct value_alias strategy_aliases[] = {
 };
 
 static const struct value_alias framework_aliases[] = {
-        {"hf", "hf_trainer"},
-        {"huggingface", "hf_trainer"},
-        {"trainer", "hf_trainer"},
-        {"transformers_trainer", "hf_trainer"},
-        {"ds", "deepspeed"},
-        {"megatron_lm", "megatron"},
-        {"megatron_core", "megatron"},
-        {"nemo", "megatron"},
-        {"lit_gpt", "litgpt"},
-        {"llamacpp", "llama_cpp"},
-        {NULL, NULL},
+        {"hf", "hf_trainer"},          {"huggingface", "hf_trainer"},
+        {"trainer", "hf_trainer"},     {"transformers_trainer", "hf_trainer"},
+        {"ds", "deepspeed"},           {"megatron_lm", "megatron"},
+        {"megatron_core", "megatron"}, {"nemo", "megatron"},
+        {"lit_gpt", "litgpt"},         {"llamacpp", "llama_cpp"},
+        {"ggml", "llama_cpp"},         {"exllamav2", "exllama"},
+        {"exllama_v2", "exllama"},     {"exl2", "exllama"},
+        {"tabbyapi", "exllama"},       {NULL, NULL},
 };
 
 static const struct value_alias no_aliases[] = {{NULL, NULL}};
@@ -401,6 +409,15 @@ static json_t *convert(const struct key_alias *k, json_t *v, struct api_estimate
                 if (!json_is_true(v))
                         return NULL; /* false: nothing to say */
                 return json_string(k->conv == CONV_BF16_FLAG ? "bf16_mixed" : "fp16_mixed");
+        case CONV_NORM:
+                if (json_is_null(v))
+                        return json_false();
+                if (json_is_boolean(v))
+                        return json_incref(v);
+                if (json_is_number(v) && json_number_value(v) >= 0)
+                        return json_boolean(json_number_value(v) > 0);
+                afail(e, p, "type", "%s must be a norm >= 0 (0 or null: no clipping)", k->alias);
+                return NULL;
         case CONV_TARGETS:
         case CONV_IGNORE:
         case CONV_FALSE_ONLY:
@@ -531,6 +548,33 @@ static int apply_value(json_t *body, const struct value_field *f)
                             json_object_set_new(o, "fsdp_version", json_integer(version)))
                                 return -1;
                 }
+        }
+        /* Hugging Face optim names that also say how the step runs */
+        if (!strcmp(f->key, "optimizer") && json_is_string(v)) {
+                static const struct value_alias impls[] = {
+                        {"adamw_torch_fused", "fused"},
+                        {"adamw_apex_fused", "fused"},
+                        {"fusedadam", "fused"},
+                        {"fused_adam", "fused"},
+                        {"adamw_hf", "for_loop"},
+                        {"adamw_torch", "foreach"},
+                        {NULL, NULL},
+                };
+                char norm[64];
+                if (!normalize(json_string_value(v), NORM_CLASS_NAME, norm, sizeof(norm)))
+                        for (const struct value_alias *a = impls; a->alias; a++) {
+                                if (strcmp(norm, a->alias))
+                                        continue;
+                                json_t *rt = object_at(body, "runtime", 1);
+                                if (!rt && !json_object_get(body, "runtime"))
+                                        return -1;
+                                if (rt && /* not an object: the decoder says so */
+                                    !json_object_get(rt, "optimizer_implementation") &&
+                                    json_object_set_new(rt, "optimizer_implementation",
+                                                        json_string(a->value)))
+                                        return -1;
+                                break;
+                        }
         }
         /* memory_savers.activation_checkpointing: true / false */
         if (!strcmp(f->key, "activation_checkpointing") && json_is_boolean(v))

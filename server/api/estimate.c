@@ -690,7 +690,10 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
 {
         static const char *const keys[] = {"cuda_context_bytes", "allocator_reserve_fraction",
                                            "gradients_persist",  "optimizer_per_parameter",
-                                           "data_samples_per_s", NULL};
+                                           "data_samples_per_s", "gemm_accumulation",
+                                           "dequantize_to_fp16", "optimizer_implementation",
+                                           "gradient_clipping",  NULL};
+        static const char *const accumulations[] = {"fp32", "fp16", NULL};
         const char *base = "/runtime";
         uint64_t ctx = 0;
         bool present;
@@ -705,9 +708,36 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                        &in->allocator_reserve_fraction, &present, e))
                 return -1;
         in->set |= present ? EST_SET_RESERVE : 0;
+        int acc = -1;
+        if (get_enum(o, base, "gemm_accumulation", accumulations, &acc, &present, e))
+                return -1;
+        if (present) {
+                in->fp16_accumulation = acc == 1;
+                in->set |= EST_SET_GEMM_ACC;
+        }
+        if (json_object_get(o, "dequantize_to_fp16"))
+                in->set |= EST_SET_DEQUANT_FP16;
+        if (json_object_get(o, "gradient_clipping"))
+                in->set |= EST_SET_GRAD_CLIP;
+        /* "foreach" / "fused" / "for_loop"; fused and for-loop steps keep
+         * no foreach temporaries, unless the request says otherwise */
+        int impl = 0;
+        if (get_enum(o, base, "optimizer_implementation", estimate_opt_impl_names + 1, &impl,
+                     &present, e))
+                return -1;
+        if (present) {
+                in->optimizer_impl = (enum est_opt_impl)(impl + 1);
+                if (!json_object_get(o, "optimizer_per_parameter")) {
+                        in->optimizer_per_parameter = in->optimizer_impl != EST_OPT_IMPL_FOREACH;
+                        in->set |= EST_SET_OPT_PER_PARAM;
+                }
+        }
         return get_bool(o, base, "gradients_persist", &in->gradients_persist, e) ||
                                get_bool(o, base, "optimizer_per_parameter",
                                         &in->optimizer_per_parameter, e) ||
+                               get_bool(o, base, "dequantize_to_fp16", &in->dequantize_to_fp16,
+                                        e) ||
+                               get_bool(o, base, "gradient_clipping", &in->gradient_clipping, e) ||
                                get_number(o, base, "data_samples_per_s", 1e-3, 1e12,
                                           &in->data_samples_per_s, NULL, e)
                        ? -1
@@ -1077,6 +1107,11 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kstring(w, "precision", estimate_precision_name(in->precision));
         jsonw_kstring(w, "quantization", estimate_quant_name(in->quantization));
         jsonw_kstring(w, "optimizer", estimate_optimizer_name(in->optimizer));
+        if (in->mode != EST_INFERENCE)
+                jsonw_kstring(w, "optimizer_implementation",
+                              estimate_opt_impl_names[estimate_optimizer_impl(in)]);
+        if (in->mode != EST_INFERENCE)
+                jsonw_kbool(w, "gradient_clipping", in->gradient_clipping);
         jsonw_kstring(w, "activation_checkpointing",
                       estimate_checkpointing_name(in->checkpointing));
         if (in->checkpointing == EST_CKPT_FULL && in->checkpoint_every > 1)
@@ -1085,6 +1120,9 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kbool(w, "compile", in->compile);
         jsonw_kstring(w, "logits", estimate_logits_name(in->logits));
         jsonw_kstring(w, "framework", estimate_framework_name(in->framework));
+        jsonw_kstring(w, "gemm_accumulation", in->fp16_accumulation ? "fp16" : "fp32");
+        if (in->quantization != EST_QUANT_NONE)
+                jsonw_kbool(w, "dequantize_to_fp16", in->dequantize_to_fp16);
         jsonw_kstring(w, "strategy", estimate_strategy_name(in->strategy));
         if (in->strategy == EST_FSDP) {
                 jsonw_kint(w, "fsdp_version", in->fsdp_version);

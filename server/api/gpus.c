@@ -79,6 +79,7 @@ json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail
         info += index;
         for (int p = 0; p < GPU_PRECISION_COUNT; p++)
                 json_object_set_new(flops, precision_keys[p], api_json_num(g->flops[p]));
+        json_object_set_new(flops, "fp16_accumulate", api_json_num(g->fp16_accumulate_flops));
         o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "id", g->id,
                       "name", g->name, "vendor", g->vendor, "kind", g->kind, "form_factor",
                       info->form_factor, "chips_per_board", info->chips_per_board, "memory_bytes",
@@ -361,7 +362,8 @@ static const char *const gpu_write_keys[] = {
         /* read-only fields a client may send back unchanged from a GET: ignored */
         "updated_at", "updated_by", "offerings", "purchase_prices", NULL};
 
-static const char *const flops_keys[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", NULL};
+static const char *const flops_keys[] = {
+        "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp16_accumulate", NULL};
 
 static const char *const gpu_kinds[] = {"gpu", "tpu", "npu",  "lpu", "ipu",
                                         "hpu", "wse", "asic", "soc", NULL};
@@ -471,6 +473,9 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
                         if (api_field_number(rs, flops, "/throughput_flops", precision_keys[p],
                                              FIELD_NULLABLE, 1, max_num, &g->flops[p]))
                                 return -1;
+                if (api_field_number(rs, flops, "/throughput_flops", "fp16_accumulate",
+                                     FIELD_NULLABLE, 1, max_num, &g->fp16_accumulate_flops))
+                        return -1;
         }
         copy_fixed(g->id, sizeof(g->id), id);
         copy_fixed(g->name, sizeof(g->name), name);

@@ -137,7 +137,7 @@ static double train_micro_batch_seconds(const struct estimate_input *in, const s
          * masks the future afterwards; fused kernels skip masked tiles. */
         double ctx = sp->score_elements > 0 ? d->s : attended_context(a, d->s);
         speed_pass_parts(sp, tokens, ctx, 0, &f);
-        double rate = sp->peak * sp->gemm_efficiency;
+        double rate = (sp->gemm_peak > 0 ? sp->gemm_peak : sp->peak) * sp->gemm_efficiency;
         double bw = sp->bandwidth * sp->bandwidth_efficiency;
         bool frozen = d->lora;
 
@@ -151,7 +151,20 @@ static double train_micro_batch_seconds(const struct estimate_input *in, const s
         double attn_f = fmax(f.attention_compute, f.attention_memory);
         double attn_b = fmax(2.5 * f.attention_compute, 2 * f.attention_memory);
         double fwd = gemm_f + attn_f + f.elementwise + f.tensor_parallel;
-        double t = fwd + gemm_b + attn_b + 2 * f.elementwise + f.tensor_parallel;
+        /*
+         * Autocast keeps the weights in fp32 and casts each to the half
+         * dtype when a forward first multiplies by it (torch.amp's cast
+         * cache lasts one autocast region, so a recomputed forward casts
+         * again); the cast's backward turns the half weight gradient into
+         * the fp32 one: 4 + 2 bytes per weight each way.  FSDP's
+         * MixedPrecision casts in its all-gather instead; Megatron-LM keeps
+         * half weights beside its fp32 main copy and does not autocast.
+         */
+        bool autocast = d->amp && in->strategy != EST_FSDP && in->framework != EST_FW_MEGATRON &&
+                        (in->precision == EST_FP16_MIXED || in->precision == EST_BF16_MIXED);
+        double cast = autocast && d->e_q > 0 ? sp->weight_bytes / d->e_q * (4 + 2) / bw : 0;
+        fwd += cast;
+        double t = fwd + gemm_b + attn_b + 2 * f.elementwise + f.tensor_parallel + cast;
         double passes = 3; /* host dispatch: forward + two backward ops per op */
 
         /* Recomputation during backward. */
@@ -216,8 +229,7 @@ static double trainable_tensors(const struct estimate_input *in, const struct de
  */
 static double optimizer_loop_host_seconds(const struct estimate_input *in, const struct derived *d)
 {
-        if (!in->optimizer_per_parameter ||
-            (in->framework_set & (1u << EST_FWS_FUSED_OPTIMIZER))) /* presets mean fused */
+        if (estimate_optimizer_impl(in) != EST_OPT_IMPL_FOR_LOOP)
                 return 0;
         double ops = in->optimizer == EST_OPT_SGD ? 2 : 8;
         return trainable_tensors(in, d) * ops * speed_eager_op_seconds();
@@ -251,8 +263,31 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
         double Ptr = d->P_trainable / (in->tensor_parallel * p * d->shard);
         double master = d->e_master > 0 ? d->e_master : d->e_w;
         double opt_bytes = Ptr * (2 * master + d->e_g + 2 * d->e_opt);
+        /*
+         * torch.optim's Adam/AdamW outside the fused kernel (adamw.py,
+         * _single_tensor_adamw and _multi_tensor_adamw) run each update as
+         * its own pass over the tensors: weight decay (read and write the
+         * parameter), lerp of exp_avg (m, m, g), exp_avg_sq's mul and
+         * addcmul (v, v; v, g, g, v), sqrt into a new tensor, its division
+         * and eps add (two each), addcdiv (p, m, denominator, p): 4 p +
+         * 3 m + 11 v + 3 g, 84 bytes per fp32 parameter against the fused
+         * kernel's 28.
+         */
+        if ((in->optimizer == EST_OPT_ADAM || in->optimizer == EST_OPT_ADAMW) &&
+            estimate_optimizer_impl(in) != EST_OPT_IMPL_FUSED) {
+                double state = d->e_opt / 2;
+                opt_bytes = Ptr * (4 * master + 3 * state + 11 * state + 3 * d->e_g);
+        }
         if (d->e_master > 0)
                 opt_bytes += Ptr * d->e_w; /* the half copy refreshed */
+        /* clip_grad_norm_: every gradient read for the norms, then scaled
+         * in place (torch.nn.utils.clip_grad); fp16 AMP's GradScaler
+         * unscales every gradient in place and checks it for inf/NaN
+         * (_amp_foreach_non_finite_check_and_unscale_) before the step. */
+        if (in->gradient_clipping)
+                opt_bytes += Ptr * 3 * d->e_g;
+        if (in->precision == EST_FP16_MIXED)
+                opt_bytes += Ptr * 2 * d->e_g;
         double opt = in->offload == EST_OFFLOAD_NONE
                              ? opt_bytes / (sp->bandwidth * sp->bandwidth_efficiency)
                              : 0;

@@ -21,12 +21,13 @@ const char *const estimate_kv_dtype_names[] = {"auto", "fp32", "fp16", "bf16",
 const char *const estimate_optimizer_names[] = {
         "sgd",         "sgd_momentum",     "adam",       "adamw", "adafactor", "adamw_8bit", "lion",
         "paged_adamw", "paged_adamw_8bit", "paged_lion", NULL};
+const char *const estimate_opt_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
 const char *const estimate_checkpointing_names[] = {"none", "selective", "full", "selective_op",
                                                     NULL};
 const char *const estimate_logits_names[] = {"fp32", "upcast_in_loss", "fused", NULL};
 const char *const estimate_framework_names[] = {
-        "none",   "hf_trainer", "accelerate", "deepspeed", "torchtune",    "torchtitan",
-        "litgpt", "megatron",   "vllm",       "llama_cpp", "transformers", NULL};
+        "none",     "hf_trainer", "accelerate", "deepspeed",    "torchtune", "torchtitan", "litgpt",
+        "megatron", "vllm",       "llama_cpp",  "transformers", "exllama",   NULL};
 static const char *const fw_setting_names[] = {"precision",
                                                "activation_checkpointing",
                                                "flash_attention",
@@ -39,7 +40,10 @@ static const char *const fw_setting_names[] = {"precision",
                                                "sequence_parallel",
                                                "fsdp_no_sync",
                                                "lora_dropout",
-                                               "fsdp_use_orig_params"};
+                                               "fsdp_use_orig_params",
+                                               "gemm_accumulation",
+                                               "dequantize_to_fp16",
+                                               "gradient_clipping"};
 const char *const estimate_strategy_names[] = {"single", "ddp",  "zero1", "zero2",
                                                "zero3",  "fsdp", NULL};
 const char *const estimate_fsdp_names[] = {"full_shard", "shard_grad_op", "hybrid_shard", NULL};
@@ -171,6 +175,10 @@ void estimate_input_defaults(struct estimate_input *in)
  *   each trainable LoRA layer in a unit of its own.
  * DeepSpeed: fp32 unless its config enables fp16 or bf16 (both off by
  *   default); with them, fp32 master weights inside the ZeRO optimizer.
+ * Gradient clipping by default: TrainingArguments max_grad_norm 1.0,
+ *   torchtitan training.max_norm 1.0, Megatron-LM --clip-grad 1.0;
+ *   torchtune (clip_grad_norm), litgpt (max_norm), accelerate and
+ *   DeepSpeed (gradient_clipping 0) leave it off.
  * Megatron-LM: "selective" means its --recompute-activations policy (the
  *   attention core), which stays the engine's meaning of the name; nothing
  *   is recomputed unless asked (--recompute-granularity unset); attention
@@ -179,6 +187,18 @@ void estimate_input_defaults(struct estimate_input *in)
  *   precision are flags its users set, so the request says them.
  * vLLM and transformers serve with fused attention (flash / SDPA); llama.cpp
  *   allocates exact ggml buffers, not PyTorch's caching allocator.
+ * llama.cpp and ExLlama run fp16 matmuls through cuBLAS with fp16
+ *   accumulation: ggml-cuda's ggml_cuda_op_mul_mat_cublas calls
+ *   cublasGemmEx with CUBLAS_COMPUTE_16F for fp16 and dequantized weights;
+ *   ExLlama (v1 q4_matmul, v2 QMatrix) reconstructs each quantized matrix
+ *   to fp16 and calls cublasHgemm above a few rows.  GeForce tensor cores
+ *   run that at twice their fp32-accumulate rate (speed.c).  llama.cpp
+ *   builds since June 2024 (PR 8075) multiply quantized weights in their
+ *   MMQ kernels without an fp16 copy; GGML_CUDA_FORCE_CUBLAS builds and
+ *   older ones dequantize first (runtime.dequantize_to_fp16).
+ * transformers: bitsandbytes 4-bit layers dequantize the whole matrix for
+ *   any input of more than one token (bnb matmul_4bit), GPTQ layers through
+ *   ExLlama kernels above 50 rows.
  */
 /* Sharding as a framework that shards with FSDP does it: FSDP on several
  * GPUs, its FSDP version, FSDP1's no_sync under accumulation, and whether
@@ -209,6 +229,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
+                PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
                 preset_fsdp(in, 2, false, false);
                 if (in->tensor_parallel > 1)
                         PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
@@ -239,6 +260,9 @@ void estimate_apply_framework(struct estimate_input *in)
         case EST_FW_ACCELERATE:
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_FP32);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_FP32);
+                if (in->framework == EST_FW_HF_TRAINER)
+                        PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping,
+                               true);
                 if (multi)
                         PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_DDP);
                 if (in->strategy == EST_FSDP)
@@ -250,14 +274,28 @@ void estimate_apply_framework(struct estimate_input *in)
         case EST_FW_MEGATRON:
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
+                PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
                 break;
         case EST_FW_VLLM:
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                break;
         case EST_FW_TRANSFORMERS:
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                if (in->quantization == EST_QUANT_NF4 || in->quantization == EST_QUANT_INT4)
+                        PRESET(in, EST_SET_DEQUANT_FP16, EST_FWS_DEQUANTIZE_FP16,
+                               dequantize_to_fp16, true);
                 break;
         case EST_FW_LLAMA_CPP:
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_RESERVE, EST_FWS_RESERVE, allocator_reserve_fraction, 0.0);
+                PRESET(in, EST_SET_GEMM_ACC, EST_FWS_GEMM_ACCUMULATION, fp16_accumulation, true);
+                break;
+        case EST_FW_EXLLAMA:
+                PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
+                PRESET(in, EST_SET_GEMM_ACC, EST_FWS_GEMM_ACCUMULATION, fp16_accumulation, true);
+                if (in->quantization != EST_QUANT_NONE)
+                        PRESET(in, EST_SET_DEQUANT_FP16, EST_FWS_DEQUANTIZE_FP16,
+                               dequantize_to_fp16, true);
                 break;
         case EST_FW_NONE:
         case EST_FW_COUNT:
@@ -265,6 +303,18 @@ void estimate_apply_framework(struct estimate_input *in)
         }
 }
 #undef PRESET
+
+enum est_opt_impl estimate_optimizer_impl(const struct estimate_input *in)
+{
+        if (in->optimizer_impl != EST_OPT_IMPL_AUTO)
+                return in->optimizer_impl;
+        if (in->optimizer_per_parameter)
+                return in->framework_set & (1u << EST_FWS_FUSED_OPTIMIZER) ? EST_OPT_IMPL_FUSED
+                                                                           : EST_OPT_IMPL_FOR_LOOP;
+        if (in->framework == EST_FW_DEEPSPEED || in->framework == EST_FW_MEGATRON)
+                return EST_OPT_IMPL_FUSED;
+        return EST_OPT_IMPL_FOREACH;
+}
 
 /* ---- errors and notes ---------------------------------------------------- */
 
@@ -432,6 +482,15 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                         break;
                 case EST_FWS_FSDP_ORIG_PARAMS:
                         val = in->fsdp_use_orig_params;
+                        break;
+                case EST_FWS_GEMM_ACCUMULATION:
+                        val = in->fp16_accumulation;
+                        break;
+                case EST_FWS_DEQUANTIZE_FP16:
+                        val = in->dequantize_to_fp16;
+                        break;
+                case EST_FWS_GRADIENT_CLIPPING:
+                        val = in->gradient_clipping;
                         break;
                 case EST_FWS_COUNT:
                         break;

@@ -84,6 +84,16 @@ enum est_optimizer {
         EST_OPTIMIZER_COUNT
 };
 
+/* How the optimizer step runs (torch.optim's foreach / fused / for-loop
+ * implementations; bitsandbytes and DeepSpeed kernels are fused). */
+enum est_opt_impl {
+        EST_OPT_IMPL_AUTO = 0, /* from the framework: see estimate_optimizer_impl() */
+        EST_OPT_IMPL_FOREACH,
+        EST_OPT_IMPL_FUSED,
+        EST_OPT_IMPL_FOR_LOOP,
+        EST_OPT_IMPL_COUNT
+};
+
 enum est_checkpointing {
         EST_CKPT_NONE = 0,
         EST_CKPT_SELECTIVE, /* recompute the attention core (Korthikanti et al. 2022; Megatron) */
@@ -113,6 +123,7 @@ enum est_framework {
         EST_FW_VLLM,
         EST_FW_LLAMA_CPP,
         EST_FW_TRANSFORMERS,
+        EST_FW_EXLLAMA,
         EST_FW_COUNT
 };
 
@@ -131,6 +142,9 @@ enum est_fw_setting {
         EST_FWS_FSDP_NO_SYNC,
         EST_FWS_LORA_DROPOUT,
         EST_FWS_FSDP_ORIG_PARAMS,
+        EST_FWS_GEMM_ACCUMULATION,
+        EST_FWS_DEQUANTIZE_FP16,
+        EST_FWS_GRADIENT_CLIPPING,
         EST_FWS_COUNT
 };
 
@@ -212,6 +226,9 @@ enum est_model_load {
 #define EST_SET_FSDP_NO_SYNC  0x800000u
 #define EST_SET_LORA_DROPOUT  0x1000000u
 #define EST_SET_FSDP_ORIG     0x2000000u
+#define EST_SET_GEMM_ACC      0x4000000u
+#define EST_SET_DEQUANT_FP16  0x8000000u
+#define EST_SET_GRAD_CLIP     0x10000000u
 
 struct estimate_input {
         struct model_arch arch;
@@ -273,9 +290,18 @@ struct estimate_input {
                                               allocated between steps (PyTorch < 2.0 default) */
         bool optimizer_per_parameter;      /* the step loops over parameters: no foreach
                                               temporaries (transformers "adamw_hf") */
+        enum est_opt_impl optimizer_impl;  /* AUTO: estimate_optimizer_impl() decides */
+        bool gradient_clipping;            /* the gradients' global norm is clipped before
+                                              each step (clip_grad_norm_) */
         double data_samples_per_s;         /* input pipeline throughput per GPU process;
                                               0 = on-the-fly tokenization default */
         unsigned lora_modules_to_save;     /* EST_SAVE_* (core/peft.h): trained in full */
+        bool fp16_accumulation;            /* fp16 matmuls accumulate in fp16 (cuBLAS
+                                              CUBLAS_COMPUTE_16F), as llama.cpp and ExLlama
+                                              run them; PyTorch accumulates in fp32 */
+        bool dequantize_to_fp16;           /* quantized matmuls over many tokens run on an
+                                              fp16 copy of the weights (ExLlama,
+                                              bitsandbytes, llama.cpp's cuBLAS path) */
 
         /* framework behaviour (issue: engine at scale) */
         enum est_framework framework; /* whose defaults filled unset settings */
@@ -303,6 +329,14 @@ struct estimate_input {
  * in estimate.c.
  */
 void estimate_apply_framework(struct estimate_input *in);
+
+/* The optimizer implementation a request runs: the one it names; else a
+ * per-parameter step is the for-loop one, or fused where the framework's
+ * preset said fused; DeepSpeed and Megatron-LM step with fused Adam
+ * kernels (DeepSpeed FusedAdam, apex / Transformer Engine FusedAdam);
+ * otherwise torch.optim's default, foreach. */
+enum est_opt_impl estimate_optimizer_impl(const struct estimate_input *in);
+extern const char *const estimate_opt_impl_names[]; /* "auto", "foreach", "fused", "for_loop" */
 
 /* Memory components, per GPU. */
 enum est_component {
@@ -487,6 +521,8 @@ struct est_note {
  */
 struct est_speed {
         double peak;                 /* dense FLOP/s at the precision run */
+        double gemm_peak;            /* dense FLOP/s the matmuls run at: peak, or the
+                                        fp16-accumulate rate; 0 = peak */
         double bandwidth;            /* memory bytes/s */
         double gemm_efficiency;      /* achieved fraction of peak on the matmuls */
         double attention_efficiency; /* ... on attention (fused kernels) */
@@ -497,16 +533,20 @@ struct est_speed {
         double weight_bytes;         /* read once per pass (quantized at packed size) */
         double expert_weight_bytes;  /* of which MoE expert matrices (all experts) */
         double experts, active_experts;
-        double attention_flops;       /* per token and attended context token */
-        double score_elements;        /* per token and context token; 0 with fused attention */
-        double score_bytes;           /* memory traffic per score, eager forward */
-        double kv_bytes;              /* per context token read in decode */
-        double dequant_ops;           /* per pass: unpacking weight-only quantized matrices */
-        double alu_rate;              /* CUDA-core ops/s that do the unpacking */
-        double elementwise_bytes;     /* per token: norms, activations, residuals, rotary */
-        double host_seconds_per_pass; /* eager dispatch: the host's time per pass */
-        double step_overhead;         /* serving engine: scheduling and sampling per step */
-        double tp_bytes;              /* per token: tensor-parallel all-reduce bytes */
+        double attention_flops;          /* per token and attended context token */
+        double score_elements;           /* per token and context token; 0 with fused attention */
+        double score_bytes;              /* memory traffic per score, eager forward */
+        double kv_bytes;                 /* per context token read in decode */
+        double dequant_ops;              /* per pass: unpacking weight-only quantized matrices */
+        double alu_rate;                 /* CUDA-core ops/s that do the unpacking */
+        double reconstruct_weights;      /* weights dequantized to an fp16 copy before each
+                                            matmul of a pass over more tokens than ... */
+        double reconstruct_min_tokens;   /* ... this (0: the engine never does) */
+        double reconstruct_packed_bytes; /* per weight, as stored */
+        double elementwise_bytes;        /* per token: norms, activations, residuals, rotary */
+        double host_seconds_per_pass;    /* eager dispatch: the host's time per pass */
+        double step_overhead;            /* serving engine: scheduling and sampling per step */
+        double tp_bytes;                 /* per token: tensor-parallel all-reduce bytes */
         double tp_bandwidth;
         double tp_latency; /* per pass: the all-reduces' fixed cost */
 };

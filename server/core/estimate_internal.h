@@ -166,7 +166,7 @@ double speed_parts_gpu(const struct speed_parts *p);
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
                  enum gpu_precision prec, struct est_speed *sp);
 double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
-                             const struct estimate_input *in, bool training);
+                             const struct estimate_input *in);
 double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
                                   bool training);
 double speed_bandwidth_efficiency(void);

@@ -50,6 +50,8 @@ struct gpu_spec {
         uint64_t usable_memory_bytes; /* what the driver reports as total; <= memory_bytes */
         double memory_bandwidth_bytes_per_s;
         double flops[GPU_PRECISION_COUNT]; /* dense peak per precision */
+        double fp16_accumulate_flops;      /* fp16 with fp16 accumulation where that
+                                              runs faster (GeForce); 0 = not faster */
         double tdp_watts;
         enum gpu_link link;
         double link_bytes_per_s;      /* per GPU, one direction, to its peers */

@@ -423,6 +423,9 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 case EST_FWS_LORA_DROPOUT:
                         snprintf(value, sizeof(value), "%g", b);
                         break;
+                case EST_FWS_GEMM_ACCUMULATION:
+                        snprintf(value, sizeof(value), "%s", b != 0 ? "fp16" : "fp32");
+                        break;
                 default: /* booleans */
                         snprintf(value, sizeof(value), "%s", b != 0 ? "true" : "false");
                         break;

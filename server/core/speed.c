@@ -119,18 +119,59 @@ static double dequant_ops_per_weight(enum est_quant q)
         }
 }
 
+/*
+ * fp16 accumulation.  GeForce tensor cores multiply fp16 at twice the rate
+ * when they also accumulate in fp16 (Ampere GA102 whitepaper: RTX 3090 142
+ * against 71 TFLOPS dense; Ada whitepaper appendix: RTX 4090 330.3 against
+ * 165.2); data-centre and workstation parts run both at one rate.  The
+ * catalog stores the fp16-accumulate rate apart (fp16_accumulate_flops).
+ * Kernels do not realise the whole doubling: a matmul on an RTX 4060
+ * (sm_89) measured 53.1 TFLOP/s with fp16 accumulation against 31.0 with
+ * fp32, 1.72x of the 2x (triton-lang/triton issue 10851, NCU-profiled,
+ * 2026): the fp16-accumulate rate counts at 1.72 / 2 of its datasheet
+ * figure, before the matmul efficiency below.
+ */
+static const double fp16_accumulate_realised = 1.72 / 2;
+
+/*
+ * Engines that dequantize a quantized matrix to an fp16 copy and hand the
+ * copy to cuBLAS once a pass has enough rows (runtime.dequantize_to_fp16):
+ * ExLlama v2 above 50 rows (MAX_Q_GEMM_ROWS in exllamav2's q_matrix), and
+ * GPTQ layers running its kernels; llama.cpp's CUDA backend above 32
+ * tokens (MMQ_MAX_BATCH_SIZE with tensor cores, ggml-cuda.cu) in builds
+ * before its MMQ kernels became the default for quantized types (PR 8075,
+ * June 2024) or built with GGML_CUDA_FORCE_CUBLAS; bitsandbytes for any
+ * input of more than one token (matmul_4bit calls dequantize_4bit, then
+ * F.linear).  The copy costs one read of the packed weights and one fp16
+ * write, and the matmul then reads fp16.
+ */
+static double reconstruct_min_tokens(const struct estimate_input *in)
+{
+        if (!in->dequantize_to_fp16 || in->quantization == EST_QUANT_NONE ||
+            in->quantization == EST_QUANT_FP8)
+                return 0;
+        if (in->framework == EST_FW_LLAMA_CPP)
+                return 32;
+        return in->quantization == EST_QUANT_NF4 ? 1 : 50;
+}
+
 /* Hopper and Blackwell data-centre parts: >= 500 TFLOP/s dense bf16. */
 static bool hopper_class(const struct gpu_spec *g)
 {
         return g && !strcmp(g->vendor, "NVIDIA") && g->flops[GPU_BF16] >= 500e12;
 }
 
+/* Megatron-LM's tuned Transformer Engine GEMMs hold the Ampere share on
+ * Hopper (its README's 41-47% MFU is whole-model, with communication);
+ * serving engines do not escape the clock: TensorRT-LLM's own fp8 prefill
+ * on an H100 (Llama 2 7B, 2,048 tokens in 36 ms, performance.md of
+ * v0.6.1) sustains about 40% of the fp8 datasheet rate. */
 double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
-                             const struct estimate_input *in, bool training)
+                             const struct estimate_input *in)
 {
         if (p == GPU_FP32)
                 return gemm_efficiency_fp32;
-        bool tuned = in->framework == EST_FW_MEGATRON || !training;
+        bool tuned = in->framework == EST_FW_MEGATRON;
         double e = hopper_class(g) && !tuned ? gemm_efficiency_hopper : gemm_efficiency_tensor;
         return p == GPU_FP8 ? e * gemm_efficiency_fp8_share : e;
 }
@@ -227,14 +268,24 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
          * rotary and softmax kernels (megatron/core/fusions). */
         bool fused = in->compile || in->framework == EST_FW_VLLM ||
                      in->framework == EST_FW_MEGATRON || in->framework == EST_FW_LLAMA_CPP ||
+                     in->framework == EST_FW_EXLLAMA ||
                      (!d->training && in->framework == EST_FW_NONE);
+        /* ggml graphs keep activations in fp32 (GGML_TYPE_F32) and each
+         * cuBLAS matmul converts its input to fp16 and its fp16 result back
+         * (ggml_cuda_op_mul_mat_cublas: to_fp16_cuda, to_fp32_cuda). */
+        bool ggml = in->framework == EST_FW_LLAMA_CPP;
+        double e_act = ggml ? 4 : d->e_a;
 
         memset(sp, 0, sizeof(*sp));
         sp->peak = g ? g->flops[prec] : 0;
         if (g && sp->peak <= 0 && prec == GPU_TF32)
                 sp->peak = g->flops[GPU_FP32];
         sp->bandwidth = g ? g->memory_bandwidth_bytes_per_s : 0;
-        sp->gemm_efficiency = speed_gemm_efficiency(g, prec, in, d->training);
+        sp->gemm_efficiency = speed_gemm_efficiency(g, prec, in);
+        sp->gemm_peak = sp->peak;
+        if (in->fp16_accumulation && prec == GPU_FP16 && g &&
+            g->fp16_accumulate_flops * fp16_accumulate_realised > sp->peak)
+                sp->gemm_peak = g->fp16_accumulate_flops * fp16_accumulate_realised;
         /* Serving engines always run fused attention (paged attention,
          * FlashInfer, TensorRT-LLM FMHA, llama.cpp's flash kernels). */
         bool flash = in->flash_attention || (fused && !d->training);
@@ -270,13 +321,20 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                 sp->dequant_ops =
                         (double)d->pb.linear / pp / tp * dequant_ops_per_weight(in->quantization);
                 sp->alu_rate = g->flops[GPU_FP32];
+                sp->reconstruct_min_tokens = reconstruct_min_tokens(in);
+                if (sp->reconstruct_min_tokens > 0) {
+                        sp->reconstruct_weights = (double)d->pb.linear / pp / tp;
+                        sp->reconstruct_packed_bytes = d->e_q;
+                }
         }
         sp->attention_flops = 4.0 * q / tp * layers;
         if (a->kind == MODEL_ENCODER_DECODER)
                 sp->attention_flops += 4.0 * q / tp * a->decoder_layers / pp;
         sp->kv_bytes = 2.0 * kv / tp * layers * d->e_kv;
         sp->elementwise_bytes =
-                layers * elementwise_block_bytes(in, d->e_a, fused, d->training, d->amp) / tp;
+                layers * elementwise_block_bytes(in, e_act, fused, d->training, d->amp) / tp;
+        if (ggml) /* fp32 read + fp16 write of each input, the reverse for each output */
+                sp->elementwise_bytes += layers * io / tp * (4 + 2);
         if (head > 0) /* logits written, then softmax / loss read them */
                 sp->elementwise_bytes += (double)a->vocab / tp * (d->e_a + 8);
         if (fused && !in->compile && !d->training) {
@@ -323,13 +381,18 @@ static double experts_share(const struct est_speed *sp, double tokens)
 void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
                       double kv_tokens_read, struct speed_parts *p)
 {
-        double rate = sp->peak * sp->gemm_efficiency;
+        double rate = (sp->gemm_peak > 0 ? sp->gemm_peak : sp->peak) * sp->gemm_efficiency;
         double bw = sp->bandwidth * sp->bandwidth_efficiency;
 
         memset(p, 0, sizeof(*p));
         if (!(rate > 0) || !(bw > 0))
                 return;
-        double weights = sp->weight_bytes * experts_share(sp, tokens);
+        double share = experts_share(sp, tokens);
+        double weights = sp->weight_bytes * share;
+        /* Reconstructed matrices: the matmuls read the fp16 copies. */
+        bool rebuild = sp->reconstruct_min_tokens > 0 && tokens > sp->reconstruct_min_tokens;
+        double rebuilt = rebuild ? sp->reconstruct_weights * share : 0;
+        weights += rebuilt * (2 - sp->reconstruct_packed_bytes);
         p->gemm_compute = tokens * sp->linear_flops / rate;
         p->gemm_memory = (weights + tokens * sp->gemm_io_bytes) / bw;
         p->attention_compute =
@@ -341,7 +404,9 @@ void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
                               bw;
         p->elementwise = tokens * sp->elementwise_bytes / bw;
         if (sp->dequant_ops > 0 && sp->alu_rate > 0)
-                p->dequant = sp->dequant_ops * experts_share(sp, tokens) / sp->alu_rate;
+                p->dequant = sp->dequant_ops * share / sp->alu_rate;
+        if (rebuild) /* its own kernel: packed read and fp16 write */
+                p->dequant = fmax(p->dequant, rebuilt * (sp->reconstruct_packed_bytes + 2) / bw);
         if (sp->tp_bytes > 0 && sp->tp_bandwidth > 0)
                 p->tensor_parallel = tokens * sp->tp_bytes / sp->tp_bandwidth + sp->tp_latency;
         p->host = sp->host_seconds_per_pass;

@@ -202,7 +202,7 @@ static const char sql_accelerators[] =
         " fp16_flops, bf16_flops, fp8_flops, int8_flops, tdp_watts, interconnect_kind,"
         " interconnect, interconnect_bytes_per_s, host_interface, host_bytes_per_s, launch_year,"
         " launch_price_usd, can_train, can_infer, cuda, frameworks, notes, source, " DATE_ISO(
-                "source_date") ", " TS_UTC("updated_at") ", updated_by"
+                "source_date") ", " TS_UTC("updated_at") ", updated_by, fp16_accumulate_flops"
                                                          " FROM accelerators ORDER BY id COLLATE "
                                                          "\"C\"";
 
@@ -256,6 +256,7 @@ static int read_accelerators(struct reader *rd)
                 for (int p = 0; p < GPU_PRECISION_COUNT; p++)
                         g->flops[p] = cell_double(rd, 10 + p); /* fp32..int8, in enum order */
                 g->tdp_watts = cell_double(rd, 16);
+                g->fp16_accumulate_flops = cell_double(rd, 33);
                 info->interconnect_kind = cell_text_nn(rd, 17);
                 g->link = link_from_name(info->interconnect_kind);
                 info->interconnect = cell_text(rd, 18);
@@ -784,7 +785,7 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
                                   bool *created, struct db_error *e)
 {
         char b[20][40];
-        const char *v[32];
+        const char *v[33];
         int i = 0;
 
         v[i++] = g->id;
@@ -818,6 +819,7 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
         v[i++] = info->source;
         v[i++] = info->source_date;
         v[i++] = who->actor;
+        v[i++] = num_or_null(b[15], sizeof(b[15]), g->fp16_accumulate_flops);
         return upsert_with_audit(
                 conn,
                 "INSERT INTO accelerators (id, name, vendor, kind, form_factor, chips_per_board,"
@@ -825,12 +827,13 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
                 " fp32_flops, tf32_flops, fp16_flops, bf16_flops, fp8_flops, int8_flops, tdp_watts,"
                 " interconnect_kind, interconnect, interconnect_bytes_per_s, host_interface,"
                 " host_bytes_per_s, launch_year, launch_price_usd, can_train, can_infer, cuda,"
-                " frameworks, notes, source, source_date, updated_by, updated_at)"
+                " frameworks, notes, source, source_date, updated_by, fp16_accumulate_flops, "
+                "updated_at)"
                 " VALUES ($1, $2, $3, $4, $5, $6::integer, $7::bigint, $8::bigint, $9,"
                 " $10::float8, $11::float8, $12::float8, $13::float8, $14::float8, $15::float8,"
                 " $16::float8, $17::float8, $18, $19, $20::float8, $21, $22::float8, $23::integer,"
                 " $24::numeric, $25::boolean, $26::boolean, $27::boolean, $28, $29, $30,"
-                " $31::date, $32, now())"
+                " $31::date, $32, $33::float8, now())"
                 " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, vendor = EXCLUDED.vendor,"
                 " kind = EXCLUDED.kind, form_factor = EXCLUDED.form_factor,"
                 " chips_per_board = EXCLUDED.chips_per_board, memory_bytes = EXCLUDED.memory_bytes,"
@@ -840,6 +843,7 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
                 " fp32_flops = EXCLUDED.fp32_flops, tf32_flops = EXCLUDED.tf32_flops,"
                 " fp16_flops = EXCLUDED.fp16_flops, bf16_flops = EXCLUDED.bf16_flops,"
                 " fp8_flops = EXCLUDED.fp8_flops, int8_flops = EXCLUDED.int8_flops,"
+                " fp16_accumulate_flops = EXCLUDED.fp16_accumulate_flops,"
                 " tdp_watts = EXCLUDED.tdp_watts, interconnect_kind = EXCLUDED.interconnect_kind,"
                 " interconnect = EXCLUDED.interconnect,"
                 " interconnect_bytes_per_s = EXCLUDED.interconnect_bytes_per_s,"

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { post, assertProblem } from './lib.mjs';
+import { post, request, assertProblem } from './lib.mjs';
 
 const LLAMA8 = { id: 'llama-3.1-8b' };
 const pretrain = (extra = {}) => post('/api/v1/estimate', {
@@ -149,4 +149,100 @@ test('a config pasted as PEFT, TRL and TrainingArguments write it gets the answe
                 workload: { mode: 'lora', lora: { r: 16, rank: 8 } },
         });
         assertProblem(both, 400, '/workload/lora/r');
+});
+
+// A 512-token prompt of Llama 3.1 8B on an RTX 4090, the way llama-bench's
+// pp512 runs it.
+const pp512 = (extra = {}) => post('/api/v1/estimate', {
+        model: LLAMA8, gpu: 'rtx-4090',
+        workload: { mode: 'inference', batch_size: 1, prompt_tokens: 512, generated_tokens: 0 },
+        precision: 'fp16', kv_cache_precision: 'fp16',
+        ...extra,
+});
+
+test('llama.cpp and ExLlama multiply in fp16 accumulation: GeForce runs that at its datasheet fp16-accumulate rate', async () => {
+        // Ada whitepaper appendix: RTX 4090 dense fp16 with fp16 accumulate 330.3
+        // TFLOPS, with fp32 accumulate 165.2.
+        const g = await request('GET', '/api/v1/gpus/rtx-4090');
+        assert.equal(g.status, 200, g.text);
+        assert.equal(g.json.throughput_flops.fp16_accumulate, 330.3e12);
+        assert.equal(g.json.throughput_flops.fp16, 165.2e12);
+        const a100 = await request('GET', '/api/v1/gpus/a100-sxm-80gb');
+        assert.equal(a100.json.throughput_flops.fp16_accumulate, null);
+
+        const cpp = await pp512({ framework: 'llama_cpp' });
+        assert.equal(cpp.status, 200, cpp.text);
+        assert.equal(cpp.json.input.gemm_accumulation, 'fp16');
+        assert.ok(frameworkDefaults(cpp).some((t) => t.startsWith('gemm_accumulation = fp16')), frameworkDefaults(cpp).join('; '));
+        const fp32acc = await pp512({ framework: 'llama_cpp', runtime: { gemm_accumulation: 'fp32' } });
+        assert.equal(fp32acc.json.input.gemm_accumulation, 'fp32');
+        // Compute-bound prefill: the fp16-accumulate rate shortens it.
+        assert.ok(cpp.json.inference.prefill_seconds < 0.8 * fp32acc.json.inference.prefill_seconds,
+                  `${cpp.json.inference.prefill_seconds} vs ${fp32acc.json.inference.prefill_seconds}`);
+        // On an A100 both accumulations run at one rate.
+        const onA100 = async (acc) => (await pp512({ gpu: 'a100-sxm-80gb', framework: 'llama_cpp', runtime: { gemm_accumulation: acc } })).json.inference.prefill_seconds;
+        assert.equal(await onA100('fp16'), await onA100('fp32'));
+
+        for (const name of ['exllama', 'exllamav2', 'EXL2', 'tabbyAPI']) {
+                const r = await pp512({ framework: name, quantization: 'int4' });
+                assert.equal(r.status, 200, `${name}: ${r.text}`);
+                assert.equal(r.json.input.framework, 'exllama');
+                assert.equal(r.json.input.gemm_accumulation, 'fp16');
+                assert.equal(r.json.input.dequantize_to_fp16, true);
+        }
+});
+
+test('a quantized prompt copied to fp16 first costs a packed read and an fp16 write per weight', async () => {
+        const mmq = await pp512({ framework: 'llama_cpp', quantization: 'int4', quantization_group_size: 32 });
+        assert.equal(mmq.status, 200, mmq.text);
+        assert.equal(mmq.json.input.dequantize_to_fp16, false);
+        const copy = await pp512({ framework: 'llama_cpp', quantization: 'int4', quantization_group_size: 32,
+                                   runtime: { dequantize_to_fp16: true } });
+        // Llama 3.1 8B's block matrices: 32 x (4096 x (4096 + 2 x 1024 + 4096)
+        // + 3 x 4096 x 14336) = 6,979,321,856 weights, at 4 + 20/32 bits packed
+        // (0.578125 B) plus 2 B written: 18.0 GB at 0.8 x 1008 GB/s = 22.3 ms,
+        // against unpacking on the CUDA cores (4 ops per weight at 82.6 TFLOPS fp32,
+        // 0.34 ms) without the copy.
+        const extra = copy.json.inference.prefill_seconds - mmq.json.inference.prefill_seconds;
+        const hand = 6979321856 * (0.578125 + 2) / (0.8 * 1008e9) - 6979321856 * 4 / 82.6e12;
+        assert.ok(Math.abs(extra - hand) < 0.02 * hand, `${extra} vs ${hand}`);
+});
+
+test('how the optimizer steps: Hugging Face optim names say fused or for-loop, and foreach moves three times the bytes of fused', async () => {
+        const ft = (extra) => post('/api/v1/estimate', {
+                model: { id: 'llama-3.2-1b' }, gpu: 'a100-sxm-80gb',
+                workload: { mode: 'fine_tune', batch_size: 1, sequence_length: 512 }, precision: 'fp32', ...extra });
+        const fused = await ft({ optim: 'adamw_torch_fused' });
+        assert.equal(fused.status, 200, fused.text);
+        assert.equal(fused.json.input.optimizer, 'adamw');
+        assert.equal(fused.json.input.optimizer_implementation, 'fused');
+        const foreach = await ft({ optim: 'adamw_torch' });
+        assert.equal(foreach.json.input.optimizer_implementation, 'foreach');
+        const loop = await ft({ optim: 'adamw_hf' });
+        assert.equal(loop.json.input.optimizer_implementation, 'for_loop');
+        // torch.optim AdamW outside the fused kernel: 84 B per fp32 parameter
+        // against 28 (see core/compute.c); at 0.8 x 2.039 TB/s over
+        // Llama 3.2 1B's 1,235,814,400 parameters (task head aside) that is
+        // 1.2358e9 x 56 / 1.6312e12 = 42.4 ms more per step.
+        const dt = foreach.json.compute.seconds_per_step - fused.json.compute.seconds_per_step;
+        assert.ok(Math.abs(dt - 42.4e-3) < 0.03 * 42.4e-3, `${dt}`);
+        const bad = await ft({ runtime: { optimizer_implementation: 'apex' } });
+        assertProblem(bad, 400, '/runtime/optimizer_implementation');
+        assert.match(bad.json.detail, /foreach, fused, for_loop/);
+});
+
+test('gradient clipping: on by default in the Trainer, off with max_grad_norm 0, and a bad norm is a 400', async () => {
+        const ft = (extra) => post('/api/v1/estimate', {
+                model: { id: 'llama-3.2-1b' }, gpu: 'a100-sxm-80gb', framework: 'hf_trainer',
+                workload: { mode: 'fine_tune', batch_size: 1, sequence_length: 512 }, ...extra });
+        const on = await ft({});
+        assert.equal(on.status, 200, on.text);
+        assert.equal(on.json.input.gradient_clipping, true);
+        assert.ok(frameworkDefaults(on).some((t) => t.startsWith('gradient_clipping = true')));
+        const off = await ft({ max_grad_norm: 0 });
+        assert.equal(off.json.input.gradient_clipping, false);
+        assert.ok(off.json.compute.seconds_per_step < on.json.compute.seconds_per_step);
+        const tt = await ft({ clip_grad_norm: null });
+        assert.equal(tt.json.input.gradient_clipping, false);
+        assertProblem(await ft({ max_norm: -1 }), 400, '/max_norm');
 });

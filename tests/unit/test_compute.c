@@ -260,6 +260,109 @@ static void test_fp8_before_hopper(void **state)
         assert_true(fabs(res.seconds_per_step - 0.042691) < 1e-6);
 }
 
+/* A one-prompt prefill of LLaMA-2-7B in fp16 on an RTX 4090-like card
+ * (1008 GB/s; 165.2 TFLOPS fp16 with fp32 accumulation, 330.3 with fp16
+ * accumulation: Ada whitepaper appendix).  The block matmuls of 512
+ * tokens are 512 x 2 x 6,476,005,376 = 6.6314e12 FLOPs (the head runs for
+ * the last position only).  At 0.70 of the fp32-accumulate rate they take
+ * 6.6314e12 / 115.64e12 = 57.345 ms; with fp16 accumulation the rate is
+ * 330.3e12 x 1.72 / 2 (the realised share of the doubling) = 284.058e12,
+ * x 0.70 = 198.84e12: 33.350 ms.  Both are above the weight read
+ * (12.95e9 B / 806.4e9 B/s = 16.1 ms), so the prefill shortens by the
+ * difference, 23.995 ms.  bf16 accumulates in fp32 on every part: no
+ * change. */
+static void prefill_4090(struct estimate_input *in, struct gpu_spec *g)
+{
+        *g = gpu("rtx-4090", 24e9, 1008e9, 165.2e12);
+        g->fp16_accumulate_flops = 330.3e12;
+        estimate_input_defaults(in);
+        in->arch = llama2_7b();
+        in->mode = EST_INFERENCE;
+        in->precision = EST_FP16;
+        in->batch_size = 1;
+        in->prompt_tokens = 512;
+        in->generated_tokens = 0;
+        in->sequence_length = 512;
+        in->set |= EST_SET_PROMPT | EST_SET_GENERATED | EST_SET_SEQUENCE;
+        in->gpu_index = 0;
+}
+
+static void test_fp16_accumulate_prefill(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g;
+        prefill_4090(&in, &g);
+        run(&in, &g, 1);
+        double fp32_acc = res.prefill_seconds;
+        assert_true(fabs(res.speed.gemm_peak - 165.2e12) < 1);
+        in.fp16_accumulation = true;
+        run(&in, &g, 1);
+        assert_true(fabs(res.speed.gemm_peak - 284.058e12) < 1e6);
+        assert_true(fabs((fp32_acc - res.prefill_seconds) - 23.995e-3) < 0.01e-3);
+        in.precision = EST_BF16;
+        run(&in, &g, 1);
+        assert_true(fabs(res.speed.gemm_peak - 165.2e12) < 1);
+}
+
+/* The same prefill over int8 weights (1 byte each).  Unpacking on the
+ * CUDA cores costs 6,476,005,376 x 2 ops / 10.325e12 (fp32 rate) =
+ * 1.2544 ms; an engine that first copies the matrices to fp16 reads 1
+ * byte and writes 2 per weight: 6,476,005,376 x 3 / 806.4e9 = 24.092 ms
+ * instead, 22.837 ms more (the matmuls stay compute-bound: 33.4 ms
+ * against 16.1 ms of fp16 weight reads).  A one-token decode step stays
+ * under the 50-row threshold and does not copy. */
+static void test_dequantize_copy(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g;
+        prefill_4090(&in, &g);
+        in.fp16_accumulation = true;
+        in.quantization = EST_QUANT_INT8;
+        run(&in, &g, 1);
+        double direct = res.prefill_seconds;
+        in.dequantize_to_fp16 = true;
+        run(&in, &g, 1);
+        assert_true(fabs((res.prefill_seconds - direct) - 22.837e-3) < 0.01e-3);
+        double step_copy = est_speed_pass_seconds(&res.speed, 1, 512, 512);
+        in.dequantize_to_fp16 = false;
+        run(&in, &g, 1);
+        assert_true(fabs(est_speed_pass_seconds(&res.speed, 1, 512, 512) - step_copy) < 1e-12);
+}
+
+/* The optimizer step of a full fp32 fine-tune of LLaMA-2-7B on one A100
+ * (2.039e12 B/s x 0.80 = 1.6312e12 B/s).  torch.optim's foreach AdamW
+ * moves 84 bytes per parameter, the fused kernel 28 (adamw.py): the
+ * difference is 6,738,415,616 x 56 / 1.6312e12 = 231.33 ms per step.
+ * Clipping the gradients' norm reads them and scales them in place:
+ * 6,738,415,616 x 12 / 1.6312e12 = 49.57 ms more. */
+static void test_optimizer_implementation(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 80e9, 2.039e12, 312e12);
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_FINE_TUNE;
+        in.precision = EST_FP32;
+        in.optimizer = EST_OPT_ADAMW;
+        in.batch_size = 1;
+        in.sequence_length = 512;
+        in.set |= EST_SET_BATCH | EST_SET_SEQUENCE | EST_SET_PRECISION | EST_SET_OPTIMIZER;
+        in.gpu_index = 0;
+        in.optimizer_impl = EST_OPT_IMPL_FUSED;
+        run(&in, &g, 1);
+        double fused = res.seconds_per_step;
+        in.optimizer_impl = EST_OPT_IMPL_FOREACH;
+        run(&in, &g, 1);
+        assert_true(fabs((res.seconds_per_step - fused) - 231.33e-3) < 0.01e-3);
+        double foreach = res.seconds_per_step;
+        in.gradient_clipping = true;
+        run(&in, &g, 1);
+        assert_true(fabs((res.seconds_per_step - foreach) - 49.57e-3) < 0.01e-3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -269,6 +372,9 @@ int main(void)
                 cmocka_unit_test(test_bf16_on_gpu_without_bf16),
                 cmocka_unit_test(test_fp8_before_hopper),
                 cmocka_unit_test(test_moe_decode_reads_active_experts),
+                cmocka_unit_test(test_fp16_accumulate_prefill),
+                cmocka_unit_test(test_dequantize_copy),
+                cmocka_unit_test(test_optimizer_implementation),
         };
         return cmocka_run_group_tests_name("compute", tests, NULL, NULL);
 }
