@@ -361,6 +361,58 @@ static int import_generic_moe(struct imp *im, struct model_arch *a, const char *
         return 0;
 }
 
+/*
+ * Llama 4's block pattern (transformers modeling_llama4.py,
+ * Llama4TextConfig):
+ * - interleave_moe_layer_step k: every k-th block is an MoE block, the others
+ *   a dense Llama4TextMLP of intermediate_size_mlp (Maverick: k = 2, 16384);
+ *   where they sit does not change counts, so they are the dense blocks;
+ * - attention_chunk_size: blocks with rotary positions attend inside aligned
+ *   chunks of that many tokens, so their cache holds at most one chunk; the
+ *   NoPE blocks (no_rope_layers[i] == 0, every no_rope_layer_interval-th, 4
+ *   by default; layer_types "full_attention" in current configs) attend to
+ *   the whole context.  A chunk bounds the cache as a window of its length
+ *   does, and the engine reads it as one.
+ */
+static int import_llama4(struct imp *im, struct model_arch *a)
+{
+        uint32_t step = 1, chunk = 0, interval = 4;
+        if (get_u32(im, "interleave_moe_layer_step", 1, 1024, &step) ||
+            get_u32(im, "attention_chunk_size", 0, 16777216, &chunk) ||
+            get_u32(im, "no_rope_layer_interval", 4, 1024, &interval))
+                return -1;
+        if (step > 1 && a->experts > 1) {
+                a->dense_layers = a->layers - a->layers / step;
+                if (get_u32(im, "intermediate_size_mlp", a->ffn * 2, 1048576, &a->dense_ffn))
+                        return -1;
+        }
+        if (!chunk || chunk >= a->max_positions)
+                return 0;
+        json_t *nr = json_object_get(im->cfg, "no_rope_layers");
+        json_t *lt = json_object_get(im->cfg, "layer_types");
+        size_t i, period = 0, globals = 0;
+        json_t *x;
+        if (json_is_array(lt) && json_array_size(lt) > 0) {
+                json_array_foreach(lt, i, x)
+                {
+                        const char *t = json_string_value(x);
+                        if (t && !strcmp(t, "full_attention") && !globals++)
+                                period = i + 1;
+                }
+        } else if (json_is_array(nr) && json_array_size(nr) > 0) {
+                json_array_foreach(nr, i, x)
+                {
+                        if (json_is_integer(x) && json_integer_value(x) == 0 && !globals++)
+                                period = i + 1;
+                }
+        } else {
+                period = interval;
+        }
+        a->sliding_window = chunk;
+        a->global_every = period > 1 ? (uint32_t)period : 0;
+        return 0;
+}
+
 /* Routed experts, shared experts and leading dense blocks. */
 static int import_moe(struct imp *im, struct model_arch *a, const char *type)
 {
@@ -1091,7 +1143,8 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                                 "are out of scope: their memory is a recurrent state, not a "
                                 "KV cache, and is not modelled");
         else if (llama_shaped(im.cfg)) {
-                rc = import_llama_like(&im, out, "llama") || import_generic_moe(&im, out, type);
+                rc = import_llama_like(&im, out, "llama") || import_generic_moe(&im, out, type) ||
+                     (is(type, "llama4_text") && import_llama4(&im, out));
                 out->generic = true;
         } else {
                 char why_buf[600];

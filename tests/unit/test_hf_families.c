@@ -328,6 +328,33 @@ static void test_current_moe_families(void **state)
                "\"max_position_embeddings\":10485760,\"tie_word_embeddings\":false}}",
                &a);
         assert_int_equal(model_parameters(&a), 107769861120ull);
+        /* Llama 4 Maverick: 128 experts, an MoE block every second block
+         * (interleave_moe_layer_step 2), the other 24 dense MLPs of
+         * intermediate_size_mlp 16384.  Embeddings and head 2 x 202048 x
+         * 5120 = 2,068,971,520; attention 48 x 62,914,560 = 3,019,898,880;
+         * norms 48 x 10,240 + 5120 = 496,640; MoE blocks 24 x (128 x 3 x
+         * 5120 x 8192 + 3 x 5120 x 8192 shared + 5120 x 128 router) = 24 x
+         * 16,232,611,840 = 389,582,684,160; dense blocks 24 x 3 x 5120 x
+         * 16384 = 6,039,797,760; in all 400,711,848,960 (the card: 400B
+         * total, 17B active). */
+        import("{\"model_type\":\"llama4\",\"text_config\":{\"model_type\":\"llama4_text\","
+               "\"hidden_size\":5120,\"intermediate_size\":8192,\"intermediate_size_mlp\":16384,"
+               "\"num_hidden_layers\":48,\"num_attention_heads\":40,\"num_key_value_heads\":8,"
+               "\"head_dim\":128,\"vocab_size\":202048,\"num_local_experts\":128,"
+               "\"num_experts_per_tok\":1,\"interleave_moe_layer_step\":2,"
+               "\"attention_chunk_size\":8192,\"max_position_embeddings\":1048576,"
+               "\"tie_word_embeddings\":false}}",
+               &a);
+        assert_int_equal(model_parameters(&a), 400711848960ull);
+        /* Chunked attention: the rotary blocks attend inside 8192-token
+         * chunks, every 4th block (NoPE, no_rope_layer_interval 4) to the
+         * whole context.  At 100,000 tokens the cache holds, per layer and
+         * token, 2 x 8 x 128 = 2048 elements: 12 global blocks x 100,000 +
+         * 36 chunked x 8192 tokens. */
+        assert_int_equal(a.sliding_window, 8192);
+        assert_int_equal(a.global_every, 4);
+        assert_true(fabs(model_kv_elements(&a, 100000) - 2048.0 * (12 * 100000 + 36 * 8192)) <
+                    0.5);
 }
 
 /* An unknown type with LLaMA keys is a generic decoder; SSMs are refused. */
