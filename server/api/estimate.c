@@ -1058,6 +1058,10 @@ static void write_arch(struct jsonw *w, const struct model_arch *a)
                 jsonw_kint(w, "shared_expert_ffn", a->shared_expert_ffn);
         if (a->dense_layers)
                 jsonw_kint(w, "dense_layers", a->dense_layers);
+        if (a->linear_layers) {
+                jsonw_kint(w, "linear_attention_layers", a->linear_layers);
+                jsonw_ku64(w, "recurrent_state_elements", model_recurrent_state_elements(a));
+        }
         if (a->generic)
                 jsonw_kbool(w, "generic", true);
         jsonw_kbool(w, "pooler", a->pooler);

@@ -17,9 +17,8 @@ const char hf_config_supported[] =
         "modernbert, gpt2, gpt_neox, gptj, falcon, bloom, opt, mpt, llama, mistral, mixtral, "
         "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo, "
         "olmo2, "
-        "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, gpt_oss, t5, mt5, umt5, "
-        "bart, "
-        "mbart";
+        "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, gpt_oss, qwen3_next, "
+        "qwen3_5, qwen3_5_moe, t5, mt5, umt5, bart, mbart";
 
 struct imp {
         json_t *cfg;
@@ -305,7 +304,19 @@ static const struct decoder_defaults decoder_families[] = {
         {"deepseek_v2", 102400, 5120, 12288, 60, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
         {"deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
         {"gpt_oss", 201088, 2880, 2880, 24, 64, 8, 64, 131072, false, MODEL_ACT_SILU},
+        /* Qwen3NextConfig's defaults (the 80B-A3B model); Qwen3.5's text
+         * configs are read with the same when a key is missing. */
+        {"qwen3_next", 151936, 2048, 5120, 48, 16, 2, 256, 32768, false, MODEL_ACT_SILU},
+        {"qwen3_5_text", 151936, 2048, 5120, 48, 16, 2, 256, 32768, false, MODEL_ACT_SILU},
+        {"qwen3_5_moe_text", 151936, 2048, 5120, 48, 16, 2, 256, 32768, false, MODEL_ACT_SILU},
 };
+
+/* Families whose blocks mix Gated DeltaNet and full attention. */
+static bool hybrid_linear(const char *type)
+{
+        return !strcmp(type, "qwen3_next") || !strcmp(type, "qwen3_5_text") ||
+               !strcmp(type, "qwen3_5_moe_text");
+}
 
 static const struct decoder_defaults *decoder_family(const char *type)
 {
@@ -433,16 +444,35 @@ static int import_moe(struct imp *im, struct model_arch *a, const char *type)
                 a->qk_norm_params += a->experts; /* router bias */
                 return 0;
         }
-        if (is(type, "qwen2_moe") || is(type, "qwen3_moe")) {
+        if (is(type, "qwen3_5_text"))
+                return 0; /* dense */
+        if (is(type, "qwen2_moe") || is(type, "qwen3_moe") || is(type, "qwen3_next") ||
+            is(type, "qwen3_5_moe_text")) {
                 /* Qwen2MoeSparseMoeBlock: experts of moe_intermediate_size, a
                  * shared expert of shared_expert_intermediate_size behind a
-                 * hidden x 1 gate; Qwen3-MoE has no shared expert. */
-                bool q2 = is(type, "qwen2_moe");
-                if (get_u32(im, "num_experts", q2 ? 60 : 128, 1024, &a->experts) ||
-                    get_u32(im, "num_experts_per_tok", q2 ? 4 : 8, 1024, &a->active_experts) ||
-                    get_u32(im, "moe_intermediate_size", q2 ? 1408 : 768, 1048576, &moe_ffn))
+                 * hidden x 1 gate; Qwen3-MoE has no shared expert; Qwen3-Next
+                 * and Qwen3.5-MoE have Qwen2-MoE's (Qwen3NextSparseMoeBlock:
+                 * 512 experts of 512, 10 per token, a shared expert of 512). */
+                bool q2 = !is(type, "qwen3_moe");
+                bool next = is(type, "qwen3_next") || is(type, "qwen3_5_moe_text");
+                if (get_u32(im, "num_experts",
+                            next ? 512
+                            : q2 ? 60
+                                 : 128,
+                            1024, &a->experts) ||
+                    get_u32(im, "num_experts_per_tok",
+                            next ? 10
+                            : q2 ? 4
+                                 : 8,
+                            1024, &a->active_experts) ||
+                    get_u32(im, "moe_intermediate_size",
+                            next ? 512
+                            : q2 ? 1408
+                                 : 768,
+                            1048576, &moe_ffn))
                         return -1;
-                if (q2 && get_u32(im, "shared_expert_intermediate_size", 5632, 1048576, &shared))
+                if (q2 && get_u32(im, "shared_expert_intermediate_size", next ? 512 : 5632, 1048576,
+                                  &shared))
                         return -1;
                 a->ffn = moe_ffn;
                 a->shared_expert_ffn = shared;
@@ -497,6 +527,48 @@ static int import_mla(struct imp *im, struct model_arch *a)
         return 0;
 }
 
+/*
+ * Gated DeltaNet blocks (Qwen3-Next, Qwen3.5): layer_types marks each block
+ * "linear_attention" or "full_attention" (else every full_attention_interval-th
+ * block, 4 by default, is full attention); the linear blocks' widths come
+ * from linear_num_key_heads, linear_key_head_dim, linear_num_value_heads,
+ * linear_value_head_dim and linear_conv_kernel_dim.  The full-attention
+ * blocks gate their output from a doubled q_proj (attn_output_gate) and
+ * norm q and k per head (modeling_qwen3_next.py Qwen3NextAttention).
+ */
+static int import_linear_attention(struct imp *im, struct model_arch *a)
+{
+        uint32_t interval = 4;
+        bool gate = true;
+        json_t *lt = json_object_get(im->cfg, "layer_types");
+        if (get_u32(im, "linear_num_key_heads", 16, 4096, &a->lin_k_heads) ||
+            get_u32(im, "linear_key_head_dim", 128, 4096, &a->lin_k_dim) ||
+            get_u32(im, "linear_num_value_heads", 32, 4096, &a->lin_v_heads) ||
+            get_u32(im, "linear_value_head_dim", 128, 4096, &a->lin_v_dim) ||
+            get_u32(im, "linear_conv_kernel_dim", 4, 64, &a->lin_conv_kernel) ||
+            get_u32(im, "full_attention_interval", 4, 1024, &interval) ||
+            get_bool(im, "attn_output_gate", true, &gate))
+                return -1;
+        if (interval == 0)
+                return imp_fail(im, "full_attention_interval", "must be a positive integer");
+        if (json_is_array(lt) && json_array_size(lt) > 0) {
+                size_t i;
+                json_t *x;
+                a->linear_layers = 0;
+                json_array_foreach(lt, i, x)
+                {
+                        if (i < a->layers && json_is_string(x) &&
+                            !strcmp(json_string_value(x), "linear_attention"))
+                                a->linear_layers++;
+                }
+        } else {
+                a->linear_layers = a->layers - a->layers / interval;
+        }
+        a->attn_output_gate = gate;
+        a->qk_norm_params = 2 * a->head_dim;
+        return 0;
+}
+
 /* Sliding-window attention: Mistral v0.1, Phi-3, Starcoder2 (every layer),
  * Qwen2/3 with use_sliding_window, Gemma 2 (every other layer local:
  * modeling_gemma2.py is_sliding = not layer_idx % 2), Gemma 3
@@ -506,6 +578,8 @@ static int import_window(struct imp *im, struct model_arch *a, const char *type)
         json_t *w = json_object_get(im->cfg, "sliding_window");
         bool use = true;
         uint32_t pattern = 0;
+        if (hybrid_linear(type))
+                return 0; /* layer_types there names linear blocks, not windows */
         if (is(type, "qwen2") || is(type, "qwen3") || is(type, "qwen2_moe") ||
             is(type, "qwen3_moe")) {
                 if (get_bool(im, "use_sliding_window", false, &use))
@@ -645,6 +719,8 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
                 /* CohereLayerNorm over (heads, head_dim) for q and k */
                 a->qk_norm_params = (a->heads + a->kv_heads) * a->head_dim;
         if (import_moe(im, a, type) || import_window(im, a, type))
+                return -1;
+        if (hybrid_linear(type) && import_linear_attention(im, a))
                 return -1;
         return 0;
 }
@@ -1147,7 +1223,7 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                      (is(type, "llama4_text") && import_llama4(&im, out));
                 out->generic = true;
         } else {
-                char why_buf[600];
+                char why_buf[800];
                 snprintf(why_buf, sizeof(why_buf),
                          "model_type \"%.40s\" is not supported (supported: %s); a config "
                          "with integer hidden_size, num_hidden_layers, num_attention_heads, "

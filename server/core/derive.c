@@ -97,8 +97,8 @@ static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
                kv = (double)a->kv_heads * a->head_dim;
         double ex = a->experts > 1 ? a->experts : 1;
         double attn = 0, mlp;
-        if (t & EST_LORA_Q)
-                attn += h + q;
+        if (t & EST_LORA_Q) /* with an output gate q_proj emits 2 q */
+                attn += h + (a->attn_output_gate ? 2 * q : q);
         if (t & EST_LORA_K)
                 attn += h + kv;
         if (t & EST_LORA_V)
@@ -130,6 +130,18 @@ static double lora_params(const struct model_arch *a, uint32_t r, unsigned t)
                        (attn + lora_mlp_params(a, t, dense)) * ((double)a->layers - moe_layers);
         if (a->kind == MODEL_ENCODER_DECODER)
                 total += (2 * attn + mlp * ex) * a->decoder_layers;
+        if (a->linear_layers) {
+                /* Gated DeltaNet blocks have no q/k/v/o; their own projections */
+                double K = (double)a->lin_k_heads * a->lin_k_dim;
+                double V = (double)a->lin_v_heads * a->lin_v_dim, lin = 0;
+                if (t & EST_LORA_LIN_QKVZ)
+                        lin += h + 2 * K + 2 * V;
+                if (t & EST_LORA_LIN_BA)
+                        lin += h + 2.0 * a->lin_v_heads;
+                if (t & EST_LORA_LIN_OUT)
+                        lin += V + h;
+                total += (lin - attn) * a->linear_layers;
+        }
         if (t & EST_LORA_LM_HEAD)
                 total += h + a->vocab;
         if (t & EST_LORA_EMBED)

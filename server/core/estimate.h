@@ -193,11 +193,17 @@ enum est_model_load {
 #define EST_LORA_LM_HEAD 0x200u /* LoRA on the vocabulary projection: r x (h + V) */
 #define EST_LORA_EMBED   0x400u /* LoRA on the token embedding: r x (V + h) */
 /* Multi-head latent attention (DeepSeek-V2/V3 modeling_deepseek.py) */
-#define EST_LORA_Q_A   0x0800u /* q_a_proj: h -> q_lora_rank */
-#define EST_LORA_Q_B   0x1000u /* q_b_proj: q_lora_rank -> heads x head_dim */
-#define EST_LORA_KV_A  0x2000u /* kv_a_proj_with_mqa: h -> kv_lora_rank + rope */
-#define EST_LORA_KV_B  0x4000u /* kv_b_proj: kv_lora_rank -> heads x (nope + v) */
-#define EST_LORA_VALID 0x7fffu
+#define EST_LORA_Q_A  0x0800u /* q_a_proj: h -> q_lora_rank */
+#define EST_LORA_Q_B  0x1000u /* q_b_proj: q_lora_rank -> heads x head_dim */
+#define EST_LORA_KV_A 0x2000u /* kv_a_proj_with_mqa: h -> kv_lora_rank + rope */
+#define EST_LORA_KV_B 0x4000u /* kv_b_proj: kv_lora_rank -> heads x (nope + v) */
+/* Gated DeltaNet blocks (Qwen3-Next linear_attn; Qwen3.5 splits the input
+ * projection into in_proj_qkv / in_proj_z and in_proj_b / in_proj_a, read
+ * as the fused ones) */
+#define EST_LORA_LIN_QKVZ 0x08000u /* in_proj_qkvz: h -> 2 K + 2 V */
+#define EST_LORA_LIN_BA   0x10000u /* in_proj_ba: h -> 2 value heads */
+#define EST_LORA_LIN_OUT  0x20000u /* out_proj: V -> h */
+#define EST_LORA_VALID    0x3ffffu
 
 /* Which members of estimate_input the caller set; the rest are defaults. */
 #define EST_SET_BATCH         0x0001u
@@ -533,12 +539,13 @@ struct est_speed {
         double weight_bytes;         /* read once per pass (quantized at packed size) */
         double expert_weight_bytes;  /* of which MoE expert matrices (all experts) */
         double experts, active_experts;
-        double attention_flops;          /* per token and attended context token */
-        double score_elements;           /* per token and context token; 0 with fused attention */
-        double score_bytes;              /* memory traffic per score, eager forward */
-        double kv_bytes;                 /* per context token read in decode */
-        double dequant_ops;              /* per pass: unpacking weight-only quantized matrices */
-        double alu_rate;                 /* CUDA-core ops/s that do the unpacking */
+        double attention_flops; /* per token and attended context token */
+        double score_elements;  /* per token and context token; 0 with fused attention */
+        double score_bytes;     /* memory traffic per score, eager forward */
+        double kv_bytes;        /* per context token read in decode */
+        double state_bytes;     /* per sequence and decode step: recurrent state read and written */
+        double dequant_ops;     /* per pass: unpacking weight-only quantized matrices */
+        double alu_rate;        /* CUDA-core ops/s that do the unpacking */
         double reconstruct_weights;      /* weights dequantized to an fp16 copy before each
                                             matmul of a pass over more tokens than ... */
         double reconstruct_min_tokens;   /* ... this (0: the engine never does) */

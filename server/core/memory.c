@@ -274,6 +274,16 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
                 in_features += a->q_lora_rank;
         if (tg & EST_LORA_KV_B)
                 in_features += a->kv_lora_rank;
+        if (a->linear_layers && a->layers) {
+                /* Gated DeltaNet blocks: their own projections instead (the
+                 * in_proj pair reads h, out_proj the value heads); a block's
+                 * share is the mean over both kinds. */
+                double lin = h * (((tg & EST_LORA_LIN_QKVZ) != 0) + ((tg & EST_LORA_LIN_BA) != 0));
+                if (tg & EST_LORA_LIN_OUT)
+                        lin += (double)a->lin_v_heads * a->lin_v_dim;
+                double share = (double)a->linear_layers / a->layers;
+                in_features = in_features * (1 - share) + lin * share;
+        }
         if (a->gated_mlp)
                 in_features += h * ex *
                                (((tg & EST_LORA_GATE) != 0) + ((tg & EST_LORA_UP) != 0) +

@@ -193,6 +193,17 @@ int model_arch_check(const struct model_arch *a, const char **field, const char 
         CHECK(a->sliding_window <= MODEL_MAX_POSITIONS, "sliding_window", "must be 0..16777216");
         CHECK(a->global_every <= MODEL_MAX_LAYERS, "global_every", "must be 0..1024");
         CHECK(a->qk_norm_params <= 4u * MODEL_MAX_HIDDEN, "qk_norm_params", "absurdly large");
+        if (a->linear_layers) {
+                CHECK(a->kind == MODEL_DECODER && a->linear_layers <= a->layers, "linear_layers",
+                      "a decoder has 0..layers linear-attention blocks");
+                CHECK(a->lin_k_heads >= 1 && a->lin_k_heads <= MODEL_MAX_HEADS &&
+                              a->lin_v_heads >= 1 && a->lin_v_heads <= MODEL_MAX_HEADS,
+                      "linear_num_key_heads", "linear heads must be 1..4096");
+                CHECK(a->lin_k_dim >= 1 && a->lin_k_dim <= MODEL_MAX_HEAD_DIM &&
+                              a->lin_v_dim >= 1 && a->lin_v_dim <= MODEL_MAX_HEAD_DIM,
+                      "linear_key_head_dim", "linear head widths must be 1..4096");
+                CHECK(a->lin_conv_kernel <= 64, "linear_conv_kernel_dim", "must be 0..64");
+        }
         if (a->kv_lora_rank) {
                 CHECK(a->kv_lora_rank <= MODEL_MAX_HIDDEN && a->q_lora_rank <= MODEL_MAX_HIDDEN,
                       "kv_lora_rank", "must be 1..131072");
@@ -254,11 +265,45 @@ static int attention_params(const struct model_arch *a, uint64_t *matrices, uint
         }
         if (add_mul(matrices, a->hidden, q + 2 * kv) || add_mul(matrices, q, a->hidden))
                 return -1;
+        if (a->attn_output_gate && add_mul(matrices, a->hidden, q))
+                return -1;
         if (a->attn_bias)
                 *vectors = q + 2 * kv + a->hidden;
         else if (a->qkv_bias_only)
                 *vectors = q + 2 * kv;
         return 0;
+}
+
+/*
+ * A Gated DeltaNet token mixer (transformers modeling_qwen3_next.py,
+ * Qwen3NextGatedDeltaNet): in_proj_qkvz (hidden x (2 K + 2 V), K = key heads
+ * x key width, V = value heads x value width), in_proj_ba (hidden x 2 value
+ * heads), out_proj (V x hidden); a depthwise conv1d without bias over
+ * q, k and v (2 K + V channels x kernel), dt_bias and A_log per value head,
+ * and a gated RMSNorm over one value head's width.
+ */
+static int linear_mixer_params(const struct model_arch *a, uint64_t *matrices, uint64_t *vectors)
+{
+        uint64_t K = (uint64_t)a->lin_k_heads * a->lin_k_dim;
+        uint64_t V = (uint64_t)a->lin_v_heads * a->lin_v_dim;
+        *matrices = 0;
+        *vectors = 0;
+        if (add_mul(matrices, a->hidden, 2 * K + 2 * V + 2u * a->lin_v_heads) ||
+            add_mul(matrices, V, a->hidden) || add_mul(vectors, 2 * K + V, a->lin_conv_kernel))
+                return -1;
+        *vectors += 2u * a->lin_v_heads + a->lin_v_dim;
+        return 0;
+}
+
+uint64_t model_recurrent_state_elements(const struct model_arch *a)
+{
+        if (!a->linear_layers)
+                return 0;
+        uint64_t K = (uint64_t)a->lin_k_heads * a->lin_k_dim;
+        uint64_t V = (uint64_t)a->lin_v_heads * a->lin_v_dim;
+        uint64_t conv = (a->lin_conv_kernel > 1 ? a->lin_conv_kernel - 1u : 0) * (2 * K + V);
+        uint64_t delta = (uint64_t)a->lin_v_heads * a->lin_k_dim * a->lin_v_dim;
+        return (uint64_t)a->linear_layers * (conv + delta);
 }
 
 /* One MLP of width ffn (one expert, a shared expert or a dense block). */
@@ -360,6 +405,21 @@ int model_param_breakdown(const struct model_arch *a, struct model_param_breakdo
                         return -1;
         }
 
+        /* Linear-attention blocks trade their attention for a Gated
+         * DeltaNet mixer (and no q/k norms). */
+        if (a->linear_layers) {
+                uint64_t lm, lv, n = a->linear_layers;
+                uint64_t att_small = att_v + a->qk_norm_params;
+                if (linear_mixer_params(a, &lm, &lv) || n > a->layers)
+                        return -1;
+                o->linear -= n * att_m;
+                o->linear_active -= n * att_m;
+                o->small -= n * att_small;
+                if (add_mul(&o->linear, n, lm) || add_mul(&o->linear_active, n, lm) ||
+                    add_mul(&o->small, n, lv))
+                        return -1;
+        }
+
         /* Relative position buckets: one table per stack, in its first block. */
         if (a->position == MODEL_POS_RELATIVE) {
                 uint64_t stacks = a->kind == MODEL_ENCODER_DECODER ? 2 : 1;
@@ -417,7 +477,9 @@ static uint32_t kv_layers(const struct model_arch *a)
 {
         if (a->kind == MODEL_ENCODER)
                 return 0;
-        return a->kind == MODEL_ENCODER_DECODER ? a->decoder_layers : a->layers;
+        if (a->kind == MODEL_ENCODER_DECODER)
+                return a->decoder_layers;
+        return a->layers - (a->linear_layers < a->layers ? a->linear_layers : a->layers);
 }
 
 /* Layers that attend to the whole context; the rest hold the window. */
@@ -441,13 +503,22 @@ double model_kv_elements(const struct model_arch *a, double tokens)
         double per = (double)kv_per_layer_token(a);
         double g = global_layers(a), l = (double)kv_layers(a) - g;
         double local = a->sliding_window && tokens > a->sliding_window ? a->sliding_window : tokens;
-        return per * (g * tokens + l * local);
+        double state = tokens > 0 ? (double)model_recurrent_state_elements(a) : 0;
+        return per * (g * tokens + l * local) + state;
 }
 
 double model_kv_tokens_for(const struct model_arch *a, double elements)
 {
         double per = (double)kv_per_layer_token(a);
         double g = global_layers(a), n = kv_layers(a), l = n - g;
+        double state = (double)model_recurrent_state_elements(a);
+        if (state > 0) { /* one sequence's fixed state comes first */
+                if (elements <= state)
+                        return 0;
+                elements -= state;
+                if (n <= 0)
+                        return INFINITY;
+        }
         if (per <= 0 || n <= 0 || elements <= 0)
                 return 0;
         double t = elements / (per * n); /* every layer holding every token */

@@ -108,10 +108,23 @@ struct model_arch {
         uint32_t kv_lora_rank;   /* MLA latent width; 0 = ordinary K/V projections */
         uint32_t qk_rope_dim;    /* MLA: rotary part of each query/key head */
         uint32_t v_head_dim;     /* MLA: value head width (head_dim is q/k's nope + rope) */
-        bool generic;            /* an unknown model_type read as a generic gated decoder */
-        uint32_t defaulted;      /* MODEL_KEY_* bits: config.json keys the importer took
-                                    from the family's transformers defaults */
+        bool attn_output_gate;   /* q_proj also emits a sigmoid gate on the attention
+                                    output: hidden x q more (Qwen3-Next, Qwen3.5) */
+        /* Linear-attention blocks (Gated DeltaNet: Qwen3-Next, Qwen3.5): the
+         * token mixer of linear_layers of the blocks is a recurrence over a
+         * fixed state instead of attention over a growing cache. */
+        uint32_t linear_layers;
+        uint32_t lin_k_heads, lin_k_dim; /* query/key heads and their width */
+        uint32_t lin_v_heads, lin_v_dim; /* value heads and their width */
+        uint32_t lin_conv_kernel;        /* causal depthwise convolution over q, k, v */
+        bool generic;                    /* an unknown model_type read as a generic gated decoder */
+        uint32_t defaulted;              /* MODEL_KEY_* bits: config.json keys the importer took
+                                            from the family's transformers defaults */
 };
+
+/* Elements of recurrent state one sequence keeps, whatever its length:
+ * each linear-attention block's convolution window and delta-rule state. */
+uint64_t model_recurrent_state_elements(const struct model_arch *arch);
 
 /* The config.json keys whose absence the engine reports (struct
  * model_arch.defaulted), by what they set. */

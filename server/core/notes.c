@@ -129,9 +129,24 @@ static const char *enum_or(const char *const *names, double v)
 
 static const char *lora_targets_text(unsigned t, char *buf, size_t len)
 {
-        static const char *const names[] = {"q",       "k",       "v",           "o",
-                                            "gate",    "up",      "down",        "qkv",
-                                            "gate_up", "lm_head", "embed_tokens"};
+        static const char *const names[] = {"q",
+                                            "k",
+                                            "v",
+                                            "o",
+                                            "gate",
+                                            "up",
+                                            "down",
+                                            "qkv",
+                                            "gate_up",
+                                            "lm_head",
+                                            "embed_tokens",
+                                            "q_a_proj",
+                                            "q_b_proj",
+                                            "kv_a_proj_with_mqa",
+                                            "kv_b_proj",
+                                            "in_proj_qkvz",
+                                            "in_proj_ba",
+                                            "out_proj"};
         size_t off = 0;
         buf[0] = '\0';
         for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++) {

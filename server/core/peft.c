@@ -373,8 +373,32 @@ static const struct module deepseek_targets[] = {
         {NULL, 0, ANY},
 };
 
+/* Qwen3-Next / Qwen3.5: LLaMA's names on the full-attention blocks and
+ * the MLPs (experts.N.gate_proj, shared_expert.gate_proj), and the Gated
+ * DeltaNet projections of the linear blocks (modeling_qwen3_next.py). */
+static const struct module qwen3_next_targets[] = {
+        {"model.layers.3.self_attn.q_proj", EST_LORA_Q, ANY},
+        {"model.layers.3.self_attn.k_proj", EST_LORA_K, ANY},
+        {"model.layers.3.self_attn.v_proj", EST_LORA_V, ANY},
+        {"model.layers.3.self_attn.o_proj", EST_LORA_O, ANY},
+        {"model.layers.0.linear_attn.in_proj_qkvz", EST_LORA_LIN_QKVZ, ANY},
+        {"model.layers.0.linear_attn.in_proj_qkv", EST_LORA_LIN_QKVZ, ANY},
+        {"model.layers.0.linear_attn.in_proj_z", EST_LORA_LIN_QKVZ, ANY},
+        {"model.layers.0.linear_attn.in_proj_ba", EST_LORA_LIN_BA, ANY},
+        {"model.layers.0.linear_attn.in_proj_b", EST_LORA_LIN_BA, ANY},
+        {"model.layers.0.linear_attn.in_proj_a", EST_LORA_LIN_BA, ANY},
+        {"model.layers.0.linear_attn.out_proj", EST_LORA_LIN_OUT, ANY},
+        {"model.layers.0.mlp.experts.0.gate_proj", EST_LORA_GATE, ANY},
+        {"model.layers.0.mlp.experts.0.up_proj", EST_LORA_UP, ANY},
+        {"model.layers.0.mlp.experts.0.down_proj", EST_LORA_DOWN, ANY},
+        {"lm_head", EST_LORA_LM_HEAD, ANY},
+        {"model.embed_tokens", EST_LORA_EMBED, ANY},
+        {NULL, 0, ANY},
+};
+
 static const struct scheme schemes[] = {
         {"llama", llama_targets, llama_saves},
+        {"qwen3_next", qwen3_next_targets, llama_saves},
         {"mixtral", mixtral_targets, llama_saves},
         {"bert", bert_targets, bert_saves},
         {"gpt2", gpt2_targets, gpt2_saves},
@@ -428,6 +452,9 @@ static const struct {
         {"internlm2", "internlm2"},
         {"deepseek_v2", "deepseek"},
         {"deepseek_v3", "deepseek"},
+        {"qwen3_next", "qwen3_next"},
+        {"qwen3_5_text", "qwen3_next"},
+        {"qwen3_5_moe_text", "qwen3_next"},
 };
 
 static const struct scheme *scheme_of(const struct model_arch *a)

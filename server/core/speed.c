@@ -261,6 +261,12 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         const struct model_arch *a = &in->arch;
         double tp = in->tensor_parallel, pp = in->pipeline_parallel;
         double layers = ((double)a->layers + a->decoder_layers) / pp;
+        /* Gated DeltaNet blocks (Yang et al. 2024, "Gated Delta Networks")
+         * attend to nothing: the rest of the blocks do. */
+        double lin = a->linear_layers && a->layers > 0
+                             ? (double)a->linear_layers / a->layers * layers
+                             : 0;
+        double attn_layers = layers - lin;
         double q = (double)a->heads * a->head_dim, h = a->hidden;
         double kv = (double)a->kv_heads * a->head_dim;
         double f = (double)a->ffn * (a->experts > 1 ? a->active_experts : 1) + a->shared_expert_ffn;
@@ -292,7 +298,7 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         sp->attention_efficiency =
                 flash ? speed_attention_efficiency(g, in, d->training) : sp->gemm_efficiency;
         if (!flash) {
-                sp->score_elements = (double)a->heads / tp * layers;
+                sp->score_elements = (double)a->heads / tp * attn_layers;
                 sp->score_bytes = eager_score_bytes(d->e_a, d->amp, d->training && a->dropout > 0);
         }
         sp->bandwidth_efficiency = bandwidth_efficiency;
@@ -327,10 +333,18 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                         sp->reconstruct_packed_bytes = d->e_q;
                 }
         }
-        sp->attention_flops = 4.0 * q / tp * layers;
+        /* Their recurrence updates and reads a key x value state per value
+         * head, about 4 dk dv FLOPs per token, and a decode step reads and
+         * writes each sequence's state. */
+        if (lin > 0) {
+                sp->linear_flops += 4.0 * a->lin_v_heads * a->lin_k_dim * a->lin_v_dim * lin / tp;
+                sp->state_bytes = 2.0 * (double)model_recurrent_state_elements(a) /
+                                  a->linear_layers * lin / tp * d->e_kv;
+        }
+        sp->attention_flops = 4.0 * q / tp * attn_layers;
         if (a->kind == MODEL_ENCODER_DECODER)
                 sp->attention_flops += 4.0 * q / tp * a->decoder_layers / pp;
-        sp->kv_bytes = 2.0 * kv / tp * layers * d->e_kv;
+        sp->kv_bytes = 2.0 * kv / tp * attn_layers * d->e_kv;
         sp->elementwise_bytes =
                 layers * elementwise_block_bytes(in, e_act, fused, d->training, d->amp) / tp;
         if (ggml) /* fp32 read + fp16 write of each input, the reverse for each output */
@@ -402,6 +416,8 @@ void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
         p->attention_memory = (kv_tokens_read * sp->kv_bytes +
                                tokens * context * sp->score_elements * sp->score_bytes) /
                               bw;
+        if (sp->state_bytes > 0 && kv_tokens_read > 0 && context > 0)
+                p->attention_memory += kv_tokens_read / context * sp->state_bytes / bw;
         p->elementwise = tokens * sp->elementwise_bytes / bw;
         if (sp->dequant_ops > 0 && sp->alu_rate > 0)
                 p->dequant = sp->dequant_ops * share / sp->alu_rate;

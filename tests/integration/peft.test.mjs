@@ -60,3 +60,44 @@ test('a name the model lacks is a 400 at that element listing the valid names', 
         assertProblem(s, 400, '/workload/lora/modules_to_save/0');
         assert.match(s.json.detail, /lm_head/);
 });
+
+// Qwen3-Next-80B-A3B's config.json: 36 Gated DeltaNet blocks and 12
+// full-attention blocks (every 4th).
+const QWEN3_NEXT = {
+        model_type: 'qwen3_next', hidden_size: 2048, intermediate_size: 5120, num_hidden_layers: 48,
+        num_attention_heads: 16, num_key_value_heads: 2, head_dim: 256, vocab_size: 151936,
+        max_position_embeddings: 262144, num_experts: 512, num_experts_per_tok: 10,
+        moe_intermediate_size: 512, shared_expert_intermediate_size: 512, linear_num_key_heads: 16,
+        linear_key_head_dim: 128, linear_num_value_heads: 32, linear_value_head_dim: 128,
+        linear_conv_kernel_dim: 4, full_attention_interval: 4, tie_word_embeddings: false,
+};
+
+test('Qwen3-Next: PEFT names of its linear-attention blocks, a cache only where attention is, a fixed state per sequence', async () => {
+        const r = await post('/api/v1/estimate', {
+                model: { hf_config: QWEN3_NEXT },
+                workload: { mode: 'lora', batch_size: 1, sequence_length: 4096,
+                            lora: { r: 16, target_modules: ['in_proj_qkvz', 'out_proj', 'q_proj'] } },
+        });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.json.model.parameters, 79674391296); // test_hf_families counts it by hand
+        // 36 x (in_proj_qkvz 2048 + 12288, out_proj 4096 + 2048) + 12 x q_proj
+        // (2048 + 8192, the doubled q of the output gate), x 16.
+        assert.equal(r.json.model.trainable_parameters, 16 * (36 * (14336 + 6144) + 12 * 10240));
+        const bad = await post('/api/v1/estimate', {
+                model: { hf_config: QWEN3_NEXT },
+                workload: { mode: 'lora', lora: { r: 16, target_modules: ['conv1d'] } },
+        });
+        assertProblem(bad, 400, '/workload/lora/targets/0');
+        assert.match(bad.json.detail, /in_proj_qkvz/);
+
+        // 100,000 prompt tokens in bf16: 12 blocks x 2 x 2 KV heads x 256 =
+        // 12,288 elements per token, plus 36 x (3 x 8192 conv inputs + 32 x
+        // 128 x 128 state) = 19,759,104 per sequence, 2 bytes each.
+        const inf = await post('/api/v1/estimate', {
+                model: { hf_config: QWEN3_NEXT }, kv_cache_precision: 'bf16',
+                workload: { mode: 'inference', batch_size: 1, prompt_tokens: 100000, generated_tokens: 0 },
+        });
+        assert.equal(inf.status, 200, inf.text);
+        assert.equal(inf.json.per_gpu.components.kv_cache, (12288 * 100000 + 19759104) * 2);
+        assert.equal(inf.json.model.architecture.linear_attention_layers, 36);
+});

@@ -353,8 +353,56 @@ static void test_current_moe_families(void **state)
          * 36 chunked x 8192 tokens. */
         assert_int_equal(a.sliding_window, 8192);
         assert_int_equal(a.global_every, 4);
-        assert_true(fabs(model_kv_elements(&a, 100000) - 2048.0 * (12 * 100000 + 36 * 8192)) <
-                    0.5);
+        assert_true(fabs(model_kv_elements(&a, 100000) - 2048.0 * (12 * 100000 + 36 * 8192)) < 0.5);
+}
+
+/*
+ * Qwen3-Next-80B-A3B: 48 blocks, every 4th full attention, the other 36
+ * Gated DeltaNet (modeling_qwen3_next.py), each with 512 experts of 512.
+ *   full attention: q_proj 2048 x (16 x 256 x 2, with the output gate) =
+ *     16,777,216, k and v 2048 x 512 each, o_proj 4096 x 2048 = 8,388,608,
+ *     q/k norms 2 x 256: 27,263,488
+ *   Gated DeltaNet: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824,
+ *     in_proj_ba 2048 x 64 = 131,072, out_proj 4096 x 2048 = 8,388,608,
+ *     conv1d 8192 x 4 = 32,768, dt_bias and A_log 2 x 32, norm 128:
+ *     33,718,464
+ *   MoE + norms: 512 x 3 x 2048 x 512 = 1,610,612,736, router 2048 x 512,
+ *     shared expert 3 x 2048 x 512 and its 2048 gate, 2 x 2048 norms:
+ *     1,614,813,184
+ *   12 x 27,263,488 + 36 x 33,718,464 + 48 x 1,614,813,184 + embeddings and
+ *   head 2 x 151936 x 2048 + final norm 2048 = 79,674,391,296 (the card:
+ *   80B total, 3B active).
+ * The cache: 12 full blocks x 2 x 2 x 256 = 12,288 elements per token;
+ * each sequence also keeps, per linear block, the convolution's last 3
+ * inputs (3 x 8192) and a 32 x 128 x 128 delta-rule state: 36 x 548,864 =
+ * 19,759,104 elements whatever its length.
+ */
+static void test_qwen3_next(void **state)
+{
+        (void)state;
+        struct model_arch a;
+        import("{\"model_type\":\"qwen3_next\",\"hidden_size\":2048,\"intermediate_size\":5120,"
+               "\"num_hidden_layers\":48,\"num_attention_heads\":16,\"num_key_value_heads\":2,"
+               "\"head_dim\":256,\"vocab_size\":151936,\"max_position_embeddings\":262144,"
+               "\"num_experts\":512,\"num_experts_per_tok\":10,\"moe_intermediate_size\":512,"
+               "\"shared_expert_intermediate_size\":512,\"linear_num_key_heads\":16,"
+               "\"linear_key_head_dim\":128,\"linear_num_value_heads\":32,"
+               "\"linear_value_head_dim\":128,\"linear_conv_kernel_dim\":4,"
+               "\"full_attention_interval\":4,\"tie_word_embeddings\":false}",
+               &a);
+        assert_int_equal(a.linear_layers, 36);
+        assert_int_equal(model_parameters(&a), 79674391296ull);
+        assert_int_equal(model_recurrent_state_elements(&a), 19759104ull);
+        assert_true(fabs(model_kv_elements(&a, 100000) - (12288.0 * 100000 + 19759104)) < 0.5);
+        /* The inverse: what fits in that cache is 100,000 tokens. */
+        assert_true(fabs(model_kv_tokens_for(&a, 12288.0 * 100000 + 19759104) - 100000) < 1e-6);
+        /* layer_types says the same as full_attention_interval. */
+        import("{\"model_type\":\"qwen3_next\",\"num_hidden_layers\":4,\"layer_types\":"
+               "[\"linear_attention\",\"linear_attention\",\"linear_attention\","
+               "\"full_attention\"]}",
+               &a);
+        assert_int_equal(a.linear_layers, 3);
+        assert_int_equal(a.sliding_window, 0);
 }
 
 /* An unknown type with LLaMA keys is a generic decoder; SSMs are refused. */
@@ -406,6 +454,7 @@ int main(void)
                 cmocka_unit_test(test_defaults),
                 cmocka_unit_test(test_generic_and_refused),
                 cmocka_unit_test(test_current_moe_families),
+                cmocka_unit_test(test_qwen3_next),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,17 @@ static int run(const char *text, struct estimate_result *res, struct api_estimat
         "\"feed_forward_proj\":\"gated-gelu\",\"vocab_size\":32128,"                               \
         "\"tie_word_embeddings\":false,\"relative_attention_num_buckets\":32}}"
 
+/* Qwen3-Next-80B-A3B's config.json (the dimensions test_hf_families
+ * counts). */
+#define QWEN3_NEXT                                                                                 \
+        "{\"model_type\":\"qwen3_next\",\"hidden_size\":2048,\"intermediate_size\":5120,"          \
+        "\"num_hidden_layers\":48,\"num_attention_heads\":16,\"num_key_value_heads\":2,"           \
+        "\"head_dim\":256,\"vocab_size\":151936,\"num_experts\":512,\"num_experts_per_tok\":10,"   \
+        "\"moe_intermediate_size\":512,\"shared_expert_intermediate_size\":512,"                   \
+        "\"linear_num_key_heads\":16,\"linear_key_head_dim\":128,\"linear_num_value_heads\":32,"   \
+        "\"linear_value_head_dim\":128,\"linear_conv_kernel_dim\":4,"                              \
+        "\"full_attention_interval\":4,\"max_position_embeddings\":262144}"
+
 static void test_trainable_counts(void **state)
 {
         (void)state;
@@ -163,12 +174,21 @@ static void test_trainable_counts(void **state)
                  "attention 8 x 16,448 on 27 layers; 26 MoE layers of 64 experts (3 x (2048 + "
                  "1408)) and a 2 x 1408 shared expert (3 x (2048 + 2816)); one dense layer "
                  "(3 x (2048 + 10944))"},
+                {"{\"hf_config\":" QWEN3_NEXT "}", "\"rank\":8,\"targets\":\"all-linear\"",
+                 8ull * (12 * 21504 + 36 * 22592 + 48 * (513 * 7680)),
+                 "Qwen3-Next: 12 attention blocks x (q 2048 + 8192 with the output gate, k and v "
+                 "2048 + 512, o 4096 + 2048); 36 Gated DeltaNet blocks x (in_proj_qkvz 2048 + "
+                 "12288, in_proj_ba 2048 + 64, out_proj 4096 + 2048); 48 x 513 MLPs (512 experts "
+                 "and the shared one) x 3 x (2048 + 512)"},
+                {"{\"hf_config\":" QWEN3_NEXT "}", "\"rank\":8,\"targets\":[\"q_proj\",\"v_proj\"]",
+                 8ull * 12 * ((2048 + 8192) + (2048 + 512)),
+                 "q_proj and v_proj exist in the 12 full-attention blocks only"},
                 {"{\"id\":\"starcoder2-7b\"}", "\"rank\":8,\"targets\":[\"c_fc\",\"c_proj\"]",
                  32ull * 8 * 2 * (4608 + 18432),
                  "32 layers x 8 x 2 x (4608 + 18432): c_fc up, c_proj down"},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-                char body[1024];
+                char body[2048];
                 struct estimate_result res;
                 struct api_estimate_error e;
                 snprintf(body, sizeof(body),
@@ -209,7 +229,7 @@ static void test_unknown_names_list_the_valid_ones(void **state)
                  "q_proj"},
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-                char body[1024];
+                char body[2048];
                 struct estimate_result res;
                 struct api_estimate_error e;
                 snprintf(body, sizeof(body),
