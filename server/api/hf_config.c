@@ -1138,6 +1138,34 @@ static int import_bart(struct imp *im, struct model_arch *a)
 
 /* An unknown model_type whose config has the LLaMA keys: a generic gated
  * decoder (the engine warns that it assumed so). */
+/* A config with state-space (Mamba) blocks, whatever its model_type:
+ * Nemotron-H (hybrid_override_pattern), Granite 4.0 hybrids and Bamba
+ * (mamba_* keys, layer_types "mamba"), Falcon-H1, Zamba. */
+static const char *ssm_key(json_t *cfg)
+{
+        static const char *const keys[] = {"mamba_d_state",
+                                           "mamba_n_heads",
+                                           "ssm_state_size",
+                                           "hybrid_override_pattern",
+                                           "mamba_d_ssm",
+                                           "attn_layer_indices",
+                                           NULL};
+        const char *k = first_key(cfg, keys);
+        json_t *lt = json_object_get(cfg, "layer_types");
+        size_t i;
+        json_t *x;
+        if (k)
+                return k;
+        if (json_is_array(lt))
+                json_array_foreach(lt, i, x)
+                {
+                        const char *t = json_string_value(x);
+                        if (t && strstr(t, "mamba"))
+                                return "layer_types";
+                }
+        return NULL;
+}
+
 static bool llama_shaped(json_t *cfg)
 {
         static const char *const keys[] = {"hidden_size",         "num_hidden_layers",
@@ -1218,6 +1246,11 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                                 "state-space and recurrent models (mamba, mamba2, jamba, rwkv) "
                                 "are out of scope: their memory is a recurrent state, not a "
                                 "KV cache, and is not modelled");
+        else if (ssm_key(im.cfg))
+                return imp_fail(&im, ssm_key(im.cfg),
+                                "state-space (Mamba) blocks are out of scope: their memory is a "
+                                "recurrent state, not a KV cache, and is not modelled (Gated "
+                                "DeltaNet hybrids, qwen3_next and qwen3_5, are)");
         else if (llama_shaped(im.cfg)) {
                 rc = import_llama_like(&im, out, "llama") || import_generic_moe(&im, out, type) ||
                      (is(type, "llama4_text") && import_llama4(&im, out));

@@ -425,6 +425,15 @@ static void test_generic_and_refused(void **state)
 
         static const char *const refused[][2] = {
                 {"{\"model_type\":\"mamba\",\"hidden_size\":768}", "out of scope"},
+                /* hybrids with Mamba blocks and LLaMA keys are not generic decoders */
+                {"{\"model_type\":\"nemotron_h\",\"hidden_size\":4096,\"num_hidden_layers\":52,"
+                 "\"num_attention_heads\":32,\"intermediate_size\":21504,\"vocab_size\":131072,"
+                 "\"hybrid_override_pattern\":\"M-M-M-M*-\"}",
+                 "hybrid_override_pattern: state-space (Mamba) blocks are out of scope"},
+                {"{\"model_type\":\"granitemoehybrid\",\"hidden_size\":1536,"
+                 "\"num_hidden_layers\":40,\"num_attention_heads\":12,\"intermediate_size\":512,"
+                 "\"vocab_size\":100352,\"layer_types\":[\"mamba\",\"attention\"]}",
+                 "layer_types: state-space"},
                 {"{\"model_type\":\"xyzzy\",\"hidden_size\":768}", "generic decoder"},
                 {"{\"model_type\":\"deepseek_v3\",\"kv_lora_rank\":0}", "kv_lora_rank"},
                 {"{\"model_type\":\"deepseek_v3\",\"first_k_dense_replace\":99}",
