@@ -52,3 +52,9 @@ INSERT INTO throughput_measurements
 UPDATE throughput_measurements
    SET request = jsonb_set(request, '{runtime}', '{"optimizer_implementation": "fused"}')
  WHERE id LIKE 'dle-pyt-bert-large-%';
+
+-- torchtune's memory rows ask framework torchtune: its QLoRA builds on
+-- torchao's NF4 linears, which keep no matmul inputs for backward.
+UPDATE measurements
+   SET request = jsonb_set(request, '{framework}', '"torchtune"')
+ WHERE id LIKE 'torchtune-%';

@@ -529,8 +529,10 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                         ASSUME(r, EST_A_ADAFACTOR, 0, 0);
                 if (in->pipeline_parallel > 1)
                         ASSUME(r, EST_A_PIPELINE_STAGE, d->pp_stage, 0);
-                if (in->mode == EST_QLORA)
+                if (in->mode == EST_QLORA && memory_qlora_keeps_inputs(in))
                         ASSUME(r, EST_A_QLORA_SAVED_INPUTS, memory_qlora_saved_bytes(in, d), 0);
+                else if (in->mode == EST_QLORA)
+                        ASSUME(r, EST_A_QLORA_TORCHAO, 0, 0);
                 ASSUME(r, EST_A_CPU_RUNTIME, memory_cpu_runtime_bytes, 0);
                 ASSUME(r, EST_A_CPU_DATA, memory_cpu_data_bytes, 0);
                 if (d->lm_logits && in->chunked_loss)

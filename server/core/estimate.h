@@ -447,6 +447,7 @@ enum est_note_code {
         EST_A_AUTOCAST_COPIES,    /* a = bytes */
         EST_A_DATA_LOADING,       /* a = samples/s per process, b = seconds per step */
         EST_A_QLORA_SAVED_INPUTS, /* a = bytes per sample */
+        EST_A_QLORA_TORCHAO,      /* torchtune's NF4 linears keep no inputs */
         EST_A_PIPELINE_STAGE,     /* a = 0 first stage, 1 last stage */
         EST_A_GRADIENTS_PERSIST,
         EST_A_NCCL_BUFFERS,     /* a = bytes per process */

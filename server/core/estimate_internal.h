@@ -132,6 +132,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                        struct estimate_error *err);
 void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
 /* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
+bool memory_qlora_keeps_inputs(const struct estimate_input *in);
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 /* Op-level selective checkpointing: bytes one block keeps per sample. */
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);

@@ -93,6 +93,14 @@ static double qlora_down_input_bytes(const struct model_arch *a, double B, doubl
         return B * s * a->ffn * ex;
 }
 
+/* bitsandbytes' MatMul4Bit saves its input; torchao's LinearNF4, which
+ * torchtune's QLoRA builds on (torchao/dtypes/nf4tensor.py: forward keeps
+ * ctx.nf4_weight, backward returns grad_output @ weight), does not. */
+bool memory_qlora_keeps_inputs(const struct estimate_input *in)
+{
+        return in->framework != EST_FW_TORCHTUNE;
+}
+
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d)
 {
         const struct model_arch *a = &in->arch;
@@ -181,7 +189,7 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
          * MLP, shared by gate and up), the attention output into the
          * output projection, and the gated product into the down
          * projection: B*s*(2h + q + f) per block. */
-        if (in->mode == EST_QLORA) {
+        if (in->mode == EST_QLORA && memory_qlora_keeps_inputs(in)) {
                 attn_rep += 2.0 * B * s * h;
                 attn_shard += B * s * q;
                 mlp_shard += qlora_down_input_bytes(a, B, s);

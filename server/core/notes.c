@@ -52,6 +52,7 @@ static const struct note_def defs[] = {
         {EST_A_AUTOCAST_COPIES, "autocast_weight_copies"},
         {EST_A_DATA_LOADING, "data_loading_throughput"},
         {EST_A_QLORA_SAVED_INPUTS, "qlora_saved_matmul_inputs"},
+        {EST_A_QLORA_TORCHAO, "qlora_torchao_nf4"},
         {EST_A_PIPELINE_STAGE, "pipeline_peak_stage"},
         {EST_A_GRADIENTS_PERSIST, "gradients_persist"},
         {EST_A_NCCL_BUFFERS, "nccl_buffers"},
@@ -347,6 +348,12 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "tokens/s (Hugging Face tokenizers: under 20 s per GB; ~4 characters "
                          "per token)",
                          a, b);
+                break;
+        case EST_A_QLORA_TORCHAO:
+                snprintf(buf, len,
+                         "QLoRA in torchtune: torchao's linear_nf4 keeps only the NF4 weight for "
+                         "backward (the input gradient needs no input), so no matmul inputs are "
+                         "saved beyond what a frozen bf16 linear keeps");
                 break;
         case EST_A_QLORA_SAVED_INPUTS:
                 snprintf(buf, len,

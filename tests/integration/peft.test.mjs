@@ -101,3 +101,19 @@ test('Qwen3-Next: PEFT names of its linear-attention blocks, a cache only where 
         assert.equal(inf.json.per_gpu.components.kv_cache, (12288 * 100000 + 19759104) * 2);
         assert.equal(inf.json.model.architecture.linear_attention_layers, 36);
 });
+
+test('QLoRA keeps 4-bit matmul inputs under bitsandbytes, not under torchtune\'s torchao NF4', async () => {
+        const q = (extra) => post('/api/v1/estimate', {
+                model: { id: 'llama-2-7b' }, quantization: 'nf4', precision: 'bf16',
+                workload: { mode: 'qlora', batch_size: 1, sequence_length: 256, lora: { r: 8, target_modules: ['q_proj', 'v_proj'] } },
+                memory_savers: { activation_checkpointing: 'none', flash_attention: true, chunked_loss: false }, ...extra });
+        const bnb = await q({});
+        const tt = await q({ framework: 'torchtune' });
+        assert.equal(bnb.status, 200, bnb.text);
+        assert.equal(tt.status, 200, tt.text);
+        assert.ok(bnb.json.assumptions.some((a) => a.code === 'qlora_saved_matmul_inputs'));
+        assert.ok(tt.json.assumptions.some((a) => a.code === 'qlora_torchao_nf4'));
+        // bitsandbytes' MatMul4Bit keeps B*s*(2h + q + f) per block: 2 x 256 x
+        // (2 x 4096 + 4096 + 11008) x 32 blocks = 381,681,664 bytes.
+        assert.equal(bnb.json.per_gpu.components.activations - tt.json.per_gpu.components.activations, 381681664);
+});

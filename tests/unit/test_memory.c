@@ -386,6 +386,15 @@ static void test_qlora_saved_inputs(void **state)
         in.quantization = EST_QUANT_NF4;
         run(&in, NULL, 0);
         assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - lora, 381681664ull);
+        /* torchtune's QLoRA runs torchao's linear_nf4, which keeps only the
+         * weight: the same activations as the LoRA run.  The framework's
+         * other defaults are stated, so only the 4-bit kernel differs. */
+        in.framework = EST_FW_TORCHTUNE;
+        in.checkpointing = EST_CKPT_NONE;
+        in.chunked_loss = false;
+        in.set |= EST_SET_PRECISION | EST_SET_CHECKPOINTING | EST_SET_FLASH | EST_SET_CHUNKED_LOSS;
+        run(&in, NULL, 0);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS], lora);
 }
 
 /* The runtime a measurement ran under: gradients kept between steps
