@@ -21,6 +21,7 @@ enum conv {
         CONV_FP16_FLAG, /* boolean: true -> precision "fp16_mixed" */
         CONV_IGNORE,    /* no effect on memory or time: dropped */
         CONV_NORM,      /* a clipping norm: > 0 -> true, 0 or null -> false */
+        CONV_FLAG_TO,   /* boolean: true -> the string `extra`, false -> nothing */
         CONV_FALSE_ONLY /* accepted when false (the default); true is not modelled */
 };
 
@@ -135,6 +136,49 @@ static const struct key_alias key_aliases[] = {
         {"parallelism", "reshard_after_forward", "parallelism", "fsdp_reshard_after_forward",
          CONV_SAME, NULL},
         {"parallelism", "num_gpus", "parallelism", "gpus", CONV_SAME, NULL},
+        /* Serving engines.  vLLM EngineArgs / CLI: max_model_len (the
+         * context each sequence may reach), max_num_seqs (sequences served
+         * at once), gpu_memory_utilization, tensor/pipeline_parallel_size,
+         * kv_cache_dtype, dtype */
+        {"", "max_model_len", "workload", "sequence_length", CONV_SAME, NULL},
+        {"workload", "max_model_len", "workload", "sequence_length", CONV_SAME, NULL},
+        {"", "max_num_seqs", "workload", "batch_size", CONV_SAME, NULL},
+        {"workload", "max_num_seqs", "workload", "batch_size", CONV_SAME, NULL},
+        {"", "gpu_memory_utilization", "serving", "gpu_memory_utilization", CONV_SAME, NULL},
+        {"", "tensor_parallel_size", "parallelism", "tensor_parallel", CONV_SAME, NULL},
+        {"parallelism", "tensor_parallel_size", "parallelism", "tensor_parallel", CONV_SAME, NULL},
+        {"", "pipeline_parallel_size", "parallelism", "pipeline_parallel", CONV_SAME, NULL},
+        {"parallelism", "pipeline_parallel_size", "parallelism", "pipeline_parallel", CONV_SAME,
+         NULL},
+        {"", "kv_cache_dtype", "", "kv_cache_precision", CONV_SAME, NULL},
+        {"", "dtype", "", "precision", CONV_SAME, NULL},
+        /* SGLang ServerArgs */
+        {"", "tp_size", "parallelism", "tensor_parallel", CONV_SAME, NULL},
+        {"", "mem_fraction_static", "serving", "gpu_memory_utilization", CONV_SAME, NULL},
+        {"", "context_length", "workload", "sequence_length", CONV_SAME, NULL},
+        /* Text Generation Inference launcher */
+        {"", "max_total_tokens", "workload", "sequence_length", CONV_SAME, NULL},
+        {"", "max_input_tokens", "workload", "prompt_tokens", CONV_SAME, NULL},
+        {"", "max_input_length", "workload", "prompt_tokens", CONV_SAME, NULL},
+        {"", "max_batch_size", "workload", "batch_size", CONV_SAME, NULL},
+        {"", "num_shard", "parallelism", "tensor_parallel", CONV_SAME, NULL},
+        {"", "quantize", "", "quantization", CONV_SAME, NULL},
+        /* transformers: from_pretrained(torch_dtype=...), BitsAndBytesConfig,
+         * generate(max_new_tokens=...) */
+        {"", "torch_dtype", "", "precision", CONV_SAME, NULL},
+        {"", "load_in_4bit", "", "quantization", CONV_FLAG_TO, "nf4"},
+        {"", "load_in_8bit", "", "quantization", CONV_FLAG_TO, "int8"},
+        {"", "bnb_4bit_quant_type", "", "quantization", CONV_SAME, NULL},
+        {"", "bnb_4bit_use_double_quant", "", "double_quantization", CONV_SAME, NULL},
+        {"", "max_new_tokens", "workload", "generated_tokens", CONV_SAME, NULL},
+        {"workload", "max_new_tokens", "workload", "generated_tokens", CONV_SAME, NULL},
+        /* llama.cpp (llama-server / llama-cli flags, llama-cpp-python) */
+        {"", "n_ctx", "workload", "sequence_length", CONV_SAME, NULL},
+        {"", "ctx_size", "workload", "sequence_length", CONV_SAME, NULL},
+        {"workload", "n_ctx", "workload", "sequence_length", CONV_SAME, NULL},
+        {"", "cache_type_k", "", "kv_cache_precision", CONV_SAME, NULL},
+        {"", "cache_type_v", "", "kv_cache_precision", CONV_SAME, NULL},
+        {"", "flash_attn", "memory_savers", "flash_attention", CONV_SAME, NULL},
 };
 
 struct value_alias {
@@ -191,7 +235,49 @@ static const struct value_alias quant_aliases[] = {
         {"float8", "fp8"},
         {"fp8_e4m3", "fp8"},
         {"w8a8_fp8", "fp8"},
+        {"fbgemm_fp8", "fp8"},
         {"no", "none"},
+        /* vLLM --quantization, TGI --quantize (4-bit kernels of GPTQ/AWQ
+         * checkpoints; EETQ is int8 weight-only) */
+        {"awq_marlin", "int4"},
+        {"gptq_marlin", "int4"},
+        {"marlin", "int4"},
+        {"exllama", "int4"},
+        {"bitsandbytes_nf4", "nf4"},
+        {"bitsandbytes_fp4", "nf4"},
+        {"bitsandbytes_8bit", "int8"},
+        {"eetq", "int8"},
+        /* GGUF tensor types (llama.cpp): 4-bit kinds store about 4.5 bits
+         * per weight (give quantization_group_size 32 for Q4_0's blocks),
+         * Q8_0 8.5; F16 / BF16 are unquantized */
+        {"q4_0", "int4"},
+        {"q4_1", "int4"},
+        {"q4_k", "int4"},
+        {"q4_k_m", "int4"},
+        {"q4_k_s", "int4"},
+        {"iq4_xs", "int4"},
+        {"iq4_nl", "int4"},
+        {"q8_0", "int8"},
+        {"f16", "none"},
+        {"bf16", "none"},
+        {NULL, NULL},
+};
+
+static const struct value_alias kv_aliases[] = {
+        /* vLLM kv_cache_dtype */
+        {"fp8_e4m3", "fp8"},
+        {"fp8_e5m2", "fp8"},
+        /* llama.cpp cache_type_k / cache_type_v */
+        {"f32", "fp32"},
+        {"f16", "fp16"},
+        {"q8_0", "int8"},
+        {"q4_0", "int4"},
+        {"q4_1", "int4"},
+        /* torch dtypes */
+        {"float16", "fp16"},
+        {"half", "fp16"},
+        {"bfloat16", "bf16"},
+        {"float32", "fp32"},
         {NULL, NULL},
 };
 
@@ -293,6 +379,7 @@ struct value_field {
 static const struct value_field value_fields[] = {
         {"", "precision", NORM_PLAIN, precision_aliases},
         {"", "quantization", NORM_PLAIN, quant_aliases},
+        {"", "kv_cache_precision", NORM_PLAIN, kv_aliases},
         {"", "optimizer", NORM_CLASS_NAME, optimizer_aliases},
         {"", "framework", NORM_PLAIN, framework_aliases},
         {"workload", "mode", NORM_PLAIN, mode_aliases},
@@ -409,6 +496,12 @@ static json_t *convert(const struct key_alias *k, json_t *v, struct api_estimate
                 if (!json_is_true(v))
                         return NULL; /* false: nothing to say */
                 return json_string(k->conv == CONV_BF16_FLAG ? "bf16_mixed" : "fp16_mixed");
+        case CONV_FLAG_TO:
+                if (!json_is_boolean(v)) {
+                        afail(e, p, "type", "%s must be true or false", k->alias);
+                        return NULL;
+                }
+                return json_is_true(v) ? json_string(k->extra) : NULL;
         case CONV_NORM:
                 if (json_is_null(v))
                         return json_false();
@@ -463,7 +556,7 @@ static int apply_key(json_t *body, const struct key_alias *k, struct api_estimat
                 /* a flag that is false, or says what the request says, adds nothing */
                 int same = !nv || json_equal(have, nv);
                 json_decref(nv);
-                if (same && (k->conv == CONV_BF16_FLAG || k->conv == CONV_FP16_FLAG))
+                if (same) /* llama.cpp's cache_type_k and cache_type_v alike, say */
                         return json_object_del(from, k->alias);
                 char q[160];
                 pointer_of(q, sizeof(q), k->to, k->name);

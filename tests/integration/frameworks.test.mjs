@@ -246,3 +246,45 @@ test('gradient clipping: on by default in the Trainer, off with max_grad_norm 0,
         assert.equal(tt.json.input.gradient_clipping, false);
         assertProblem(await ft({ max_norm: -1 }), 400, '/max_norm');
 });
+
+test('serving engines\' own argument names: vLLM, llama.cpp and transformers requests answer as the API\'s names do', async () => {
+        const own = await post('/api/v1/estimate', {
+                model: LLAMA8, gpu: 'l4', framework: 'vllm',
+                workload: { mode: 'inference', sequence_length: 8192, batch_size: 64 },
+                kv_cache_precision: 'fp8', quantization: 'int4', precision: 'fp16',
+                parallelism: { tensor_parallel: 1 }, serving: { gpu_memory_utilization: 0.85 } });
+        assert.equal(own.status, 200, own.text);
+        const vllm = await post('/api/v1/estimate', {
+                model: LLAMA8, gpu: 'l4', framework: 'vllm', workload: { mode: 'inference' },
+                max_model_len: 8192, max_num_seqs: 64, kv_cache_dtype: 'fp8_e4m3',
+                quantization: 'awq_marlin', dtype: 'half', tensor_parallel_size: 1,
+                gpu_memory_utilization: 0.85 });
+        assert.equal(vllm.status, 200, vllm.text);
+        assert.deepEqual(vllm.json.per_gpu, own.json.per_gpu);
+        assert.deepEqual(vllm.json.serving, own.json.serving);
+
+        const cpp = await post('/api/v1/estimate', {
+                model: LLAMA8, gpu: 'rtx-4090', framework: 'llama.cpp', workload: { mode: 'inference' },
+                n_ctx: 8192, quantization: 'Q4_K_M', cache_type_k: 'q8_0', cache_type_v: 'q8_0', flash_attn: true });
+        assert.equal(cpp.status, 200, cpp.text);
+        assert.equal(cpp.json.input.framework, 'llama_cpp');
+        assert.equal(cpp.json.input.quantization, 'int4');
+        assert.equal(cpp.json.input.kv_cache_precision, 'int8');
+        assert.equal(cpp.json.input.sequence_length, 8192);
+        // Different K and V cache types cannot be one kv_cache_precision.
+        assertProblem(await post('/api/v1/estimate', {
+                model: LLAMA8, workload: { mode: 'inference' }, cache_type_k: 'q8_0', cache_type_v: 'f16' }),
+                400, '/cache_type_v');
+        // A GGUF type with no counterpart is a 400 that lists what is valid.
+        const q5 = await post('/api/v1/estimate', { model: LLAMA8, workload: { mode: 'inference' }, quantization: 'Q5_K_M' });
+        assertProblem(q5, 400, '/quantization');
+        assert.match(q5.json.detail, /int8, int4, nf4, fp8/);
+
+        const hf = await post('/api/v1/estimate', {
+                model: LLAMA8, workload: { mode: 'inference', batch_size: 4, prompt_tokens: 1024, max_new_tokens: 256 },
+                torch_dtype: 'bfloat16', load_in_4bit: true });
+        assert.equal(hf.status, 200, hf.text);
+        assert.equal(hf.json.input.quantization, 'nf4');
+        assert.equal(hf.json.input.precision, 'bf16');
+        assert.equal(hf.json.input.generated_tokens, 256);
+});
