@@ -94,11 +94,10 @@ static double forward_flops_per_token(const struct estimate_input *in, const str
 {
         const struct model_arch *a = &in->arch;
         double q = (double)a->heads * a->head_dim;
-        /* Gated DeltaNet blocks attend to nothing: their recurrence costs
-         * about 4 dk dv per value head and token (Yang et al. 2024). */
+        /* Gated DeltaNet blocks attend to nothing; their recurrence instead. */
         double layers = (double)a->layers + a->decoder_layers - a->linear_layers;
         double f = 2.0 * (double)d->pb.linear_active + 4.0 * ctx * q * layers +
-                   4.0 * a->linear_layers * a->lin_v_heads * a->lin_k_dim * a->lin_v_dim;
+                   model_recurrent_flops_per_token(a);
         if (a->kind == MODEL_ENCODER_DECODER)
                 f += 4.0 * ctx * q * a->decoder_layers; /* cross attention */
         if (with_head)

@@ -306,6 +306,11 @@ uint64_t model_recurrent_state_elements(const struct model_arch *a)
         return (uint64_t)a->linear_layers * (conv + delta);
 }
 
+double model_recurrent_flops_per_token(const struct model_arch *a)
+{
+        return 4.0 * a->linear_layers * a->lin_v_heads * a->lin_k_dim * a->lin_v_dim;
+}
+
 /* One MLP of width ffn (one expert, a shared expert or a dense block). */
 static int mlp_params(const struct model_arch *a, uint64_t ffn, uint64_t *matrices,
                       uint64_t *vectors)

@@ -126,6 +126,11 @@ struct model_arch {
  * each linear-attention block's convolution window and delta-rule state. */
 uint64_t model_recurrent_state_elements(const struct model_arch *arch);
 
+/* FLOPs of the linear-attention blocks' recurrence per token, all blocks:
+ * the delta rule updates and reads a key x value state per value head,
+ * about 4 dk dv (Yang et al. 2024, "Gated Delta Networks"). */
+double model_recurrent_flops_per_token(const struct model_arch *arch);
+
 /* The config.json keys whose absence the engine reports (struct
  * model_arch.defaulted), by what they set. */
 enum model_key {

@@ -333,13 +333,12 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                         sp->reconstruct_packed_bytes = d->e_q;
                 }
         }
-        /* Their recurrence updates and reads a key x value state per value
-         * head, about 4 dk dv FLOPs per token, and a decode step reads and
-         * writes each sequence's state. */
+        /* Their recurrence (this stage's share), and a decode step reads
+         * and writes each sequence's state. */
         if (lin > 0) {
-                sp->linear_flops += 4.0 * a->lin_v_heads * a->lin_k_dim * a->lin_v_dim * lin / tp;
-                sp->state_bytes = 2.0 * (double)model_recurrent_state_elements(a) /
-                                  a->linear_layers * lin / tp * d->e_kv;
+                double share = lin / a->linear_layers / tp;
+                sp->linear_flops += model_recurrent_flops_per_token(a) * share;
+                sp->state_bytes = 2.0 * (double)model_recurrent_state_elements(a) * share * d->e_kv;
         }
         sp->attention_flops = 4.0 * q / tp * attn_layers;
         if (a->kind == MODEL_ENCODER_DECODER)
