@@ -12,17 +12,18 @@
 #include <string.h>
 
 enum conv {
-        CONV_SAME,      /* the value as it is */
-        CONV_CKPT,      /* boolean: true -> "full", false -> "none" */
-        CONV_ATTN,      /* attn_implementation -> flash_attention boolean */
-        CONV_OFFLOAD,   /* boolean: true -> "optimizer_and_params", false -> "none" */
-        CONV_TARGETS,   /* boolean: true appends `extra` to workload.lora.targets */
-        CONV_BF16_FLAG, /* boolean: true -> precision "bf16_mixed" */
-        CONV_FP16_FLAG, /* boolean: true -> precision "fp16_mixed" */
-        CONV_IGNORE,    /* no effect on memory or time: dropped */
-        CONV_NORM,      /* a clipping norm: > 0 -> true, 0 or null -> false */
-        CONV_FLAG_TO,   /* boolean: true -> the string `extra`, false -> nothing */
-        CONV_FALSE_ONLY /* accepted when false (the default); true is not modelled */
+        CONV_SAME,       /* the value as it is */
+        CONV_CKPT,       /* boolean: true -> "full", false -> "none" */
+        CONV_ATTN,       /* attn_implementation -> flash_attention boolean */
+        CONV_OFFLOAD,    /* boolean: true -> "optimizer_and_params", false -> "none" */
+        CONV_TARGETS,    /* boolean: true appends `extra` to workload.lora.targets */
+        CONV_BF16_FLAG,  /* boolean: true -> precision "bf16_mixed" */
+        CONV_FP16_FLAG,  /* boolean: true -> precision "fp16_mixed" */
+        CONV_IGNORE,     /* no effect on memory or time: dropped */
+        CONV_NORM,       /* a clipping norm: > 0 -> true, 0 or null -> false */
+        CONV_FLAG_TO,    /* boolean: true -> the string `extra`, false -> nothing */
+        CONV_FALSE_ONLY, /* accepted when false (the default); true is not modelled */
+        CONV_ALLOC_CONF  /* PYTORCH_CUDA_ALLOC_CONF text -> expandable_segments boolean */
 };
 
 struct key_alias {
@@ -96,6 +97,15 @@ static const struct key_alias key_aliases[] = {
         {"", "max_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
         {"workload", "max_norm", "runtime", "gradient_clipping", CONV_NORM, NULL},
         {"", "gradient_clipping", "runtime", "gradient_clipping", CONV_NORM, NULL},
+        /* PyTorch's allocator settings, as the environment variable reads */
+        {"", "PYTORCH_CUDA_ALLOC_CONF", "runtime", "expandable_segments", CONV_ALLOC_CONF, NULL},
+        {"", "PYTORCH_ALLOC_CONF", "runtime", "expandable_segments", CONV_ALLOC_CONF, NULL},
+        {"runtime", "PYTORCH_CUDA_ALLOC_CONF", "runtime", "expandable_segments", CONV_ALLOC_CONF,
+         NULL},
+        {"runtime", "PYTORCH_ALLOC_CONF", "runtime", "expandable_segments", CONV_ALLOC_CONF, NULL},
+        {"runtime", "pytorch_cuda_alloc_conf", "runtime", "expandable_segments", CONV_ALLOC_CONF,
+         NULL},
+        {"runtime", "pytorch_alloc_conf", "runtime", "expandable_segments", CONV_ALLOC_CONF, NULL},
         /* transformers from_pretrained(attn_implementation=...) */
         {"", "attn_implementation", "memory_savers", "flash_attention", CONV_ATTN, NULL},
         {"memory_savers", "attn_implementation", "memory_savers", "flash_attention", CONV_ATTN,
@@ -451,6 +461,66 @@ static int append_targets(json_t *body, const char *names)
         return 0;
 }
 
+/*
+ * expandable_segments from a PYTORCH_CUDA_ALLOC_CONF value such as
+ * "expandable_segments:True,max_split_size_mb:128" (c10's
+ * CUDAAllocatorConfig::parseArgs: comma-separated key:value pairs).  Only
+ * expandable_segments changes the engine's replay; the other options are
+ * named in the 400 so that the user knows what was not modelled.
+ */
+static json_t *alloc_conf(const char *p, const char *alias, json_t *v, struct api_estimate_error *e)
+{
+        const char *s = json_string_value(v);
+        int expandable = -1;
+        if (!s) {
+                afail(e, p, "type", "%s must be a string such as \"expandable_segments:True\"",
+                      alias);
+                return NULL;
+        }
+        while (*s) {
+                char key[48], val[16];
+                size_t n = strcspn(s, ",");
+                const char *colon = memchr(s, ':', n);
+                size_t kn = colon ? (size_t)(colon - s) : n;
+                size_t vn = colon ? n - kn - 1 : 0;
+                while (kn && s[kn - 1] == ' ')
+                        kn--;
+                const char *k0 = s;
+                while (kn && *k0 == ' ')
+                        k0++, kn--;
+                if (!colon || kn == 0 || kn >= sizeof(key) || vn == 0 || vn >= sizeof(val)) {
+                        afail(e, p, "format", "%s holds key:value pairs separated by commas",
+                              alias);
+                        return NULL;
+                }
+                memcpy(key, k0, kn);
+                key[kn] = '\0';
+                memcpy(val, colon + 1, vn);
+                val[vn] = '\0';
+                if (strcmp(key, "expandable_segments")) {
+                        afail(e, p, "unsupported",
+                              "%s: %s is not modelled; the engine replays the allocator with "
+                              "its defaults and expandable_segments:True or False",
+                              alias, key);
+                        return NULL;
+                }
+                if (!strcmp(val, "True") || !strcmp(val, "true") || !strcmp(val, "1"))
+                        expandable = 1;
+                else if (!strcmp(val, "False") || !strcmp(val, "false") || !strcmp(val, "0"))
+                        expandable = 0;
+                else {
+                        afail(e, p, "enum", "%s: expandable_segments must be True or False", alias);
+                        return NULL;
+                }
+                s += n + (s[n] == ',');
+        }
+        if (expandable < 0) {
+                afail(e, p, "format", "%s names no expandable_segments setting", alias);
+                return NULL;
+        }
+        return json_boolean(expandable);
+}
+
 /* The value our key takes for an alias's value; NULL (with e) when the
  * value does not fit the conversion. */
 static json_t *convert(const struct key_alias *k, json_t *v, struct api_estimate_error *e)
@@ -511,6 +581,8 @@ static json_t *convert(const struct key_alias *k, json_t *v, struct api_estimate
                         return json_boolean(json_number_value(v) > 0);
                 afail(e, p, "type", "%s must be a norm >= 0 (0 or null: no clipping)", k->alias);
                 return NULL;
+        case CONV_ALLOC_CONF:
+                return alloc_conf(p, k->alias, v, e);
         case CONV_TARGETS:
         case CONV_IGNORE:
         case CONV_FALSE_ONLY:

@@ -688,11 +688,17 @@ static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
 /* "runtime": what the framework does that changes memory or time. */
 static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"cuda_context_bytes", "allocator_reserve_fraction",
-                                           "gradients_persist",  "optimizer_per_parameter",
-                                           "data_samples_per_s", "gemm_accumulation",
-                                           "dequantize_to_fp16", "optimizer_implementation",
-                                           "gradient_clipping",  NULL};
+        static const char *const keys[] = {"cuda_context_bytes",
+                                           "allocator_reserve_fraction",
+                                           "gradients_persist",
+                                           "optimizer_per_parameter",
+                                           "data_samples_per_s",
+                                           "gemm_accumulation",
+                                           "dequantize_to_fp16",
+                                           "optimizer_implementation",
+                                           "gradient_clipping",
+                                           "expandable_segments",
+                                           NULL};
         static const char *const accumulations[] = {"fp32", "fp16", NULL};
         const char *base = "/runtime";
         uint64_t ctx = 0;
@@ -719,6 +725,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                 in->set |= EST_SET_DEQUANT_FP16;
         if (json_object_get(o, "gradient_clipping"))
                 in->set |= EST_SET_GRAD_CLIP;
+        if (json_object_get(o, "expandable_segments"))
+                in->set |= EST_SET_EXPANDABLE;
         /* "foreach" / "fused" / "for_loop"; fused and for-loop steps keep
          * no foreach temporaries, unless the request says otherwise */
         int impl = 0;
@@ -738,6 +746,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                                get_bool(o, base, "dequantize_to_fp16", &in->dequantize_to_fp16,
                                         e) ||
                                get_bool(o, base, "gradient_clipping", &in->gradient_clipping, e) ||
+                               get_bool(o, base, "expandable_segments", &in->expandable_segments,
+                                        e) ||
                                get_number(o, base, "data_samples_per_s", 1e-3, 1e12,
                                           &in->data_samples_per_s, NULL, e)
                        ? -1
@@ -1114,8 +1124,10 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         if (in->mode != EST_INFERENCE)
                 jsonw_kstring(w, "optimizer_implementation",
                               estimate_opt_impl_names[estimate_optimizer_impl(in)]);
-        if (in->mode != EST_INFERENCE)
+        if (in->mode != EST_INFERENCE) {
                 jsonw_kbool(w, "gradient_clipping", in->gradient_clipping);
+                jsonw_kbool(w, "expandable_segments", in->expandable_segments);
+        }
         jsonw_kstring(w, "activation_checkpointing",
                       estimate_checkpointing_name(in->checkpointing));
         if (in->checkpointing == EST_CKPT_FULL && in->checkpoint_every > 1)
@@ -1159,6 +1171,7 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_ku64(w, "total_bytes", r->per_gpu_total_bytes);
         jsonw_ku64(w, "allocated_bytes", r->per_gpu_allocated_bytes);
         jsonw_ku64(w, "reserved_bytes", r->per_gpu_reserved_bytes);
+        jsonw_ku64(w, "needed_bytes", r->per_gpu_needed_bytes);
         jsonw_kstring(w, "peak_phase", estimate_phase_name(r->peak_phase));
         jsonw_key(w, "components");
         jsonw_object_begin(w);

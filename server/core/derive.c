@@ -310,6 +310,10 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
                 (in->set & EST_SET_CONTEXT) ? in->cuda_context_bytes : memory_cuda_context_bytes;
         d->reserve_fraction = (in->set & EST_SET_RESERVE) ? in->allocator_reserve_fraction
                                                           : memory_allocator_reserve_fraction;
+        d->held_fraction = (in->set & EST_SET_RESERVE) && (in->set & EST_SET_HELD)
+                                   ? fmin(in->allocator_held_fraction, d->reserve_fraction)
+                                   : d->reserve_fraction;
+        d->reserve_replayed = false;
 
         /* Sequence and tokens. */
         d->s = in->sequence_length;

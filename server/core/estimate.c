@@ -43,7 +43,8 @@ static const char *const fw_setting_names[] = {"precision",
                                                "fsdp_use_orig_params",
                                                "gemm_accumulation",
                                                "dequantize_to_fp16",
-                                               "gradient_clipping"};
+                                               "gradient_clipping",
+                                               "expandable_segments"};
 const char *const estimate_strategy_names[] = {"single", "ddp",  "zero1", "zero2",
                                                "zero3",  "fsdp", NULL};
 const char *const estimate_fsdp_names[] = {"full_shard", "shard_grad_op", "hybrid_shard", NULL};
@@ -52,8 +53,8 @@ const char *const estimate_model_load_names[] = {"every_process", "rank_zero", N
 static const char *const component_names[] = {
         "weights", "gradients", "optimizer_states",      "master_weights", "activations",
         "logits",  "kv_cache",  "communication_buffers", "workspace",      "framework_overhead"};
-static const char *const phase_names[] = {"forward",        "backward", "backward_end",
-                                          "optimizer_step", "prefill",  "decode"};
+static const char *const phase_names[] = {"forward", "backward", "backward_end", "optimizer_step",
+                                          "prefill", "decode",   "recompute"};
 static const char *const cpu_names[] = {"offloaded_states", "model_load", "runtime", "data_loading",
                                         "offloaded_activations"};
 static const char *const bottleneck_names[] = {"compute", "memory_bandwidth", "interconnect",
@@ -155,7 +156,8 @@ void estimate_input_defaults(struct estimate_input *in)
  *   loss = cross_entropy(pred.flatten(0, 1).float(), labels): bf16 logits
  *   upcast inside the loss (compile wraps each TransformerBlock; a request
  *   whose loss is compiled too says logits "fused"); AdamW implementation
- *   "fused".
+ *   "fused"; run_train.sh starts every rank with
+ *   PYTORCH_ALLOC_CONF="expandable_segments:True".
  * torchtune (recipes/configs (every recipe): dtype bf16, enable_activation_checkpointing
  *   True, loss CEWithChunkedOutputLoss, optimizer fused AdamW; distributed
  *   recipes shard with FSDP2 fully_shard).
@@ -230,6 +232,8 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
                 PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
+                PRESET(in, EST_SET_EXPANDABLE, EST_FWS_EXPANDABLE_SEGMENTS, expandable_segments,
+                       true);
                 preset_fsdp(in, 2, false, false);
                 if (in->tensor_parallel > 1)
                         PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
@@ -340,6 +344,22 @@ void estimate_note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t cod
         (*n)++;
 }
 
+/* The caching allocator's reserve for a training run, replayed
+ * (reserve.c), as a fraction of the allocated peak, unless the request
+ * states one. */
+static void reserve_apply(const struct estimate_input *in, struct derived *d, struct mem_model *mm)
+{
+        if (in->set & EST_SET_RESERVE)
+                return;
+        double b = in->batch_size, gap, held;
+        double allocated = memory_max_allocated(mm, b);
+        if (memory_reserve_replayed(in, d, b * d->mb_fraction, &gap, &held) || !(allocated > 0))
+                return;
+        d->reserve_fraction = mm->reserve_fraction = fmin(gap / allocated, 1.0);
+        d->held_fraction = mm->held_fraction = fmin(held / allocated, 1.0);
+        d->reserve_replayed = true;
+}
+
 int estimate_build(const struct estimate_input *in, struct derived *d, struct mem_model *mm,
                    struct estimate_result *res, struct estimate_error *err)
 {
@@ -349,8 +369,12 @@ int estimate_build(const struct estimate_input *in, struct derived *d, struct me
 
         if (validate_input(in, res, err) || derive_input(in, d, res, err))
                 return -1;
-        if (in->pipeline_parallel < 2 || !d->training)
-                return memory_model_build(in, d, mm, res, err);
+        if (in->pipeline_parallel < 2 || !d->training) {
+                if (memory_model_build(in, d, mm, res, err))
+                        return -1;
+                reserve_apply(in, d, mm);
+                return 0;
+        }
         /* Pipeline: the first stage holds the most activations, the last
          * the head and the logits; the peak is whichever is larger at the
          * request's batch (Megatron-LM's theoretical memory reports the
@@ -367,6 +391,19 @@ int estimate_build(const struct estimate_input *in, struct derived *d, struct me
                 *d = last_d;
                 *mm = last_mm;
         }
+        reserve_apply(in, d, mm);
+        return 0;
+}
+
+int estimate_allocator_reserve(const struct estimate_input *in, double *reserve, double *held,
+                               struct estimate_error *err)
+{
+        struct derived d;
+        struct mem_model mm;
+        if (estimate_build(in, &d, &mm, NULL, err))
+                return -1;
+        *reserve = mm.reserve_fraction;
+        *held = mm.held_fraction;
         return 0;
 }
 
@@ -492,6 +529,9 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 case EST_FWS_GRADIENT_CLIPPING:
                         val = in->gradient_clipping;
                         break;
+                case EST_FWS_EXPANDABLE_SEGMENTS:
+                        val = in->expandable_segments;
+                        break;
                 case EST_FWS_COUNT:
                         break;
                 }
@@ -500,7 +540,10 @@ static void record_assumptions(const struct estimate_input *in, const struct der
         ASSUME(r, EST_A_CUDA_CONTEXT, d->context_bytes, 0);
         if (in->gpus > 1)
                 ASSUME(r, EST_A_NCCL_BUFFERS, memory_nccl_buffer_bytes, 0);
-        ASSUME(r, EST_A_ALLOCATOR_RESERVE, d->reserve_fraction, 0);
+        if (d->reserve_replayed)
+                ASSUME(r, EST_A_ALLOCATOR_REPLAY, d->reserve_fraction, d->held_fraction);
+        else
+                ASSUME(r, EST_A_ALLOCATOR_RESERVE, d->reserve_fraction, 0);
         if (d->training && in->gradients_persist)
                 ASSUME(r, EST_A_GRADIENTS_PERSIST, 0, 0);
         if (d->training) {

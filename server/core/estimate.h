@@ -145,6 +145,7 @@ enum est_fw_setting {
         EST_FWS_GEMM_ACCUMULATION,
         EST_FWS_DEQUANTIZE_FP16,
         EST_FWS_GRADIENT_CLIPPING,
+        EST_FWS_EXPANDABLE_SEGMENTS,
         EST_FWS_COUNT
 };
 
@@ -235,6 +236,8 @@ enum est_model_load {
 #define EST_SET_GEMM_ACC      0x4000000u
 #define EST_SET_DEQUANT_FP16  0x8000000u
 #define EST_SET_GRAD_CLIP     0x10000000u
+#define EST_SET_EXPANDABLE    0x20000000u
+#define EST_SET_HELD          0x40000000u /* allocator_held_fraction given (with EST_SET_RESERVE) */
 
 struct estimate_input {
         struct model_arch arch;
@@ -291,7 +294,10 @@ struct estimate_input {
 
         /* runtime: how the framework behaves; the defaults are PyTorch >= 2.0 */
         double cuda_context_bytes;         /* with EST_SET_CONTEXT; else 512 MiB (lazy loading) */
-        double allocator_reserve_fraction; /* with EST_SET_RESERVE; else 0.05 */
+        double allocator_reserve_fraction; /* with EST_SET_RESERVE; else replayed (training)
+                                              or 0.05 */
+        double allocator_held_fraction;    /* with EST_SET_HELD: the part of the reserve
+                                              not released before an OOM; else all of it */
         bool gradients_persist;            /* zero_grad(set_to_none=False): gradients stay
                                               allocated between steps (PyTorch < 2.0 default) */
         bool optimizer_per_parameter;      /* the step loops over parameters: no foreach
@@ -305,6 +311,8 @@ struct estimate_input {
         bool fp16_accumulation;            /* fp16 matmuls accumulate in fp16 (cuBLAS
                                               CUBLAS_COMPUTE_16F), as llama.cpp and ExLlama
                                               run them; PyTorch accumulates in fp32 */
+        bool expandable_segments;          /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:
+                                              each allocator pool is one growing segment */
         bool dequantize_to_fp16;           /* quantized matmuls over many tokens run on an
                                               fp16 copy of the weights (ExLlama,
                                               bitsandbytes, llama.cpp's cuBLAS path) */
@@ -366,6 +374,8 @@ enum est_phase {
         EST_PHASE_OPTIMIZER,    /* optimizer step: states + temporaries */
         EST_PHASE_PREFILL,      /* inference: prompt pass */
         EST_PHASE_DECODE,       /* inference: generating with a full KV cache */
+        EST_PHASE_RECOMPUTE,    /* backward through a checkpointed block: its recomputed
+                                   activations, the loss buffers already freed */
         EST_PHASE_COUNT
 };
 
@@ -471,6 +481,7 @@ enum est_note_code {
         EST_A_FLOAT8_SAVED,     /* a = bytes per sample per block, b = fp8 weight bytes kept */
         EST_A_FSDP_KEPT,        /* a = gathered bytes kept from forward to backward, b = ranks */
         EST_A_FSDP_UNLIMITED,   /* a = gathered bytes with limit_all_gathers=False */
+        EST_A_ALLOCATOR_REPLAY, /* a = reserve fraction, b = the part not releasable */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -675,6 +686,18 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
  * suggestions).
  */
 uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_error *err);
+
+/*
+ * The caching allocator's reserve for in, as estimate_run() would use it:
+ * *reserve beyond the allocated peak and *held (the part not released
+ * before an out-of-memory error), both as fractions of the allocated peak.
+ * A caller that runs many estimates of one layout (a plan search over
+ * GPUs) computes them once and states them (EST_SET_RESERVE | EST_SET_HELD)
+ * to get the same answer without replaying the allocator each time.
+ * Returns 0, or -1 with err filled when the input is refused.
+ */
+int estimate_allocator_reserve(const struct estimate_input *in, double *reserve, double *held,
+                               struct estimate_error *err);
 
 /* Write the sentence for one note into buf (always NUL-terminated); returns buf. */
 const char *estimate_note_text(const struct est_note *note, char *buf, size_t len);

@@ -69,6 +69,8 @@ struct derived {
         int pp_stage;            /* pipeline: the stage modelled, 0 = first, 1 = last */
         double context_bytes;    /* CUDA context per process */
         double reserve_fraction; /* caching-allocator reserve over the allocated peak */
+        double held_fraction;    /* the part of it not released before an OOM */
+        bool reserve_replayed;   /* both from reserve.c's replay */
 };
 
 /* The bytes one phase holds at batch b: fixed[c] + per_sample[c] * b for
@@ -88,8 +90,9 @@ struct phase_mem {
 /* Every phase of one configuration on one GPU, plus the CPU side. */
 struct mem_model {
         struct phase_mem ph[EST_PHASE_COUNT];
-        double overhead_fixed; /* CUDA context (+ NCCL is in comm) */
-        double reserve_fraction;
+        double overhead_fixed;   /* CUDA context (+ NCCL is in comm) */
+        double reserve_fraction; /* reserved beyond the allocated peak, as a fraction */
+        double held_fraction;    /* the part of it a run needs (not releasable) */
         double cpu[EST_CPU_COMPONENT_COUNT];
         double act_per_sample_total; /* for CPU activation offload */
 };
@@ -149,6 +152,12 @@ double memory_phase_needed(const struct mem_model *mm, const struct phase_mem *p
 double memory_max_needed(const struct mem_model *mm, double b);
 /* The phase that reserves most at batch b, and its reserved bytes. */
 enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *reserved);
+/* reserve.c: bytes the caching allocator reserves beyond the allocated
+ * peak at micro-batch b (*gap) and the part it cannot release under
+ * pressure (*held), from a replay of the configuration's tensors; 0, or -1
+ * when none applies. */
+int memory_reserve_replayed(const struct estimate_input *in, const struct derived *d, double b,
+                            double *gap, double *held);
 /* The largest allocated bytes over the phases (max_memory_allocated). */
 double memory_max_allocated(const struct mem_model *mm, double b);
 

@@ -43,6 +43,19 @@ double fit_usable_bytes(const struct gpu_spec *g)
         return (double)(g->usable_memory_bytes ? g->usable_memory_bytes : g->memory_bytes);
 }
 
+/* A variant of the request for a what-if (more GPUs, another memory
+ * saver): it keeps the request's allocator reserve rather than replaying
+ * its own (reserve.c costs tens of microseconds per replay; the reserve
+ * is a small fraction and moves little between such variants). */
+static struct estimate_input variant_of(const struct estimate_input *in, const struct derived *d)
+{
+        struct estimate_input x = *in;
+        x.set |= EST_SET_RESERVE | EST_SET_HELD;
+        x.allocator_reserve_fraction = d->reserve_fraction;
+        x.allocator_held_fraction = d->held_fraction;
+        return x;
+}
+
 /* Per-GPU bytes at the request's batch as U + Sh / N for N GPUs of the
  * scalable layout (the request's sharding, ZeRO-3 when it has none, tensor
  * parallelism for inference): two evaluations give both terms. */
@@ -55,7 +68,7 @@ struct scaling {
 static void scaling_fill(const struct estimate_input *in, const struct derived *d,
                          struct scaling *sc)
 {
-        struct estimate_input x = *in;
+        struct estimate_input x = variant_of(in, d);
         struct derived d2, d4;
         struct mem_model m2, m4;
         double a2, a4;
@@ -93,7 +106,10 @@ static void scaling_fill(const struct estimate_input *in, const struct derived *
         a4 = memory_max_needed(&m4, in->batch_size);
         sc->Sh = 4 * (a2 - a4);
         sc->U = 2 * a4 - a2;
-        sc->ok = sc->Sh > 0 && sc->U > 0;
+        /* U is 0 when the peak phase shards everything (the ZeRO-3
+         * optimizer step); a rounding error below a byte is 0 too */
+        sc->ok = sc->Sh > 0 && sc->U > -1;
+        sc->U = fmax(sc->U, 0);
 }
 
 /* sc, filled on first use (two model builds). */
@@ -160,35 +176,35 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
 
         if (d->training) {
                 if (in->checkpointing != EST_CKPT_FULL) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.checkpointing = EST_CKPT_FULL;
                         try_change(&x, r, EST_S_CHECKPOINTING, cur, 0);
                 }
                 if (!in->flash_attention) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.flash_attention = true;
                         try_change(&x, r, EST_S_FLASH, cur, 0);
                 }
                 if (d->lm_logits && !in->chunked_loss) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.chunked_loss = true;
                         try_change(&x, r, EST_S_CHUNKED_LOSS, cur, 0);
                 }
                 /* Only where the chosen GPU can run bf16. */
                 if ((in->precision == EST_FP32 || in->precision == EST_TF32) &&
                     mixed == EST_BF16_MIXED) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.precision = EST_BF16_MIXED;
                         try_change(&x, r, EST_S_BF16_MIXED, cur, 0);
                 }
                 if (in->optimizer != EST_OPT_ADAMW_8BIT && in->optimizer != EST_OPT_SGD &&
                     !d->lora) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.optimizer = EST_OPT_ADAMW_8BIT;
                         try_change(&x, r, EST_S_ADAMW_8BIT, cur, 0);
                 }
                 if (in->mode == EST_FINE_TUNE || in->mode == EST_PRE_TRAIN) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.mode = EST_LORA;
                         x.lora_rank = 16;
                         x.lora_targets = peft_all_linear(&in->arch);
@@ -201,7 +217,7 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         try_change(&x, r, EST_S_QLORA, cur, 0);
                 }
                 if (in->mode == EST_LORA) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.mode = EST_QLORA;
                         x.quantization = EST_QUANT_NF4;
                         if (x.precision == EST_FP32 || x.precision == EST_TF32)
@@ -209,7 +225,7 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         try_change(&x, r, EST_S_QLORA, cur, 0);
                 }
                 if (in->offload == EST_OFFLOAD_NONE && !d->lora) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.offload = EST_OFFLOAD_OPTIMIZER;
                         if (x.strategy == EST_SINGLE && x.gpus == 1)
                                 x.strategy = EST_ZERO2;
@@ -224,7 +240,7 @@ static void fit_suggestions(const struct estimate_input *in, const struct derive
                         add_suggestion(r, EST_S_ZERO3, 0, n);
         } else {
                 if (in->quantization == EST_QUANT_NONE) {
-                        x = *in;
+                        x = variant_of(in, d);
                         x.quantization = EST_QUANT_INT4;
                         try_change(&x, r, EST_S_QUANTIZE, cur, 0);
                 }

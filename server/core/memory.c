@@ -43,7 +43,10 @@ const double memory_cuda_context_bytes = 512.0 * MIB;
  * adds 5% to activations). */
 const double memory_allocator_reserve_fraction = 0.05;
 /* NCCL communicator buffers per process when GPUs talk: AIConfigurator
- * measured 342 MB (TP2) to 392 MB (TP4/8). */
+ * measured 342 MB (TP2) to 392 MB (TP4/8).  NCCL reserves them itself
+ * (cudaMalloc / cuMem in ncclCommInitRank), outside PyTorch's caching
+ * allocator: nvidia-smi shows them, max_memory_allocated and
+ * max_memory_reserved do not, so they sit beside the CUDA context. */
 const double memory_nccl_buffer_bytes = 392.0e6;
 /* DeepSpeed ZeRO-1/2 default reduce_bucket_size and allgather_bucket_size
  * (elements), DeepSpeed configuration docs. */
@@ -403,8 +406,9 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 
         (void)err; /* every input was checked before; kept for symmetry with estimate_build() */
         memset(mm, 0, sizeof(*mm));
-        mm->overhead_fixed = d->context_bytes;
+        mm->overhead_fixed = d->context_bytes + (in->gpus > 1 ? memory_nccl_buffer_bytes : 0);
         mm->reserve_fraction = d->reserve_fraction;
+        mm->held_fraction = d->held_fraction;
 
         /* Weights per GPU: block matrices split over t x p; embeddings and
          * head split over t (vocabulary-parallel).  With a pipeline the
@@ -451,9 +455,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 head_grad = 0;
         }
 
-        /* Communication buffers. */
-        if (in->gpus > 1)
-                comm += memory_nccl_buffer_bytes;
+        /* Communication buffers in PyTorch's allocator (NCCL's own are in
+         * overhead_fixed). */
         if (d->training && d->dp > 1) {
                 if (d->stage == 0) {
                         /* DDP: the reducer's buckets hold a flat copy of every
@@ -641,16 +644,30 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         } else {
                 act = full_act;
         }
+        /* The one block whose activations a checkpoint recomputes in
+         * backward (full: all of them; op-level: what the policy does not
+         * keep).  It is materialised only after the loss and the head have
+         * run their backward and freed the logit gradients, so it peaks in
+         * a phase of its own (recompute) rather than on top of them
+         * (torch.utils.checkpoint recomputes a block when autograd reaches
+         * it). */
+        double rec = 0;
+        if (in->checkpointing == EST_CKPT_FULL)
+                rec = fmax(layer_act, dec_act);
+        else if (in->checkpointing == EST_CKPT_SELECTIVE_OP)
+                rec = fmax(fmax(layer_act, dec_act) - memory_sac_op_block_bytes(in, d), 0);
+        act -= rec;
         /* Pipeline, 1F1B (Narayanan et al. 2021; Korthikanti et al. 2022
          * §4.2.3): stage i holds the activations of p - i micro-batches
          * (at most m) for its L/p layers, so the first stage holds min(m, p)
          * and the last one; the per-sample figure is per micro-batch
-         * sample. */
+         * sample.  One micro-batch's block is recomputed at a time. */
         double held = 1;
         if (p > 1)
                 held = first_stage ? fmin((double)(in->micro_batches ? in->micro_batches : 1), p)
                                    : 1;
         act *= (p > 1 ? held / p : 1.0) * mbf;
+        rec *= mbf;
         /* Embedding output (+ norm and dropout for BERT-style encoders) on
          * the first stage and, for language-model heads, the final norm +
          * head input (+ the MLM transform: dense, GELU, norm) on the last. */
@@ -667,6 +684,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double copies = d->P * 2 / (t * p);
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, copies, 0);
                 phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, copies, 0);
+                if (rec > 0)
+                        phase_set(&mm->ph[EST_PHASE_RECOMPUTE], EST_C_WORKSPACE, copies, 0);
                 ASSUME(res, EST_A_AUTOCAST_COPIES, copies, 0);
         }
         if (d->lora && in->mode == EST_QLORA) {
@@ -677,6 +696,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double deq = memory_largest_matrix(a) * 2 / t;
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq, 0);
                 phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq, 0);
+                if (rec > 0)
+                        phase_set(&mm->ph[EST_PHASE_RECOMPUTE], EST_C_WORKSPACE, deq, 0);
         }
         /* Float8Linear keeps each weight's float8 transpose for backward
          * too (save_for_backward(input_fp8, weight_fp8_t)): the whole
@@ -700,13 +721,15 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                                                    (q + a->ffn * ex) / t);
                 ASSUME(res, EST_A_FLOAT8_SAVED, copies, f8_weights);
         }
-        mm->act_per_sample_total = act;
+        mm->act_per_sample_total = act + rec;
         if (in->activation_offload) {
                 /* Only the block being computed and the one being copied
                  * stay on the GPU (torchtune OffloadActivations). */
                 double kept = 2 * fmax(layer_act, dec_act) * mbf + edge * mbf / t;
-                mm->cpu[EST_CPU_ACTIVATIONS] = (act - kept) * in->batch_size * d->procs_per_node;
+                mm->cpu[EST_CPU_ACTIVATIONS] =
+                        (act + rec - kept) * in->batch_size * d->procs_per_node;
                 act = kept;
+                rec = 0;
         }
 
         double lf, lb;
@@ -764,6 +787,19 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(bw, EST_C_LOGITS, 0, lb);
         phase_set(bw, EST_C_COMM, comm_bwd + gathered_kept, 0);
         phase_set(fw, EST_C_COMM, gathered_kept, 0);
+        struct phase_mem *rc = &mm->ph[EST_PHASE_RECOMPUTE];
+        if (rec > 0) {
+                /* as the start of backward, with the recomputed block in
+                 * place of the loss buffers */
+                phase_set(rc, EST_C_WEIGHTS, W + adapters, 0);
+                phase_set(rc, EST_C_MASTER, M, 0);
+                phase_set(rc, EST_C_OPTIMIZER, O, 0);
+                phase_set(rc, EST_C_COMM, comm + comm_bwd + gathered_kept, 0);
+                phase_set(rc, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
+                phase_set(rc, EST_C_ACTIVATIONS, f8_weights, act + rec);
+        } else {
+                memset(rc, 0, sizeof(*rc)); /* no checkpoint, or offloaded activations */
+        }
 
         /*
          * FSDP1 flat parameters with frozen and trainable parameters in one
@@ -804,9 +840,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 phase_set(op, EST_C_GRADIENTS, G, 0);
                 phase_set(op, EST_C_WORKSPACE, T, 0);
                 /* ZeRO-3/FSDP gathers are released before the step; DDP
-                 * buckets and NCCL buffers stay. */
-                phase_set(op, EST_C_COMM,
-                          d->stage >= 3 ? (in->gpus > 1 ? memory_nccl_buffer_bytes : 0) : comm, 0);
+                 * and DeepSpeed buckets stay. */
+                phase_set(op, EST_C_COMM, d->stage >= 3 ? 0 : comm, 0);
         }
         /* The first block's activations are the last to be freed. */
         phase_set(be, EST_C_ACTIVATIONS, 0, layer_act * mbf);
@@ -838,6 +873,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double cached = fmax(shards - accumulated, 0);
                 fw->cached += cached;
                 bw->cached += cached;
+                if (rc->present)
+                        rc->cached += cached;
                 if (cached > 0)
                         ASSUME(res, EST_A_GRADIENT_POOL, cached, 0);
         }
@@ -854,20 +891,21 @@ double memory_phase_allocated(const struct phase_mem *p, double b)
 }
 
 /* Reserved bytes of one phase at batch b, before the CUDA context: the
- * phase's allocations with the compute pool's fragmentation allowance, plus
+ * phase's allocations with the compute pool's reserve (reserve.c), plus
  * what other streams' pools hold cached. */
 double memory_phase_reserved(const struct mem_model *mm, const struct phase_mem *p, double b)
 {
-        return memory_phase_needed(mm, p, b) + p->cached;
+        return memory_phase_allocated(p, b) * (1 + mm->reserve_fraction) + p->cached;
 }
 
 /* When cudaMalloc fails the allocator frees every cached block that is not
  * split and tries again (CUDACachingAllocator.cpp, release_cached_blocks):
- * whole blocks cached for another stream give way, so only allocations and
- * the compute pool's fragmentation decide whether a phase fits. */
+ * whole segments cached for this stream or another give way, so only
+ * allocations and the holes in split segments decide whether a phase
+ * fits. */
 double memory_phase_needed(const struct mem_model *mm, const struct phase_mem *p, double b)
 {
-        return memory_phase_allocated(p, b) * (1 + mm->reserve_fraction);
+        return memory_phase_allocated(p, b) * (1 + mm->held_fraction);
 }
 
 double memory_max_needed(const struct mem_model *mm, double b)

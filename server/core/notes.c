@@ -76,6 +76,7 @@ static const struct note_def defs[] = {
         {EST_A_FLOAT8_SAVED, "float8_saved_tensors"},
         {EST_A_FSDP_KEPT, "fsdp_reshard_after_forward"},
         {EST_A_FSDP_UNLIMITED, "fsdp_unlimited_all_gathers"},
+        {EST_A_ALLOCATOR_REPLAY, "allocator_replay"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -227,6 +228,15 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "torch.cuda.max_memory_allocated does not)",
                          a * 100);
                 break;
+        case EST_A_ALLOCATOR_REPLAY:
+                snprintf(buf, len,
+                         "PyTorch's caching allocator, replayed over two training steps of "
+                         "this configuration's tensors: it reserves %.1f%% beyond the "
+                         "allocated peak (in max_memory_reserved and nvidia-smi, not in "
+                         "max_memory_allocated); %.1f%% sits in split segments it cannot "
+                         "release before an out-of-memory error, so the run needs that much",
+                         a * 100, b * 100);
+                break;
         case EST_A_DDP_BUCKETS:
                 snprintf(buf, len,
                          "DDP gradient buckets hold a copy of all gradients (%.2f GiB; "
@@ -376,7 +386,9 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
         case EST_A_NCCL_BUFFERS:
                 snprintf(buf, len,
                          "NCCL communicator buffers: %.0f MB per process (measured by "
-                         "AIConfigurator)",
+                         "AIConfigurator), reserved by NCCL outside PyTorch's allocator: "
+                         "counted with the CUDA context, in nvidia-smi but not in "
+                         "max_memory_allocated",
                          a / 1e6);
                 break;
         case EST_A_ZERO_BUCKETS:

@@ -178,6 +178,10 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
         if (!(in->allocator_reserve_fraction >= 0 && in->allocator_reserve_fraction <= 1))
                 return estimate_fail(err, "/runtime/allocator_reserve_fraction", "range",
                                      "allocator_reserve_fraction must be 0..1");
+        if ((in->set & EST_SET_HELD) &&
+            !(in->allocator_held_fraction >= 0 && in->allocator_held_fraction <= 1))
+                return estimate_fail(err, "/runtime/allocator_reserve_fraction", "range",
+                                     "the held part of the reserve must be 0..1");
         if (!(in->data_samples_per_s >= 0 && in->data_samples_per_s <= 1e12))
                 return estimate_fail(err, "/runtime/data_samples_per_s", "range",
                                      "data_samples_per_s must be 0..1e12");

@@ -45,6 +45,7 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
+        int saver;               /* the lightest saver whose full estimate fits */
         bool no_rate;            /* refused: no throughput figure at the precision run */
         uint64_t per_gpu_bytes;  /* the engine's total, as nvidia-smi would show it */
         uint64_t per_gpu_needed; /* what must fit: the engine's fit figure */
@@ -61,6 +62,15 @@ struct shape {
 
 typedef uint64_t memory_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
 
+/* The caching allocator's reserve of one layout (estimate_allocator_reserve),
+ * replayed once and stated in every run of that layout on any GPU. */
+struct reserve_memo {
+        bool done, ok;
+        double reserve, held;
+};
+typedef struct reserve_memo reserve_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT]
+                                           [PLAN_SAVER_COUNT];
+
 struct search {
         const struct catalog_provider *providers; /* by offering.provider_index */
         const struct estimate_input *base;        /* the variant being searched (see below) */
@@ -69,15 +79,19 @@ struct search {
         bool training;
         bool level_ok[PLAN_SAVER_COUNT]; /* the saver level adds only allowed savers */
         unsigned n_levels_ok;
-        /* mem[count][strategy][saver]: per-GPU bytes, 0 = not a valid layout */
+        /* mem[count][strategy][saver]: per-GPU bytes without the allocator's
+         * reserve (a lower bound), 0 = not a valid layout */
         memory_table_t *mem;
         memory_table_t mem_request;
+        reserve_table_t *rsv; /* paired with mem */
+        reserve_table_t rsv_request;
         /*
          * The request re-planned at fp16 mixed precision, for GPUs without
          * bf16 (see bf16_substitute()); built on first use.
          */
         struct estimate_input fp16_input;
         memory_table_t mem_fp16;
+        reserve_table_t rsv_fp16;
         int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
         struct estimate_error fp16_error;
         struct shape shapes[SHAPES_MAX];
@@ -183,14 +197,21 @@ static struct shape *shape_for(struct search *sr, int gpi, double network)
         return &sr->shapes[sr->n_shapes++];
 }
 
-/* The lightest saver with which strategy st fits count GPUs of usable bytes; -1 if none. */
-static int lightest_fit(const struct search *sr, uint32_t count, enum est_strategy st,
-                        uint64_t usable)
+/* The lightest saver from `from` on with which strategy st may fit count
+ * GPUs of usable bytes (by the memory table's lower bound); -1 if none. */
+static int lightest_fit_from(const struct search *sr, uint32_t count, enum est_strategy st,
+                             uint64_t usable, int from)
 {
-        for (int sv = 0; sv < (int)savers_used(sr); sv++)
+        for (int sv = from; sv < (int)savers_used(sr); sv++)
                 if ((*sr->mem)[count][st][sv] && (*sr->mem)[count][st][sv] <= usable)
                         return sv;
         return -1;
+}
+
+static int lightest_fit(const struct search *sr, uint32_t count, enum est_strategy st,
+                        uint64_t usable)
+{
+        return lightest_fit_from(sr, count, st, usable, 0);
 }
 
 /* Lower is better: the ranking key of a plan. */
@@ -219,6 +240,65 @@ static bool plan_better(const struct plan_train_plan *a, const struct plan_train
         if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb)))
                 return ka < kb;
         return a->gpus < b->gpus;
+}
+
+/* State the allocator's reserve of layout (count, st, sv) in x, replaying
+ * it on first use; false when the engine refuses the layout. */
+static bool pin_reserve(struct search *sr, struct estimate_input *x, uint32_t count,
+                        enum est_strategy st, enum plan_saver sv)
+{
+        /* DDP keeps every tensor whole on every GPU: one replay serves
+         * every count */
+        struct reserve_memo *r = &(*sr->rsv)[st == EST_DDP ? 2 : count][st][sv];
+        if (!r->done) {
+                struct estimate_error e;
+                r->done = true;
+                sr->out->engine_calls++;
+                r->ok = estimate_allocator_reserve(x, &r->reserve, &r->held, &e) == 0;
+        }
+        x->set |= EST_SET_RESERVE | EST_SET_HELD;
+        x->allocator_reserve_fraction = r->reserve;
+        x->allocator_held_fraction = r->held;
+        return r->ok;
+}
+
+/*
+ * Run the engine on GPU g for count GPUs in k instances with strategy st,
+ * from saver sv (the lightest the memory table's lower bound allows) up,
+ * until the full estimate - reserve included - fits; remember it in m.
+ */
+static void run_lightest(struct search *sr, struct run_memo *m, const struct gpu_spec *g,
+                         uint32_t count, uint32_t k, enum est_strategy st, int sv, double network)
+{
+        for (; sv >= 0; sv = lightest_fit_from(sr, count, st, g->usable_memory_bytes, sv + 1)) {
+                struct estimate_error e;
+
+                m->saver = sv;
+                layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
+                sr->scratch.gpu_index = 0;
+                sr->scratch.inter_node_bytes_per_s = network;
+                m->ok = pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv);
+                if (m->ok) {
+                        sr->out->engine_calls++;
+                        m->ok = estimate_run(&sr->scratch, g, 1, &sr->res, &e) == 0;
+                }
+                /* No throughput figure at the precision run (the engine's
+                 * peak is 0): no time, so no plan. */
+                m->no_rate = m->ok && sr->res.peak_flops_per_gpu <= 0;
+                if (m->no_rate)
+                        m->ok = false;
+                if (!m->ok)
+                        return;
+                m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
+                m->per_gpu_needed = sr->res.per_gpu_needed_bytes;
+                m->cpu_bytes = sr->res.cpu_total_bytes;
+                m->total_seconds = sr->res.total_seconds;
+                m->tokens_per_second = sr->res.tokens_per_second;
+                m->seconds_per_step = sr->res.seconds_per_step;
+                m->bottleneck = sr->res.bottleneck;
+                if (m->per_gpu_needed <= g->usable_memory_bytes)
+                        return;
+        }
 }
 
 struct offering_outcome {
@@ -272,33 +352,11 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         if (sv < 0)
                                 continue;
                         if (!m->done) {
-                                struct estimate_error e;
-
                                 m->done = true;
-                                sr->out->engine_calls++;
-                                layout(sr, &sr->scratch, count, k, (enum est_strategy)st,
-                                       (enum plan_saver)sv);
-                                sr->scratch.gpu_index = 0;
-                                sr->scratch.inter_node_bytes_per_s = network;
-                                m->ok = estimate_run(&sr->scratch, g, 1, &sr->res, &e) == 0;
-                                /*
-                                 * No throughput figure at the precision run (the
-                                 * engine's peak is 0): no time, so no plan.
-                                 */
-                                if (m->ok && sr->res.peak_flops_per_gpu <= 0) {
-                                        m->ok = false;
-                                        m->no_rate = true;
-                                }
-                                if (m->ok) {
-                                        m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
-                                        m->per_gpu_needed = sr->res.per_gpu_needed_bytes;
-                                        m->cpu_bytes = sr->res.cpu_total_bytes;
-                                        m->total_seconds = sr->res.total_seconds;
-                                        m->tokens_per_second = sr->res.tokens_per_second;
-                                        m->seconds_per_step = sr->res.seconds_per_step;
-                                        m->bottleneck = sr->res.bottleneck;
-                                }
+                                run_lightest(sr, m, g, count, k, (enum est_strategy)st, sv,
+                                             network);
                         }
+                        sv = m->saver;
                         if (m->no_rate)
                                 oc->no_rate = true;
                         /* The engine's own full estimate must fit, not just the memory pass. */
@@ -397,7 +455,21 @@ static void levels_allowed(struct search *sr)
         }
 }
 
-/* Fill the memory table; -1 with err when the request itself is refused. */
+/* Allocations only: the caching allocator's reserve stated as none. */
+static void without_reserve(struct estimate_input *x)
+{
+        x->set |= EST_SET_RESERVE | EST_SET_HELD;
+        x->allocator_reserve_fraction = 0;
+        x->allocator_held_fraction = 0;
+}
+
+/*
+ * Fill the memory table; -1 with err when the request itself is refused.
+ * The table leaves out the allocator's reserve, whose replay costs tens of
+ * microseconds and the table has thousands of points: it is a lower bound
+ * that rules layouts out, and the full estimate of each layout run on a
+ * GPU decides whether it fits.
+ */
 static int memory_table(struct search *sr, struct estimate_error *err)
 {
         struct estimate_input x;
@@ -406,6 +478,7 @@ static int memory_table(struct search *sr, struct estimate_error *err)
 
         /* The request on one GPU must be valid, or nothing else can be. */
         layout(sr, &x, 1, 1, EST_SINGLE, PLAN_SAVER_NONE);
+        without_reserve(&x);
         sr->out->engine_calls++;
         if (estimate_memory_bytes(&x, err) == 0)
                 return -1;
@@ -421,6 +494,7 @@ static int memory_table(struct search *sr, struct estimate_error *err)
 
                                 layout(sr, &x, count, 1, (enum est_strategy)st,
                                        (enum plan_saver)sv);
+                                without_reserve(&x);
                                 sr->out->engine_calls++;
                                 (*sr->mem)[count][st][sv] = estimate_memory_bytes(&x, &e);
                         }
@@ -457,6 +531,7 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
         if (!bf16_substitute(sr->request, g)) {
                 sr->base = sr->request;
                 sr->mem = &sr->mem_request;
+                sr->rsv = &sr->rsv_request;
                 return 0;
         }
         if (sr->fp16_state == 0) {
@@ -464,10 +539,12 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
                 sr->fp16_input.precision = EST_FP16_MIXED;
                 sr->base = &sr->fp16_input;
                 sr->mem = &sr->mem_fp16;
+                sr->rsv = &sr->rsv_fp16;
                 sr->fp16_state = memory_table(sr, &sr->fp16_error) == 0 ? 1 : -1;
         }
         sr->base = &sr->fp16_input;
         sr->mem = &sr->mem_fp16;
+        sr->rsv = &sr->rsv_fp16;
         return sr->fp16_state == 1 ? 0 : -1;
 }
 
@@ -523,6 +600,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         sr->base = base;
         sr->request = base;
         sr->mem = &sr->mem_request;
+        sr->rsv = &sr->rsv_request;
         sr->c = c;
         sr->out = out;
         sr->training = base->mode != EST_INFERENCE;

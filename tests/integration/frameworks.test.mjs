@@ -64,9 +64,10 @@ test('torchtitan\'s own names: "selective" is its op policy there, selective_ac_
 test('torchtitan Llama 3.1 8B on 8 GPUs lands near its published 82.4 GiB reserved', async () => {
         // torchtitan docs/performance.md, Table 1 (FSDP, local batch 2,
         // selective AC): 82.4 GiB max_memory_reserved, which the engine's
-        // reserved_bytes stands for (the total adds the CUDA context).
+        // reserved_bytes stands for (the total adds the CUDA context and
+        // NCCL's 392 MB, both outside PyTorch's allocator).
         const r = await pretrain({ framework: 'torchtitan', parallelism: { gpus: 8 } });
-        assert.equal(r.json.per_gpu.reserved_bytes, r.json.per_gpu.total_bytes - 512 * 2 ** 20);
+        assert.equal(r.json.per_gpu.reserved_bytes, r.json.per_gpu.total_bytes - 512 * 2 ** 20 - 392e6);
         const gib = r.json.per_gpu.reserved_bytes / 2 ** 30;
         assert.ok(Math.abs(gib - 82.4) / 82.4 < 0.15, `${gib.toFixed(1)} GiB`);
 });

@@ -156,6 +156,7 @@ test('calculator: XLM-R Large pre-train, batch 16, sequence 128 shows what the A
                         .format(b / 1073741824);
                 assert.equal(await page.textContent('#calc-allocated'), `${gib(api16.json.per_gpu.allocated_bytes)} GiB`);
                 assert.equal(await page.textContent('#calc-reserved'), `${gib(api16.json.per_gpu.reserved_bytes)} GiB`);
+                assert.equal(await page.textContent('#calc-needed'), `${gib(api16.json.per_gpu.needed_bytes)} GiB`);
                 // The fit table lists every GPU the API assessed.
                 assert.equal(await page.locator('#fits-table tbody tr').count(), api16.json.fits.length);
 

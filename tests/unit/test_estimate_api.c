@@ -306,6 +306,21 @@ static void test_pasted_framework_configs(void **state)
                                 &in, &e),
                          -1);
         assert_string_equal(e.pointer, "/workload/lora/use_dora");
+        /* PyTorch's allocator setting as the environment variable reads;
+         * an option the replay does not model is named in the 400 */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pretrain\"},"
+                                "\"PYTORCH_CUDA_ALLOC_CONF\":\"expandable_segments:True\"}",
+                                &in, &e),
+                         0);
+        assert_true(in.expandable_segments && (in.set & EST_SET_EXPANDABLE));
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pretrain\"},"
+                                "\"runtime\":{\"PYTORCH_ALLOC_CONF\":"
+                                "\"expandable_segments:True,max_split_size_mb:128\"}}",
+                                &in, &e),
+                         -1);
+        assert_string_equal(e.pointer, "/runtime/PYTORCH_ALLOC_CONF");
+        assert_string_equal(e.rule, "unsupported");
+        assert_non_null(strstr(e.detail, "max_split_size_mb"));
 }
 
 /* Contradictions the engine accepts with a warning. */

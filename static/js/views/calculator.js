@@ -108,6 +108,11 @@ function headline(res, gpu) {
                 items.push(el('div', { class: 'big' },
                         el('span', { class: 'label' }, 'Reserved by the caching allocator (max_memory_reserved)'),
                         el('strong', { id: 'calc-reserved' }, `${fmt.gib(reserved)} GiB`)));
+        const needed = res.per_gpu && res.per_gpu.needed_bytes;
+        if (fmt.isNum(needed))
+                items.push(el('div', { class: 'big' },
+                        el('span', { class: 'label' }, 'Needed to fit (cached segments released before an OOM)'),
+                        el('strong', { id: 'calc-needed' }, `${fmt.gib(needed)} GiB`)));
         box.replaceChildren(...items);
 }
 
