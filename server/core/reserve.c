@@ -89,26 +89,38 @@ struct replay {
         bool failed;
 };
 
+/* Above this one tensor is absurd (4 PiB): the replay gives up, so that
+ * no sum over its at most ALLOC_SIM_BLOCKS blocks can pass 2^64; the
+ * estimate itself refuses such a configuration. */
+#define TENSOR_BYTES_MAX 4503599627370496.0
+
 static int32_t take(struct replay *r, double bytes)
 {
-        if (bytes < 1)
+        if (!(bytes >= 1)) /* also NaN */
                 return -1;
+        if (bytes > TENSOR_BYTES_MAX || r->failed) {
+                r->failed = true;
+                return -1;
+        }
         int32_t h = alloc_sim_malloc(&r->sim, (uint64_t)bytes);
         if (h < 0)
                 r->failed = true;
         return h;
 }
 
-static void keep(struct replay *r, int32_t h, int op)
+/* Push h on the saved stack; returns 1 when it was pushed, else 0. */
+static int keep(struct replay *r, int32_t h, int op)
 {
         if (h < 0)
-                return;
+                return 0;
         if (r->n_saved == SAVED_MAX) {
                 r->failed = true;
-                return;
+                alloc_sim_free(&r->sim, h);
+                return 0;
         }
         r->saved_op[r->n_saved] = (uint8_t)op;
         r->saved[r->n_saved++] = h;
+        return 1;
 }
 
 /* ---- the block ------------------------------------------------------------- */
@@ -320,13 +332,11 @@ static int block_forward(struct replay *r, const struct block_plan *p, enum fwd_
                 int32_t w = take(r, o->work);
                 int32_t h = take(r, o->out);
                 pending_flush(r, i);
-                bool kept = mode == FWD_CHECKPOINT     ? o->block_out
-                            : mode == FWD_OP_POLICY    ? o->sac
-                            : mode == FWD_OP_RECOMPUTE ? o->saved
-                                                       : o->saved;
+                bool kept = mode == FWD_CHECKPOINT  ? o->block_out
+                            : mode == FWD_OP_POLICY ? o->sac
+                                                    : o->saved;
                 if (kept) {
-                        keep(r, h, i);
-                        pushed++;
+                        pushed += keep(r, h, i);
                 } else if (h >= 0 && r->n_pending < OPS_MAX) {
                         r->pending[r->n_pending] = h;
                         r->pending_at[r->n_pending++] = (uint8_t)(i + o->life);
@@ -334,8 +344,7 @@ static int block_forward(struct replay *r, const struct block_plan *p, enum fwd_
                         alloc_sim_free(&r->sim, h);
                 }
                 if (o->keeps_work && (!checkpointed || mode == FWD_OP_RECOMPUTE)) {
-                        keep(r, w, i);
-                        pushed++;
+                        pushed += keep(r, w, i);
                 } else {
                         alloc_sim_free(&r->sim, w);
                 }
@@ -354,7 +363,7 @@ static void block_backward(struct replay *r, const struct block_plan *p, int n_s
                            int32_t *grads, double e_g, bool qlora)
 {
         int32_t flowing = -1;
-        int base = r->n_saved - n_saved;
+        int base = r->n_saved - n_saved > 0 ? r->n_saved - n_saved : 0;
         for (int i = p->n_ops - 1; i >= 0 && !r->failed; i--) {
                 const struct op *o = &p->op[i];
                 int32_t g = take(r, o->grad);
@@ -410,16 +419,17 @@ static void replay_loss(struct replay *r, const struct estimate_input *in, const
                 /* per chunk: compute-dtype logits kept, the fp32 upcast
                  * and log-probabilities only while that chunk's loss runs */
                 double c = n / memory_loss_chunks;
-                for (int i = 0; i < (int)memory_loss_chunks && i < 16; i++) {
-                        int32_t kept = take(r, e * c);
+                int32_t kept[16];
+                int chunks = (int)memory_loss_chunks < 16 ? (int)memory_loss_chunks : 16;
+                for (int i = 0; i < chunks; i++) {
+                        kept[i] = take(r, e * c);
                         int32_t up = take(r, 4 * c), lp = take(r, 4 * c);
                         alloc_sim_free(&r->sim, up);
                         alloc_sim_free(&r->sim, lp);
-                        keep(r, kept, 0);
                 }
-                for (int i = 0; i < (int)memory_loss_chunks && i < 16; i++) {
+                for (int i = chunks - 1; i >= 0; i--) {
                         int32_t g = take(r, e * c);
-                        alloc_sim_free(&r->sim, r->saved[--r->n_saved]);
+                        alloc_sim_free(&r->sim, kept[i]);
                         alloc_sim_free(&r->sim, g);
                 }
                 return;
