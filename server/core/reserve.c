@@ -272,10 +272,10 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
                 p->op[p->n_ops - 1].life = 2;
                 add_op(p, x_h, x_h, false, -1, 0, false);
         }
-        add_op(p, x_h, x_h, true, -1, 0, false); /* residual sum: the block's output */
-        p->op[p->n_ops - 1].block_out = true;
-        if (a->norm != MODEL_NORM_RMSNORM && !a->pre_norm) /* post-norm (BERT): one more */
+        add_op(p, x_h, x_h, true, -1, 0, false); /* residual sum */
+        if (a->norm != MODEL_NORM_RMSNORM && !a->pre_norm) /* post-norm (BERT): its norm */
                 add_op(p, norm_b * tok * h / rows, x_h, true, -1, 0, false);
+        p->op[p->n_ops - 1].block_out = true; /* the block's output */
         /* torchtitan's op policy (memory.c, memory_sac_op_block_bytes):
          * every other matmul output in forward order, the fused
          * attention's outputs, the block output */
