@@ -54,7 +54,7 @@ static const char *const component_names[] = {
         "weights", "gradients", "optimizer_states",      "master_weights", "activations",
         "logits",  "kv_cache",  "communication_buffers", "workspace",      "framework_overhead"};
 static const char *const phase_names[] = {"forward", "backward", "backward_end", "optimizer_step",
-                                          "prefill", "decode",   "recompute"};
+                                          "prefill", "decode",   "block_backward"};
 static const char *const cpu_names[] = {"offloaded_states", "model_load", "runtime", "data_loading",
                                         "offloaded_activations"};
 static const char *const bottleneck_names[] = {"compute", "memory_bandwidth", "interconnect",

@@ -374,8 +374,9 @@ enum est_phase {
         EST_PHASE_OPTIMIZER,    /* optimizer step: states + temporaries */
         EST_PHASE_PREFILL,      /* inference: prompt pass */
         EST_PHASE_DECODE,       /* inference: generating with a full KV cache */
-        EST_PHASE_RECOMPUTE,    /* backward through a checkpointed block: its recomputed
-                                   activations, the loss buffers already freed */
+        EST_PHASE_BLOCK_BACKWARD, /* backward through the last block: its activations
+                                     (recomputed under a checkpoint) and the gradients
+                                     flowing through it, the loss buffers freed */
         EST_PHASE_COUNT
 };
 

@@ -648,7 +648,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
          * backward (full: all of them; op-level: what the policy does not
          * keep).  It is materialised only after the loss and the head have
          * run their backward and freed the logit gradients, so it peaks in
-         * a phase of its own (recompute) rather than on top of them
+         * a phase of its own (block_backward) rather than on top of them
          * (torch.utils.checkpoint recomputes a block when autograd reaches
          * it). */
         double rec = 0;
@@ -668,6 +668,24 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                                    : 1;
         act *= (p > 1 ? held / p : 1.0) * mbf;
         rec *= mbf;
+        /* The gradients flowing through a block's backward, per sample: each
+         * operation's backward holds the gradient it receives and the one it
+         * returns.  The largest pair is the softmax's with eager attention
+         * (_softmax_backward_data: grad_output and grad_input over the
+         * scores): an fp32 softmax - fp32 runs, and autocast, which lists
+         * softmax among its fp32 ops - holds 4 + 4 bytes per score;
+         * transformers' softmax(dtype=torch.float32) over half-precision
+         * scores (LLaMA in pure bf16) receives an fp32 gradient and returns
+         * one in the input's dtype, 4 + 2.  Otherwise the MLP's pair (the
+         * gradients of the activation function's output and input,
+         * 2 x B s f), or the fused attention's output gradient with dQ, dK
+         * and dV. */
+        double heads_t = (double)a->heads / t, q_w = (double)a->heads * a->head_dim;
+        double ex_a = a->experts > 1 ? a->active_experts : 1;
+        double per_score = B >= 4 || d->mixed ? 8.0 : 6.0;
+        double ws_attn = in->flash_attention ? 4.0 * B * s * q_w / t : per_score * heads_t * s * s;
+        double ws_mlp = 2.0 * B * s * a->ffn * ex_a / t;
+        double flowing = fmax(ws_attn, ws_mlp) * mbf;
         /* Embedding output (+ norm and dropout for BERT-style encoders) on
          * the first stage and, for language-model heads, the final norm +
          * head input (+ the MLM transform: dense, GELU, norm) on the last. */
@@ -684,8 +702,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double copies = d->P * 2 / (t * p);
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, copies, 0);
                 phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, copies, 0);
-                if (rec > 0)
-                        phase_set(&mm->ph[EST_PHASE_RECOMPUTE], EST_C_WORKSPACE, copies, 0);
+                phase_set(&mm->ph[EST_PHASE_BLOCK_BACKWARD], EST_C_WORKSPACE, copies, 0);
                 ASSUME(res, EST_A_AUTOCAST_COPIES, copies, 0);
         }
         if (d->lora && in->mode == EST_QLORA) {
@@ -696,8 +713,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double deq = memory_largest_matrix(a) * 2 / t;
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq, 0);
                 phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq, 0);
-                if (rec > 0)
-                        phase_set(&mm->ph[EST_PHASE_RECOMPUTE], EST_C_WORKSPACE, deq, 0);
+                phase_set(&mm->ph[EST_PHASE_BLOCK_BACKWARD], EST_C_WORKSPACE, deq, 0);
         }
         /* Float8Linear keeps each weight's float8 transpose for backward
          * too (save_for_backward(input_fp8, weight_fp8_t)): the whole
@@ -787,19 +803,17 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(bw, EST_C_LOGITS, 0, lb);
         phase_set(bw, EST_C_COMM, comm_bwd + gathered_kept, 0);
         phase_set(fw, EST_C_COMM, gathered_kept, 0);
-        struct phase_mem *rc = &mm->ph[EST_PHASE_RECOMPUTE];
-        if (rec > 0) {
-                /* as the start of backward, with the recomputed block in
-                 * place of the loss buffers */
-                phase_set(rc, EST_C_WEIGHTS, W + adapters, 0);
-                phase_set(rc, EST_C_MASTER, M, 0);
-                phase_set(rc, EST_C_OPTIMIZER, O, 0);
-                phase_set(rc, EST_C_COMM, comm + comm_bwd + gathered_kept, 0);
-                phase_set(rc, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
-                phase_set(rc, EST_C_ACTIVATIONS, f8_weights, act + rec);
-        } else {
-                memset(rc, 0, sizeof(*rc)); /* no checkpoint, or offloaded activations */
-        }
+        /* Backward through the last block: as the start of backward, with
+         * the block's activations (recomputed under a checkpoint) and the
+         * gradients flowing through it in place of the loss buffers. */
+        struct phase_mem *rc = &mm->ph[EST_PHASE_BLOCK_BACKWARD];
+        phase_set(rc, EST_C_WEIGHTS, W + adapters, 0);
+        phase_set(rc, EST_C_MASTER, M, 0);
+        phase_set(rc, EST_C_OPTIMIZER, O, 0);
+        phase_set(rc, EST_C_COMM, comm + comm_bwd + gathered_kept, 0);
+        phase_set(rc, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
+        phase_set(rc, EST_C_ACTIVATIONS, f8_weights, act + rec);
+        phase_set(rc, EST_C_WORKSPACE, 0, flowing);
 
         /*
          * FSDP1 flat parameters with frozen and trainable parameters in one
@@ -873,8 +887,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double cached = fmax(shards - accumulated, 0);
                 fw->cached += cached;
                 bw->cached += cached;
-                if (rc->present)
-                        rc->cached += cached;
+                rc->cached += cached;
                 if (cached > 0)
                         ASSUME(res, EST_A_GRADIENT_POOL, cached, 0);
         }
