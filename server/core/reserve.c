@@ -272,7 +272,7 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
                 p->op[p->n_ops - 1].life = 2;
                 add_op(p, x_h, x_h, false, -1, 0, false);
         }
-        add_op(p, x_h, x_h, true, -1, 0, false); /* residual sum */
+        add_op(p, x_h, x_h, true, -1, 0, false);           /* residual sum */
         if (a->norm != MODEL_NORM_RMSNORM && !a->pre_norm) /* post-norm (BERT): its norm */
                 add_op(p, norm_b * tok * h / rows, x_h, true, -1, 0, false);
         p->op[p->n_ops - 1].block_out = true; /* the block's output */
@@ -291,11 +291,11 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
 
 /* ---- the replay -------------------------------------------------------------- */
 
+/* The weight gradients alive between steps (-1: none); weights and
+ * optimizer states stay allocated for the whole replay and need no handle. */
 struct step_state {
-        int32_t weights[REPLAY_BLOCKS][PARAMS_MAX];
         int32_t grads[REPLAY_BLOCKS][PARAMS_MAX];
-        int32_t states[REPLAY_BLOCKS][PARAMS_MAX][2];
-        int32_t head_w, head_g, head_s[2];
+        int32_t head_g;
         bool states_made;
 };
 
@@ -324,7 +324,8 @@ enum fwd_mode { FWD_ALL, FWD_CHECKPOINT, FWD_OP_POLICY, FWD_OP_RECOMPUTE };
 static int block_forward(struct replay *r, const struct block_plan *p, enum fwd_mode mode)
 {
         int pushed = 0;
-        bool checkpointed = mode != FWD_ALL;
+        /* autocast's weight copies are saved wherever the outputs are */
+        bool keeps_work = mode == FWD_ALL || mode == FWD_OP_RECOMPUTE;
         for (int i = 0; i < p->n_ops && !r->failed; i++) {
                 const struct op *o = &p->op[i];
                 if (mode == FWD_OP_RECOMPUTE && o->sac)
@@ -343,7 +344,7 @@ static int block_forward(struct replay *r, const struct block_plan *p, enum fwd_
                 } else {
                         alloc_sim_free(&r->sim, h);
                 }
-                if (o->keeps_work && (!checkpointed || mode == FWD_OP_RECOMPUTE)) {
+                if (o->keeps_work && keeps_work) {
                         pushed += keep(r, w, i);
                 } else {
                         alloc_sim_free(&r->sim, w);
@@ -414,7 +415,7 @@ static void replay_loss(struct replay *r, const struct estimate_input *in, const
                         double n)
 {
         double e = d->e_a;
-        int32_t keep_[4] = {-1, -1, -1, -1};
+        int32_t logit[3] = {-1, -1, -1};
         if (in->chunked_loss) {
                 /* per chunk: compute-dtype logits kept, the fp32 upcast
                  * and log-probabilities only while that chunk's loss runs */
@@ -435,32 +436,32 @@ static void replay_loss(struct replay *r, const struct estimate_input *in, const
                 return;
         }
         if (in->logits == EST_LOGITS_FUSED) {
-                keep_[0] = take(r, e * n);
+                logit[0] = take(r, e * n);
                 int32_t g = take(r, e * n);
-                alloc_sim_free(&r->sim, keep_[0]);
+                alloc_sim_free(&r->sim, logit[0]);
                 alloc_sim_free(&r->sim, g);
                 return;
         }
         if (in->logits == EST_LOGITS_UPCAST_IN_LOSS) {
-                keep_[0] = take(r, e * n); /* the model output, dropped before backward */
-                keep_[1] = take(r, 4 * n); /* fp32 copy */
-                keep_[2] = take(r, 4 * n); /* log-probabilities */
-                alloc_sim_free(&r->sim, keep_[0]);
+                logit[0] = take(r, e * n); /* the model output, dropped before backward */
+                logit[1] = take(r, 4 * n); /* fp32 copy */
+                logit[2] = take(r, 4 * n); /* log-probabilities */
+                alloc_sim_free(&r->sim, logit[0]);
         } else {
                 if (e < 4) { /* the head's output before the model's .float() */
-                        keep_[0] = take(r, e * n);
-                        keep_[1] = take(r, 4 * n);
-                        alloc_sim_free(&r->sim, keep_[0]);
+                        logit[0] = take(r, e * n);
+                        logit[1] = take(r, 4 * n);
+                        alloc_sim_free(&r->sim, logit[0]);
                 } else {
-                        keep_[1] = take(r, 4 * n);
+                        logit[1] = take(r, 4 * n);
                 }
-                keep_[2] = take(r, 4 * n);
+                logit[2] = take(r, 4 * n);
         }
         int32_t g_lp = take(r, 4 * n); /* gradient of the log-probabilities */
         int32_t g_up = take(r, 4 * n); /* of the fp32 logits */
         alloc_sim_free(&r->sim, g_lp);
-        alloc_sim_free(&r->sim, keep_[2]);
-        alloc_sim_free(&r->sim, keep_[1]);
+        alloc_sim_free(&r->sim, logit[2]);
+        alloc_sim_free(&r->sim, logit[1]);
         int32_t g_c = e < 4 ? take(r, e * n) : -1; /* back to the head's dtype */
         alloc_sim_free(&r->sim, g_up);
         alloc_sim_free(&r->sim, g_c);
@@ -491,10 +492,10 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
         bool trains_head = !d->lora && d->training;
 
         /* load: embeddings (and head), then every block in module order */
-        st.head_w = take(r, head_elems * d->e_w / S);
+        take(r, head_elems * d->e_w / S);
         for (int k = 0; k < blocks; k++)
                 for (int i = 0; i < plan.n_params; i++)
-                        st.weights[k][i] = take(r, plan.param[i] / S);
+                        take(r, plan.param[i] / S);
 
         double e_g = d->e_g, e_state = d->e_opt > 0 ? d->e_opt : 0;
         int n_state = e_state >= 4 ? 2 : 1;
@@ -542,13 +543,11 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
                                 for (int i = 0; i < plan.n_params; i++)
                                         for (int j = 0; j < n_state; j++)
                                                 if (plan.trainable[i] > 0)
-                                                        st.states[k][i][j] = take(
-                                                                r, plan.trainable[i] * e_state /
-                                                                           n_state / S_o);
+                                                        take(r, plan.trainable[i] * e_state /
+                                                                        n_state / S_o);
                         if (trains_head)
                                 for (int j = 0; j < n_state; j++)
-                                        st.head_s[j] =
-                                                take(r, head_elems * e_state / n_state / S_o);
+                                        take(r, head_elems * e_state / n_state / S_o);
                         st.states_made = true;
                 }
                 if (d->e_opt_temp > 0) {
@@ -576,9 +575,9 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
         }
         out->allocated = (double)r->sim.peak_allocated;
         out->reserved = (double)r->sim.peak_reserved;
+        out->needed = (double)r->sim.peak_needed;
         /* what one more block adds in the steady state: the second
          * step's forward, past its first block */
-        out->needed = (double)r->sim.peak_needed;
         out->per_block = blocks > 1 ? (gap_after[blocks - 1] - gap_after[0]) / (blocks - 1) : 0;
         out->per_block_held =
                 blocks > 1 ? (held_after[blocks - 1] - held_after[0]) / (blocks - 1) : 0;
