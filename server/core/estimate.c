@@ -24,7 +24,8 @@ const char *const estimate_optimizer_names[] = {
 const char *const estimate_opt_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
 const char *const estimate_checkpointing_names[] = {"none", "selective", "full", "selective_op",
                                                     NULL};
-const char *const estimate_logits_names[] = {"fp32", "upcast_in_loss", "fused", NULL};
+const char *const estimate_logits_names[] = {"fp32", "upcast_in_loss", "fused", "loss_parallel",
+                                             NULL};
 const char *const estimate_framework_names[] = {
         "none",     "hf_trainer", "accelerate", "deepspeed",    "torchtune", "torchtitan", "litgpt",
         "megatron", "vllm",       "llama_cpp",  "transformers", "exllama",   NULL};
@@ -53,7 +54,7 @@ const char *const estimate_model_load_names[] = {"every_process", "rank_zero", N
 static const char *const component_names[] = {
         "weights", "gradients", "optimizer_states",      "master_weights", "activations",
         "logits",  "kv_cache",  "communication_buffers", "workspace",      "framework_overhead"};
-static const char *const phase_names[] = {"forward", "backward", "backward_end", "optimizer_step",
+static const char *const phase_names[] = {"forward", "backward", "backward_end",  "optimizer_step",
                                           "prefill", "decode",   "block_backward"};
 static const char *const cpu_names[] = {"offloaded_states", "model_load", "runtime", "data_loading",
                                         "offloaded_activations"};
@@ -228,7 +229,13 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
                        EST_CKPT_SELECTIVE_OP);
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
-                PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
+                /* With tensor parallelism torchtitan computes the loss on
+                 * the vocabulary-sharded logits inside loss_parallel()
+                 * unless training.disable_loss_parallel is set
+                 * (torchtitan/train.py, loss_parallel_enabled). */
+                PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits,
+                       in->tensor_parallel > 1 ? EST_LOGITS_LOSS_PARALLEL
+                                               : EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
                 PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
@@ -352,8 +359,17 @@ static void reserve_apply(const struct estimate_input *in, struct derived *d, st
         if (in->set & EST_SET_RESERVE)
                 return;
         double b = in->batch_size, gap, held;
-        double allocated = memory_max_allocated(mm, b);
-        if (memory_reserve_replayed(in, d, b * d->mb_fraction, &gap, &held) || !(allocated > 0))
+        double allocated = 0, comm = 0;
+        for (int i = 0; i < EST_PHASE_COUNT; i++) {
+                const struct phase_mem *p = &mm->ph[i];
+                double a = p->present ? memory_phase_allocated(p, b) : 0;
+                if (a > allocated) {
+                        allocated = a;
+                        comm = p->fixed[EST_C_COMM] + p->per_sample[EST_C_COMM] * b;
+                }
+        }
+        if (!(allocated > 0) ||
+            memory_reserve_replayed(in, d, b * d->mb_fraction, allocated - comm, &gap, &held))
                 return;
         d->reserve_fraction = mm->reserve_fraction = fmin(gap / allocated, 1.0);
         d->held_fraction = mm->held_fraction = fmin(held / allocated, 1.0);

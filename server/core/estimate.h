@@ -107,6 +107,7 @@ enum est_logits {
         EST_LOGITS_FP32 = 0,       /* the model returns fp32 logits (transformers' upcast) */
         EST_LOGITS_UPCAST_IN_LOSS, /* compute-dtype logits, fp32 inside cross-entropy */
         EST_LOGITS_FUSED,          /* a fused / compiled cross-entropy: no fp32 copies */
+        EST_LOGITS_LOSS_PARALLEL,  /* upcast, then PyTorch's loss_parallel on vocab shards */
         EST_LOGITS_COUNT
 };
 
@@ -368,12 +369,12 @@ enum est_component {
 };
 
 enum est_phase {
-        EST_PHASE_FORWARD = 0,  /* end of forward: all saved activations + loss buffers */
-        EST_PHASE_BACKWARD,     /* start of backward: + gradients of the head, loss gradients */
-        EST_PHASE_BACKWARD_END, /* all gradients, activations freed */
-        EST_PHASE_OPTIMIZER,    /* optimizer step: states + temporaries */
-        EST_PHASE_PREFILL,      /* inference: prompt pass */
-        EST_PHASE_DECODE,       /* inference: generating with a full KV cache */
+        EST_PHASE_FORWARD = 0,    /* end of forward: all saved activations + loss buffers */
+        EST_PHASE_BACKWARD,       /* start of backward: + gradients of the head, loss gradients */
+        EST_PHASE_BACKWARD_END,   /* all gradients, activations freed */
+        EST_PHASE_OPTIMIZER,      /* optimizer step: states + temporaries */
+        EST_PHASE_PREFILL,        /* inference: prompt pass */
+        EST_PHASE_DECODE,         /* inference: generating with a full KV cache */
         EST_PHASE_BLOCK_BACKWARD, /* backward through the last block: its activations
                                      (recomputed under a checkpoint) and the gradients
                                      flowing through it, the loss buffers freed */

@@ -154,10 +154,12 @@ double memory_max_needed(const struct mem_model *mm, double b);
 enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *reserved);
 /* reserve.c: bytes the caching allocator reserves beyond the allocated
  * peak at micro-batch b (*gap) and the part it cannot release under
- * pressure (*held), from a replay of the configuration's tensors; 0, or -1
- * when none applies. */
+ * pressure (*held), from a replay of the configuration's tensors;
+ * compute_peak is the allocated peak of the compute stream (without the
+ * communication buffers of FSDP's streams) at full depth.  0, or -1 when
+ * none applies. */
 int memory_reserve_replayed(const struct estimate_input *in, const struct derived *d, double b,
-                            double *gap, double *held);
+                            double compute_peak, double *gap, double *held);
 /* The largest allocated bytes over the phases (max_memory_allocated). */
 double memory_max_allocated(const struct mem_model *mm, double b);
 

@@ -81,6 +81,9 @@ static void scaling_fill(const struct estimate_input *in, const struct derived *
                                 x.offload = EST_OFFLOAD_NONE;
                 }
                 x.tensor_parallel = 1;
+                x.sequence_parallel = false;
+                if (x.logits == EST_LOGITS_LOSS_PARALLEL)
+                        x.logits = EST_LOGITS_UPCAST_IN_LOSS;
                 x.pipeline_parallel = 1;
                 x.micro_batches = 0;
                 x.nodes = 1;

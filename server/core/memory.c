@@ -357,6 +357,21 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                  * gradient and the fp32 logit gradient. */
                 *fwd = (d->e_a + 8) * n;
                 *bwd = 12 * n;
+        } else if (in->logits == EST_LOGITS_LOSS_PARALLEL) {
+                /* The same upcast under torch.distributed.tensor.parallel
+                 * loss_parallel (torchtitan with tensor parallelism): its
+                 * log_softmax is a decomposition over the local vocabulary
+                 * shard (torch/distributed/tensor/parallel/loss.py,
+                 * _log_softmax), so beside the compute-dtype logits and the
+                 * fp32 copy it allocates x - max, exp of that and the
+                 * result: (e_a + 12) n while it runs.  Its backward fuses
+                 * nll_loss and log_softmax (_nll_loss_and_log_softmax_backward:
+                 * (zeros_like(x) scattered - 1 + exp(x)) * grad): next to the
+                 * saved log-probabilities, the zeros, exp(x), their sum and
+                 * the product are fp32 tensors of n each, three alive at once
+                 * when the product is allocated: 16n. */
+                *fwd = (d->e_a + 12) * n;
+                *bwd = 16 * n;
         } else {
                 *fwd = 8 * n;
                 *bwd = 16 * n;
@@ -444,13 +459,20 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         }
         if (d->stage >= 2)
                 G /= S;
-        if (d->stage >= 3)
-                W /= S; /* with LoRA the frozen base is sharded too */
+        if (d->stage >= 3) {
+                /* with LoRA the frozen base is sharded too, and so are the
+                 * adapters: FSDP and ZeRO-3 shard every parameter of a unit
+                 * (or, FSDP1 with PEFT's wrap policy, of the adapter's own
+                 * unit) */
+                W /= S;
+                adapters /= S;
+        }
         if (offload_opt) {
                 M = O = T = 0;
         }
         if (offload_params) {
                 W = 0;
+                adapters = 0;
                 G = 0;
                 head_grad = 0;
         }

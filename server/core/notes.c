@@ -487,14 +487,23 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "matmul outputs; element-wise results are recomputed in backward");
                 break;
         case EST_A_LOGITS_MODE:
-                snprintf(buf, len, "%s",
-                         (int)a == EST_LOGITS_FUSED
-                                 ? "fused cross-entropy: compute-dtype logits and their gradient, "
-                                   "no fp32 copies"
-                                 : "logits in the compute dtype, upcast to fp32 inside "
-                                   "cross-entropy: the fp32 copy and log-probabilities exist "
-                                   "while the loss runs; backward starts from the saved "
-                                   "log-probabilities");
+                if ((int)a == EST_LOGITS_FUSED)
+                        snprintf(buf, len,
+                                 "fused cross-entropy: compute-dtype logits and their gradient, "
+                                 "no fp32 copies");
+                else if ((int)a == EST_LOGITS_LOSS_PARALLEL)
+                        snprintf(buf, len,
+                                 "loss_parallel: cross-entropy on the vocabulary-sharded logits, "
+                                 "upcast to fp32; its log-softmax decomposition holds the fp32 "
+                                 "copy, the shifted logits, their exponent and the result (12 "
+                                 "bytes per logit beside the logits), and its fused backward 16 "
+                                 "bytes per logit");
+                else
+                        snprintf(buf, len,
+                                 "logits in the compute dtype, upcast to fp32 inside "
+                                 "cross-entropy: the fp32 copy and log-probabilities exist "
+                                 "while the loss runs; backward starts from the saved "
+                                 "log-probabilities");
                 break;
         case EST_A_FSDP_KEPT:
                 if (b <= 1)

@@ -442,10 +442,36 @@ static void replay_loss(struct replay *r, const struct estimate_input *in, const
                 alloc_sim_free(&r->sim, g);
                 return;
         }
+        if (in->logits == EST_LOGITS_LOSS_PARALLEL) {
+                int32_t out = take(r, e * n);     /* the model output */
+                int32_t x = take(r, 4 * n);       /* fp32 copy */
+                int32_t shifted = take(r, 4 * n); /* x - max */
+                int32_t ex = take(r, 4 * n);      /* exp(shifted), summed */
+                alloc_sim_free(&r->sim, ex);
+                int32_t lp = take(r, 4 * n); /* shifted - log-sum-exp, saved */
+                alloc_sim_free(&r->sim, shifted);
+                alloc_sim_free(&r->sim, x);
+                alloc_sim_free(&r->sim, out);
+                /* fused nll_loss + log_softmax backward */
+                int32_t zeros = take(r, 4 * n);
+                ex = take(r, 4 * n);
+                int32_t sum = take(r, 4 * n);
+                alloc_sim_free(&r->sim, ex);
+                int32_t g = take(r, 4 * n);
+                alloc_sim_free(&r->sim, zeros);
+                alloc_sim_free(&r->sim, sum);
+                alloc_sim_free(&r->sim, lp);
+                int32_t g_c = e < 4 ? take(r, e * n) : -1;
+                alloc_sim_free(&r->sim, g);
+                alloc_sim_free(&r->sim, g_c);
+                return;
+        }
         if (in->logits == EST_LOGITS_UPCAST_IN_LOSS) {
                 logit[0] = take(r, e * n); /* the model output, dropped before backward */
-                logit[1] = take(r, 4 * n); /* fp32 copy */
+                logit[1] = take(r, 4 * n); /* fp32 copy, a temporary of the loss call */
                 logit[2] = take(r, 4 * n); /* log-probabilities */
+                alloc_sim_free(&r->sim, logit[1]);
+                logit[1] = -1;
                 alloc_sim_free(&r->sim, logit[0]);
         } else {
                 if (e < 4) { /* the head's output before the model's .float() */
@@ -491,11 +517,15 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
         double head_elems = (double)a->vocab * a->hidden / t;
         bool trains_head = !d->lora && d->training;
 
-        /* load: embeddings (and head), then every block in module order */
+        /* load: embeddings (and head), then every block in module order
+         * (FSDP1's construction of its units: fsdp1_init_cached) */
         take(r, head_elems * d->e_w / S);
         for (int k = 0; k < blocks; k++)
                 for (int i = 0; i < plan.n_params; i++)
                         take(r, plan.param[i] / S);
+        /* training scripts measure from here (reset_peak_memory_stats
+         * after setup); what loading left cached stays reserved */
+        alloc_sim_reset_peaks(&r->sim);
 
         double e_g = d->e_g, e_state = d->e_opt > 0 ? d->e_opt : 0;
         int n_state = e_state >= 4 ? 2 : 1;
@@ -592,8 +622,54 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
  * each further block adds in the steady state.  Returns 0, or -1 when no
  * replay applies (inference) or it cannot run.
  */
+/*
+ * FSDP1 builds its units bottom-up, the blocks and then the root
+ * (embeddings, head), each as _init_param_handle_from_module does it
+ * (torch/distributed/fsdp/_init_utils.py, flat_param.py): the unit's
+ * parameters are moved to (or materialised on) the GPU whole,
+ * FlatParamHandle concatenates them into one flat parameter and points
+ * them at it, shard() clones this rank's chunk and frees the flat storage;
+ * with CPUOffload(offload_params) the shard then goes to the host.  What
+ * this frees stays cached in the compute stream's pool.  Two block units
+ * and the root are replayed (the units repeat, so the cache does not grow
+ * with depth); returns the bytes reserved beyond the shards at the end, or
+ * -1 when the replay cannot run.
+ */
+static double fsdp1_init_cached(const struct estimate_input *in, const struct derived *d,
+                                const struct block_plan *plan, struct replay *r)
+{
+        const struct model_arch *a = &in->arch;
+        double S = d->shard, t = in->tensor_parallel;
+        double head = (double)a->vocab * a->hidden / t * d->e_w;
+        double root[2] = {head, a->tied_embeddings ? 0 : head};
+        bool to_host = in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS;
+
+        alloc_sim_init(&r->sim, in->expandable_segments);
+        r->failed = false;
+        for (int k = 0; k < 3 && !r->failed; k++) {
+                const double *param = k < 2 ? plan->param : root;
+                int n = k < 2 ? plan->n_params : 2;
+                int32_t orig[PARAMS_MAX];
+                double unit = 0;
+                for (int i = 0; i < n; i++) {
+                        orig[i] = take(r, param[i]);
+                        unit += param[i];
+                }
+                int32_t flat = take(r, unit);
+                for (int i = 0; i < n; i++)
+                        alloc_sim_free(&r->sim, orig[i]);
+                int32_t shard = take(r, unit / S);
+                alloc_sim_free(&r->sim, flat);
+                if (to_host)
+                        alloc_sim_free(&r->sim, shard);
+        }
+        if (r->failed || r->sim.overflow)
+                return -1;
+        return (double)(r->sim.reserved - r->sim.allocated);
+}
+
 int memory_reserve_replayed(const struct estimate_input *in, const struct derived *d, double b,
-                            double *gap, double *held)
+                            double compute_peak, double *gap, double *held)
 {
         struct replay r; /* about 50 KiB of stack */
         struct replay_result res;
@@ -613,5 +689,26 @@ int memory_reserve_replayed(const struct estimate_input *in, const struct derive
         }
         *gap = fmax(*gap, 0);
         *held = fmin(fmax(*held, 0), *gap);
+        if (in->strategy == EST_FSDP && in->fsdp_version == 1 && d->stage >= 3 && d->shard > 1) {
+                /* Training carves its first tensors out of what FSDP1's
+                 * construction left cached (the blocks are large, so they
+                 * split): the run reserves the larger of what training
+                 * alone would and of the shards plus that cache.  The cache
+                 * is whole free segments, released before an out-of-memory
+                 * error, so it adds nothing to held. */
+                struct block_plan plan;
+                block_plan_build(in, d, b, &plan);
+                double cached = fsdp1_init_cached(in, d, &plan, &r);
+                double unit = 0;
+                for (int i = 0; i < plan.n_params; i++)
+                        unit += plan.param[i];
+                const struct model_arch *a = &in->arch;
+                double head = (double)a->vocab * a->hidden / in->tensor_parallel * d->e_w;
+                double shards = (L * unit + head * (a->tied_embeddings ? 1 : 2)) / d->shard;
+                if (in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS)
+                        shards = 0;
+                if (cached > 0)
+                        *gap = fmax(*gap, shards + cached - compute_peak);
+        }
         return 0;
 }

@@ -82,6 +82,11 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
                         err, "/parallelism/sequence_parallel", "contradiction",
                         "sequence parallelism shards along tensor-parallel ranks; it needs "
                         "tensor_parallel > 1");
+        if (training && in->logits == EST_LOGITS_LOSS_PARALLEL && in->tensor_parallel < 2)
+                return estimate_fail(err, "/memory_savers/logits", "contradiction",
+                                     "loss_parallel computes the loss on logits sharded over "
+                                     "tensor-parallel ranks; it needs tensor_parallel > 1 (use "
+                                     "upcast_in_loss without tensor parallelism)");
         if ((in->strategy == EST_SINGLE) && in->gpus > 1 &&
             in->tensor_parallel * in->pipeline_parallel != in->gpus)
                 return estimate_fail(

@@ -158,6 +158,8 @@ static void layout(const struct search *sr, struct estimate_input *x, uint32_t c
         x->pipeline_parallel = 1;
         x->micro_batches = 0;
         x->sequence_parallel = false;
+        if (x->logits == EST_LOGITS_LOSS_PARALLEL) /* needs tensor parallelism */
+                x->logits = EST_LOGITS_UPCAST_IN_LOSS;
         x->set |= EST_SET_STRATEGY;
         apply_saver(x, saver);
 }

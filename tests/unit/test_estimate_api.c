@@ -146,6 +146,9 @@ static void test_refusals_name_the_field(void **state)
                  ",\"workload\":{\"mode\":\"inference\"},\"parallelism\":{\"strategy\":"
                  "\"zero3\",\"gpus\":2}}",
                  "/parallelism/strategy", "contradiction"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
+                 "\"memory_savers\":{\"logits\":\"loss_parallel\"}}",
+                 "/memory_savers/logits", "contradiction"},
                 {"{\"model\":" LLAMA
                  ",\"workload\":{\"mode\":\"pre_train\",\"gradient_accumulation\":4},"
                  "\"memory_savers\":{\"optimizer_in_backward\":true}}",

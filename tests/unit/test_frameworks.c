@@ -178,6 +178,50 @@ static void test_logits_modes(void **state)
 }
 
 /*
+ * loss_parallel (torch/distributed/tensor/parallel/loss.py), the small
+ * decoder on 2 tensor-parallel ranks: each holds n = s * V / 2 = 256,000
+ * logits per sample.  Forward: the bf16 logits (2n), the fp32 copy (4n),
+ * x - max (4n) and its exponent (4n) are alive together: 14n = 3,584,000.
+ * Backward (_nll_loss_and_log_softmax_backward): the saved
+ * log-probabilities, zeros_like(x), exp(x) and their sum, or the sum and
+ * the product once exp(x) is freed: 4 x 4n = 16n = 4,096,000 per sample,
+ * where plain cross_entropy after the same upcast holds 12n = 3,072,000.
+ */
+static void test_loss_parallel(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        in.gpus = 2;
+        in.tensor_parallel = 2;
+        in.logits = EST_LOGITS_UPCAST_IN_LOSS;
+        run(&in);
+        assert_true(res.peak_phase == EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 3072000ull);
+        in.logits = EST_LOGITS_LOSS_PARALLEL;
+        run(&in);
+        assert_true(res.peak_phase == EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 4096000ull);
+
+        /* torchtitan computes the loss so whenever tensor parallelism is on
+         * (training.disable_loss_parallel defaults to false), and listed
+         * it among its choices */
+        in = small_decoder();
+        in.set = 0;
+        in.gpus = 16;
+        in.tensor_parallel = 8;
+        in.framework = EST_FW_TORCHTITAN;
+        estimate_apply_framework(&in);
+        assert_int_equal(in.logits, EST_LOGITS_LOSS_PARALLEL);
+        assert_true(in.framework_set & (1u << EST_FWS_LOGITS));
+        in = small_decoder();
+        in.set = 0;
+        in.gpus = 16;
+        in.framework = EST_FW_TORCHTITAN;
+        estimate_apply_framework(&in);
+        assert_int_equal(in.logits, EST_LOGITS_UPCAST_IN_LOSS);
+}
+
+/*
  * LLaMA-2-7B LoRA (r = 8 on q and v: 32 * 2 * 8 * (4096 + 4096) =
  * 4,194,304 adapter parameters), pure bf16, FSDP full shard over 2 GPUs.
  *   FSDP1 with use_orig_params and LoRA inside the block units (litgpt):
@@ -231,14 +275,15 @@ static void test_fsdp1_lora_gradients(void **state)
         assert_true(res.per_gpu[EST_C_GRADIENTS] >= 12960931840ull);
         /* QLoRA: the flat gradient has the flat parameter's size, so it is
          * as large as the (4-bit) frozen weights themselves, whatever the
-         * quantization costs per weight; the adapters (4,194,304 x 2 B) are
-         * the only difference between the two. */
+         * quantization costs per weight; the adapters (4,194,304 x 2 B,
+         * part of each unit's flat parameter and so sharded over the two
+         * GPUs like it) are the only difference between the two. */
         in.mode = EST_QLORA;
         in.quantization = EST_QUANT_NF4;
         in.gradient_accumulation = 1;
         run(&in);
         double frozen = assumption(EST_A_FSDP1_FLAT_GRADS);
-        assert_true(fabs((double)res.per_gpu[EST_C_WEIGHTS] - frozen - 4194304.0 * 2) < 2);
+        assert_true(fabs((double)res.per_gpu[EST_C_WEIGHTS] - frozen - 4194304.0 * 2 / 2) < 2);
         assert_true(frozen < 6738415616.0 / 2); /* well under the bf16 figure */
         in.mode = EST_LORA;
         in.quantization = EST_QUANT_NONE;
@@ -499,6 +544,7 @@ int main(void)
                 cmocka_unit_test(test_checkpoint_every),
                 cmocka_unit_test(test_compile),
                 cmocka_unit_test(test_logits_modes),
+                cmocka_unit_test(test_loss_parallel),
                 cmocka_unit_test(test_fsdp1_lora_gradients),
                 cmocka_unit_test(test_gradient_pool),
                 cmocka_unit_test(test_float8),

@@ -140,12 +140,70 @@ static void test_bounds(void **state)
         }
 }
 
+/* FSDP1 builds each unit on the GPU before sharding it
+ * (_init_param_handle_from_module): the unit's tensors arrive whole, are
+ * concatenated into a flat parameter, the rank's chunk is cloned and the
+ * flat storage freed.  One small block (h = 1024, about 10 MB of weights)
+ * under an untied 1,000,000-word vocabulary, LoRA on q and v, pure bf16,
+ * FSDP1 over 2 GPUs, 16 tokens.  The root unit dominates:
+ *   embedding and head       2 x 1,024,000,000 x 2 B, each a new segment
+ *   flat parameter           4,096,000,000 B, a new segment
+ *   originals freed          two free 2,048,000,000 B segments
+ *   shard clone              2,048,000,000 B: the first of them, reused
+ *   flat freed               a free 4,096,000,000 B segment
+ * so after construction the compute stream holds the 2,048,000,000 B
+ * shard (plus the block's few MB) and 2,048,000,000 + 4,096,000,000 B of
+ * cached free segments: 8,192,000,000 B reserved.  Training on 16 tokens
+ * needs far less than the cache on that stream, so max_memory_reserved is
+ * those 8,192,000,000 B plus the gathered root unit in the all-gather
+ * stream (communication_buffers).  The cached segments are whole and free:
+ * an out-of-memory retry releases them, so the run needs only what it
+ * allocates.  FSDP2 (meta-device init, sharded on creation) has no such
+ * cache. */
+static void test_fsdp1_construction_cache(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.arch.layers = 1;
+        in.arch.hidden = 1024;
+        in.arch.heads = in.arch.kv_heads = 16;
+        in.arch.head_dim = 64;
+        in.arch.ffn = 256;
+        in.arch.vocab = 1000000;
+        in.arch.tied_embeddings = false;
+        in.mode = EST_LORA;
+        in.lora_rank = 8;
+        in.lora_targets = EST_LORA_Q | EST_LORA_V;
+        in.precision = EST_BF16;
+        in.batch_size = 1;
+        in.sequence_length = 16;
+        in.flash_attention = true;
+        in.strategy = EST_FSDP;
+        in.fsdp_version = 1;
+        in.gpus = 2;
+        run(&in);
+        double expect = 8192000000.0 + (double)res.per_gpu[EST_C_COMM];
+        double r = (double)res.per_gpu_reserved_bytes;
+        assert_true(fabs(r - expect) < 0.01 * 8192000000.0);
+        double ctx = 536870912.0 + 392e6;
+        double need = (double)res.per_gpu_needed_bytes - ctx;
+        assert_true(fabs(need - (double)res.per_gpu_allocated_bytes) < 0.01 * 8192000000.0);
+
+        in.fsdp_version = 2;
+        run(&in);
+        r = (double)res.per_gpu_reserved_bytes - (double)res.per_gpu_allocated_bytes;
+        assert_true(r < 0.1 * 6144000000.0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_loss_leaves_compute_dtype_segment),
                 cmocka_unit_test(test_stated_reserve),
                 cmocka_unit_test(test_bounds),
+                cmocka_unit_test(test_fsdp1_construction_cache),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
