@@ -141,6 +141,11 @@ double memory_qlora_saved_bytes(const struct estimate_input *in, const struct de
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
 /* torchao float8 linears in training (precision fp8_mixed, no LoRA). */
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
+/* Eager autocast over fp32 weights: the half-precision copies of a block's
+ * fp32 norm outputs that its projections keep beyond the first, for the
+ * attention input (*attn) and the MLP input (*mlp). */
+void memory_autocast_input_copies(const struct estimate_input *in, const struct derived *d,
+                                  double *attn, double *mlp);
 /* LoRA dropout: bytes one block keeps per sample for the dropped inputs. */
 double memory_lora_dropout_bytes(const struct estimate_input *in, const struct derived *d);
 double memory_phase_allocated(const struct phase_mem *p, double b);

@@ -24,6 +24,7 @@
  * converted to uint64_t: absurd input is refused, never wrapped.
  */
 #include "core/estimate_internal.h"
+#include "core/peft.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,6 +121,31 @@ bool memory_float8_linears(const struct estimate_input *in, const struct derived
         return d->training && !d->lora && in->precision == EST_FP8_MIXED;
 }
 
+/* Eager autocast over fp32 weights (PyTorch AMP on one GPU or under DDP;
+ * FSDP's MixedPrecision and Megatron cast the weights instead): the
+ * residual stream and the norms' outputs stay fp32, and autocast caches
+ * only the casts of leaf tensors that require grad - the weights
+ * (aten/src/ATen/autocast_mode.cpp, cached_cast) - so each projection
+ * casts its fp32 input to the half dtype again and keeps its own copy for
+ * the weight gradient: separate Q, K and V projections keep three copies
+ * of the attention input, separate gate and up two of the MLP input.  A
+ * compiled block's graph casts once.  The block formula counts one copy
+ * of each; these are the others. */
+void memory_autocast_input_copies(const struct estimate_input *in, const struct derived *d,
+                                  double *attn, double *mlp)
+{
+        const struct model_arch *a = &in->arch;
+        *attn = *mlp = 0;
+        if (!d->amp || in->strategy == EST_FSDP || in->framework == EST_FW_MEGATRON ||
+            in->compile || a->kv_lora_rank)
+                return;
+        unsigned all = peft_all_linear(a);
+        if (!(all & EST_LORA_QKV))
+                *attn = 2;
+        if (a->gated_mlp && !(all & EST_LORA_GATE_UP))
+                *mlp = 1;
+}
+
 static double block_activation_bytes(const struct model_arch *a, const struct estimate_input *in,
                                      const struct derived *d, double s, bool cross)
 {
@@ -146,6 +172,11 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
         double attn_rep = rep, attn_shard = shard;
 
         double mlp_rep = B * s * h + drop * s * h;
+        double casts_attn, casts_mlp;
+        memory_autocast_input_copies(in, d, &casts_attn, &casts_mlp);
+        rep += casts_attn * B * s * h;
+        attn_rep += casts_attn * B * s * h;
+        mlp_rep += casts_mlp * B * s * h;
         double mlp_shard = (a->gated_mlp ? 4.0 : 2.0) * B * s * f;
         double norms = 2.0 * norm_b * s * h;
         if (in->compile) {
@@ -720,6 +751,14 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         }
         double edge = (first_stage ? edge_in * held : 0) + (last_stage ? edge_out : 0);
         act += edge * mbf / t;
+        if (last_stage && d->lm_logits && in->sequence_parallel &&
+            in->framework != EST_FW_MEGATRON && in->framework != EST_FW_NONE) {
+                /* PyTorch's native sequence parallelism gathers the final
+                 * norm's output for the column-parallel output projection
+                 * (torchtitan: ColwiseParallel(input_layouts=Shard(1))),
+                 * whose backward keeps it whole, as in every block. */
+                act += B * s * h * (1.0 - 1.0 / t) * mbf;
+        }
         if (d->amp && d->stage < 3) {
                 double copies = d->P * 2 / (t * p);
                 phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, copies, 0);

@@ -222,6 +222,34 @@ static void test_loss_parallel(void **state)
 }
 
 /*
+ * Sequence parallelism as PyTorch implements it (torchtitan) against
+ * Megatron-LM's, the small decoder on 2 tensor-parallel ranks: PyTorch's
+ * column-parallel projections keep the all-gathered input whole where
+ * Megatron gathers it again in backward.  Per sample, beyond Megatron's
+ * sequence-sharded copy (half of 2 B x s x h = 1,048,576 bytes kept either
+ * way): the QKV and MLP inputs of each block, 2 x 524,288 x 4 blocks =
+ * 4,194,304, and the output projection's input after the final norm,
+ * 524,288: 4,718,592 per sample, 37,748,736 for the 8 samples.
+ */
+static void test_sequence_parallel_gathered(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        in.gpus = 2;
+        in.tensor_parallel = 2;
+        in.sequence_parallel = true;
+        in.logits = EST_LOGITS_UPCAST_IN_LOSS;
+        in.framework = EST_FW_MEGATRON;
+        run(&in);
+        enum est_phase phase = res.peak_phase;
+        uint64_t megatron = res.per_gpu[EST_C_ACTIVATIONS];
+        in.framework = EST_FW_TORCHTITAN;
+        run(&in);
+        assert_int_equal(res.peak_phase, phase);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - megatron, 37748736ull);
+}
+
+/*
  * LLaMA-2-7B LoRA (r = 8 on q and v: 32 * 2 * 8 * (4096 + 4096) =
  * 4,194,304 adapter parameters), pure bf16, FSDP full shard over 2 GPUs.
  *   FSDP1 with use_orig_params and LoRA inside the block units (litgpt):
@@ -545,6 +573,7 @@ int main(void)
                 cmocka_unit_test(test_compile),
                 cmocka_unit_test(test_logits_modes),
                 cmocka_unit_test(test_loss_parallel),
+                cmocka_unit_test(test_sequence_parallel_gathered),
                 cmocka_unit_test(test_fsdp1_lora_gradients),
                 cmocka_unit_test(test_gradient_pool),
                 cmocka_unit_test(test_float8),

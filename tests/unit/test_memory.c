@@ -31,6 +31,31 @@ static uint64_t states(void)
                res.per_gpu[EST_C_MASTER] + res.per_gpu[EST_C_OPTIMIZER];
 }
 
+/* A small GPT-shaped decoder: 4 blocks, h = 1024, 16 heads of 64, MLP
+ * 4096 with tanh GELU, pre-norm LayerNorm, learned positions, a tied
+ * 1,000-word vocabulary, no dropout. */
+static struct model_arch small_gpt(void)
+{
+        struct model_arch a;
+        memset(&a, 0, sizeof(a));
+        a.kind = MODEL_DECODER;
+        a.layers = 4;
+        a.hidden = 1024;
+        a.heads = 16;
+        a.kv_heads = 16;
+        a.head_dim = 64;
+        a.ffn = 4096;
+        a.activation = MODEL_ACT_GELU_TANH;
+        a.vocab = 1000;
+        a.max_positions = 1024;
+        a.norm = MODEL_NORM_LAYERNORM;
+        a.pre_norm = true;
+        a.final_norm = true;
+        a.tied_embeddings = true;
+        a.position = MODEL_POS_LEARNED;
+        return a;
+}
+
 /* seeds/000: Adam in mixed precision is 16 bytes per parameter before
  * activations (2 fp16 weights + 2 fp16 gradients + 4 fp32 master + 4 + 4
  * Adam moments; PyTorch AMP: 4 fp32 weights + 4 fp32 gradients + 8): a 7B
@@ -156,23 +181,7 @@ static void test_activations_korthikanti(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct model_arch a;
-        memset(&a, 0, sizeof(a));
-        a.kind = MODEL_DECODER;
-        a.layers = 4;
-        a.hidden = 1024;
-        a.heads = 16;
-        a.kv_heads = 16;
-        a.head_dim = 64;
-        a.ffn = 4096;
-        a.activation = MODEL_ACT_GELU_TANH;
-        a.vocab = 1000;
-        a.max_positions = 1024;
-        a.norm = MODEL_NORM_LAYERNORM;
-        a.pre_norm = true;
-        a.final_norm = true;
-        a.tied_embeddings = true;
-        a.position = MODEL_POS_LEARNED;
+        struct model_arch a = small_gpt();
         a.dropout = 0.1f;
         estimate_input_defaults(&in);
         in.arch = a;
@@ -246,6 +255,48 @@ static void test_activations_korthikanti(void **state)
         assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS], 94896128);
 }
 
+/* Eager autocast over fp32 weights: the norm outputs stay fp32 and
+ * autocast caches only the weights' casts, so separate Q, K and V
+ * projections each keep their own bf16 copy of the attention input, and
+ * separate gate and up projections two of the MLP input.  A 4-block
+ * decoder, h = 1024, 512 tokens, batch 2: each copy beyond the first is
+ * 2 B x 512 x 1024 = 1,048,576 bytes per sample and block.
+ *   separate Q, K, V (LLaMA) vs fused c_attn (GPT-2): 2 copies,
+ *     2 x 1,048,576 x 4 blocks x 2 samples = 16,777,216
+ *   and gated MLP, separate gate/up (LLaMA) vs fused qkv_proj and
+ *     gate_up_proj (Phi-3): 3 copies, 25,165,824
+ * torch.compile's graph casts once: no difference. */
+static void test_autocast_input_copies(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct model_arch a = small_gpt();
+        estimate_input_defaults(&in);
+        in.mode = EST_FINE_TUNE;
+        in.precision = EST_BF16_MIXED;
+        in.optimizer = EST_OPT_SGD;
+        in.flash_attention = true;
+        in.batch_size = 2;
+        in.sequence_length = 512;
+        for (int compile = 0; compile < 2; compile++) {
+                for (int gated = 0; gated < 2; gated++) {
+                        in.compile = compile;
+                        a.gated_mlp = gated;
+                        strcpy(a.model_type, "llama");
+                        in.arch = a;
+                        run(&in, NULL, 0);
+                        enum est_phase phase = res.peak_phase;
+                        uint64_t separate = res.per_gpu[EST_C_ACTIVATIONS];
+                        strcpy(a.model_type, gated ? "phi3" : "gpt2");
+                        in.arch = a;
+                        run(&in, NULL, 0);
+                        assert_int_equal(res.peak_phase, phase);
+                        uint64_t want = compile ? 0 : gated ? 25165824 : 16777216;
+                        assert_int_equal(separate - res.per_gpu[EST_C_ACTIVATIONS], want);
+                }
+        }
+}
+
 /* KV cache (inference): 2 (K and V) x layers x kv_heads x head_dim x bytes
  * x tokens x batch.  LLaMA-2-7B, fp16, 4096 tokens, batch 1:
  * 2 * 32 * 32 * 128 * 2 * 4096 = 2,147,483,648 bytes = 2 GiB; with 8 KV
@@ -267,23 +318,7 @@ static void test_chunked_loss(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct model_arch a;
-        memset(&a, 0, sizeof(a));
-        a.kind = MODEL_DECODER;
-        a.layers = 4;
-        a.hidden = 1024;
-        a.heads = 16;
-        a.kv_heads = 16;
-        a.head_dim = 64;
-        a.ffn = 4096;
-        a.activation = MODEL_ACT_GELU_TANH;
-        a.vocab = 1000;
-        a.max_positions = 1024;
-        a.norm = MODEL_NORM_LAYERNORM;
-        a.pre_norm = true;
-        a.final_norm = true;
-        a.tied_embeddings = true;
-        a.position = MODEL_POS_LEARNED;
+        struct model_arch a = small_gpt();
         estimate_input_defaults(&in);
         in.arch = a;
         in.mode = EST_FINE_TUNE;
@@ -501,6 +536,7 @@ int main(void)
                 cmocka_unit_test(test_fp16_weights),
                 cmocka_unit_test(test_optimizer_states_3b),
                 cmocka_unit_test(test_activations_korthikanti),
+                cmocka_unit_test(test_autocast_input_copies),
                 cmocka_unit_test(test_chunked_loss),
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_zero_divides_by_dp),
