@@ -136,6 +136,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
 /* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
 bool memory_qlora_keeps_inputs(const struct estimate_input *in);
+/* QLoRA through bitsandbytes with sharded weights: quant_state on every GPU. */
+bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d);
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 /* Op-level selective checkpointing: bytes one block keeps per sample. */
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);

@@ -115,6 +115,15 @@ double memory_qlora_saved_bytes(const struct estimate_input *in, const struct de
         return per_block * ((double)a->layers + a->decoder_layers);
 }
 
+/* QLoRA through bitsandbytes' Linear4bit with its weights sharded (FSDP,
+ * ZeRO-3): the quantization state stays whole on every GPU (see
+ * memory_model_build). */
+bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d)
+{
+        return in->quantization == EST_QUANT_NF4 && d->training && d->stage >= 3 && d->shard > 1 &&
+               memory_qlora_keeps_inputs(in);
+}
+
 /* Full or PEFT-free training with torchao float8 linears (fp8_mixed). */
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d)
 {
@@ -476,6 +485,17 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         }
         double W = d->P_linear * d->e_q / (t * p) + (double)d->pb.small * d->e_w / p +
                    rest * d->e_w / t;
+        /* bitsandbytes QLoRA under FSDP or ZeRO-3: only the packed 4-bit
+         * storage is a parameter (bnb_4bit_quant_storage); each
+         * Linear4bit's quant_state (absmax, nested absmax, code) is a plain
+         * attribute, quantized on every rank and never sharded, gathered
+         * or offloaded (bitsandbytes pull request #970; fsdp_qlora pull
+         * request #4 keeps "the quant_state dictionary attached to all
+         * rank's Linear4bit layers").  torchao's NF4Tensor (torchtune)
+         * shards its scalers with the data. */
+        double q_state =
+                memory_replicated_quant_state(in, d) ? d->P_linear * (d->e_q - 0.5) / (t * p) : 0;
+        W -= q_state;
         double adapters = d->lora ? d->P_trainable * d->e_adapter / (t * p) : 0;
         double Ptr = d->P_trainable / (t * p);
         double G = Ptr * d->e_g, M = Ptr * d->e_master, O = Ptr * d->e_opt, T = Ptr * d->e_opt_temp;
@@ -501,8 +521,9 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         if (offload_opt) {
                 M = O = T = 0;
         }
+        W += q_state;
         if (offload_params) {
-                W = 0;
+                W = q_state;
                 adapters = 0;
                 G = 0;
                 head_grad = 0;
@@ -552,7 +573,8 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                         double lin = L > 0 ? (double)d->pb.linear / L / (t * p) : 0;
                         if (lin > unit)
                                 lin = unit;
-                        unit_bytes = lin * d->e_q + (unit - lin) * e_gather;
+                        unit_bytes = lin * (memory_replicated_quant_state(in, d) ? 0.5 : d->e_q) +
+                                     (unit - lin) * e_gather;
                 }
                 if (memory_float8_linears(in, d) && in->float8_all_gather &&
                     in->strategy == EST_FSDP) {
@@ -889,9 +911,10 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
             in->fsdp_use_orig_params) {
                 /* A flat gradient has the flat parameter's dtype and size:
                  * as many bytes as the frozen weights it covers (QLoRA's
-                 * 4-bit weights packed in a bf16 quant_storage: e_q). */
-                double frozen =
-                        (d->P_linear * d->e_q + (d->P - d->P_linear) * d->e_w) / (S * t * p);
+                 * 4-bit weights packed in a bf16 quant_storage, without
+                 * bitsandbytes' quant_state, which is no parameter). */
+                double e_lin = memory_replicated_quant_state(in, d) ? 0.5 : d->e_q;
+                double frozen = (d->P_linear * e_lin + (d->P - d->P_linear) * d->e_w) / (S * t * p);
                 /* Under no_sync the accumulated unsharded gradient is the
                  * larger of the two and is what backward ends with; the
                  * shards replace it unit by unit on the last micro-batch. */

@@ -302,16 +302,19 @@ static void test_fsdp1_lora_gradients(void **state)
         assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 12960931840.0) < 1);
         assert_true(res.per_gpu[EST_C_GRADIENTS] >= 12960931840ull);
         /* QLoRA: the flat gradient has the flat parameter's size, so it is
-         * as large as the (4-bit) frozen weights themselves, whatever the
-         * quantization costs per weight; the adapters (4,194,304 x 2 B,
-         * part of each unit's flat parameter and so sharded over the two
-         * GPUs like it) are the only difference between the two. */
+         * as large as the (4-bit) frozen weights' shard; the weights add
+         * the adapters (4,194,304 x 2 B, part of each unit's flat parameter
+         * and so sharded over the two GPUs like it) and bitsandbytes'
+         * quantization state, whole on each GPU (102,768,640 bytes with
+         * double quantization, the default: see
+         * test_bnb_quant_state_replicated). */
         in.mode = EST_QLORA;
         in.quantization = EST_QUANT_NF4;
         in.gradient_accumulation = 1;
         run(&in);
         double frozen = assumption(EST_A_FSDP1_FLAT_GRADS);
-        assert_true(fabs((double)res.per_gpu[EST_C_WEIGHTS] - frozen - 4194304.0 * 2 / 2) < 2);
+        assert_true(fabs((double)res.per_gpu[EST_C_WEIGHTS] - frozen - 4194304.0 * 2 / 2 -
+                         102768640.0) < 2);
         assert_true(frozen < 6738415616.0 / 2); /* well under the bf16 figure */
         in.mode = EST_LORA;
         in.quantization = EST_QUANT_NONE;
@@ -320,6 +323,39 @@ static void test_fsdp1_lora_gradients(void **state)
         in.fsdp_use_orig_params = false;
         run(&in);
         assert_true(fabs(assumption(EST_A_FSDP_NO_SYNC) - 8388608.0) < 1);
+}
+
+/*
+ * QLoRA over FSDP on 2 GPUs, LLaMA-2-7B: 32 x (4 x 4096^2 + 3 x 4096 x
+ * 11008) = 6,476,005,376 block weights in NF4 with double quantization,
+ * whose state (8-bit absmax per 64 weights, an fp32 constant per 256
+ * blocks) is (8/64 + 32/16384) / 8 = 0.015869140625 B per weight:
+ * 102,768,640 bytes.  bitsandbytes keeps it beside each Linear4bit, whole
+ * on every rank, so the GPU holds the half of it the sharded view leaves
+ * out, 51,384,320 bytes more than torchao's NF4Tensor (torchtune), which
+ * shards its scalers with the data; with the parameters offloaded to the
+ * CPU all 102,768,640 stay.
+ */
+static void test_bnb_quant_state_replicated(void **state)
+{
+        (void)state;
+        struct estimate_input in = llama2_lora();
+        in.mode = EST_QLORA;
+        in.quantization = EST_QUANT_NF4;
+        in.double_quant = true;
+        in.checkpointing = EST_CKPT_FULL;
+        in.strategy = EST_FSDP;
+        in.fsdp_version = 2;
+        in.gpus = 2;
+        in.framework = EST_FW_TORCHTUNE;
+        run(&in);
+        uint64_t torchao = res.per_gpu[EST_C_WEIGHTS];
+        in.framework = EST_FW_NONE;
+        run(&in);
+        assert_int_equal(res.per_gpu[EST_C_WEIGHTS] - torchao, 51384320ull);
+        in.offload = EST_OFFLOAD_OPTIMIZER_AND_PARAMS;
+        run(&in);
+        assert_int_equal(res.per_gpu[EST_C_WEIGHTS], 102768640ull);
 }
 
 /* LLaMA-2-7B pre-training in pure bf16 with AdamW and flash attention,
@@ -575,6 +611,7 @@ int main(void)
                 cmocka_unit_test(test_loss_parallel),
                 cmocka_unit_test(test_sequence_parallel_gathered),
                 cmocka_unit_test(test_fsdp1_lora_gradients),
+                cmocka_unit_test(test_bnb_quant_state_replicated),
                 cmocka_unit_test(test_gradient_pool),
                 cmocka_unit_test(test_float8),
                 cmocka_unit_test(test_fsdp_gathered_blocks),
