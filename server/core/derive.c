@@ -238,6 +238,10 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
                  (in->strategy == EST_SINGLE || in->strategy == EST_DDP ||
                   in->strategy == EST_FSDP) &&
                  !(in->offload == EST_OFFLOAD_OPTIMIZER && in->strategy != EST_FSDP);
+        double copies_attn, copies_mlp;
+        memory_autocast_input_copies(in, d, &copies_attn, &copies_mlp);
+        d->autocast_copies_attn = (uint8_t)copies_attn;
+        d->autocast_copies_mlp = (uint8_t)copies_mlp;
         if (d->amp)
                 d->e_w = 4;
         d->e_q = in->quantization == EST_QUANT_NONE ? d->e_w : quant_bytes(in, res);

@@ -43,9 +43,10 @@ extern const double derive_bnb_optimizer_block;
 struct derived {
         struct model_param_breakdown pb;
         bool training, lora, encoder_head, lm_logits, mixed, pure_half;
-        bool amp;        /* PyTorch autocast: fp32 weights/gradients + half copies */
-        double P;        /* parameters as run */
-        double P_linear; /* quantizable block matrices */
+        bool amp; /* PyTorch autocast: fp32 weights/gradients + half copies */
+        uint8_t autocast_copies_attn, autocast_copies_mlp; /* see memory_autocast_input_copies */
+        double P;                                          /* parameters as run */
+        double P_linear;                                   /* quantizable block matrices */
         double P_trainable;
         double P_head_grad;  /* head weights whose gradient appears first in backward */
         double layer_params; /* largest block */
@@ -145,7 +146,8 @@ double memory_sac_op_block_bytes(const struct estimate_input *in, const struct d
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
 /* Eager autocast over fp32 weights: the half-precision copies of a block's
  * fp32 norm outputs that its projections keep beyond the first, for the
- * attention input (*attn) and the MLP input (*mlp). */
+ * attention input (*attn) and the MLP input (*mlp); derive_input stores
+ * them in struct derived. */
 void memory_autocast_input_copies(const struct estimate_input *in, const struct derived *d,
                                   double *attn, double *mlp);
 /* LoRA dropout: bytes one block keeps per sample for the dropped inputs. */

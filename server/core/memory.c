@@ -181,8 +181,7 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
         double attn_rep = rep, attn_shard = shard;
 
         double mlp_rep = B * s * h + drop * s * h;
-        double casts_attn, casts_mlp;
-        memory_autocast_input_copies(in, d, &casts_attn, &casts_mlp);
+        double casts_attn = d->autocast_copies_attn, casts_mlp = d->autocast_copies_mlp;
         rep += casts_attn * B * s * h;
         attn_rep += casts_attn * B * s * h;
         mlp_rep += casts_mlp * B * s * h;

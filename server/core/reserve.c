@@ -214,9 +214,7 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         add_op(p, norm_b * tok * h / rows, x_h, !compile || qlora_in, -1, 0, false);
         if (rows > 1 && in->framework != EST_FW_MEGATRON)
                 add_op(p, B * tok * h, B * tok * h, true, -1, 0, false); /* gathered input */
-        double casts_attn, casts_mlp; /* eager autocast: a half copy per projection */
-        memory_autocast_input_copies(in, d, &casts_attn, &casts_mlp);
-        for (int i = 0; i < (int)casts_attn; i++)
+        for (int i = 0; i < d->autocast_copies_attn; i++) /* eager autocast's half copies */
                 add_op(p, x_h, 0, true, -1, 0, false);
         add_op(p, B * tok * q / t, B * tok * q / t, true, pq, W(pq), kw);
         add_op(p, B * tok * kvw / t, B * tok * kvw / t, true, pk, W(pk), kw);
@@ -260,7 +258,7 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         add_op(p, norm_b * tok * h / rows, x_h, !compile || qlora_in, -1, 0, false);
         if (rows > 1 && in->framework != EST_FW_MEGATRON)
                 add_op(p, B * tok * h, B * tok * h, true, -1, 0, false);
-        for (int i = 0; i < (int)casts_mlp; i++)
+        for (int i = 0; i < d->autocast_copies_mlp; i++)
                 add_op(p, x_h, 0, true, -1, 0, false);
         double fx = B * tok * f * ex / t;
         if (a->gated_mlp) {
