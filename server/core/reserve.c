@@ -498,9 +498,9 @@ static void replay_loss(struct replay *r, const struct estimate_input *in, const
 }
 
 static void replay_run(const struct estimate_input *in, const struct derived *d, double b,
-                       int blocks, struct replay *r, struct replay_result *out)
+                       const struct block_plan *plan, int blocks, struct replay *r,
+                       struct replay_result *out)
 {
-        struct block_plan plan;
         struct step_state st;
         const struct model_arch *a = &in->arch;
         double t = in->tensor_parallel;
@@ -510,7 +510,6 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
         alloc_sim_init(&r->sim, expandable);
         r->n_saved = r->n_pending = 0;
         r->failed = false;
-        block_plan_build(in, d, b, &plan);
         memset(&st, 0xff, sizeof(st)); /* every handle -1 */
         st.states_made = false;
 
@@ -525,8 +524,8 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
          * (FSDP1's construction of its units: fsdp1_init_cached) */
         take(r, head_elems * d->e_w / S);
         for (int k = 0; k < blocks; k++)
-                for (int i = 0; i < plan.n_params; i++)
-                        take(r, plan.param[i] / S);
+                for (int i = 0; i < plan->n_params; i++)
+                        take(r, plan->param[i] / S);
         /* training scripts measure from here (reset_peak_memory_stats
          * after setup); what loading left cached stays reserved */
         alloc_sim_reset_peaks(&r->sim);
@@ -542,7 +541,7 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
                 int32_t emb = take(r, d->e_a * b * d->s * a->hidden);
                 keep(r, emb, 0);
                 for (int k = 0; k < blocks; k++) {
-                        pushed[k] = block_forward(r, &plan, block_mode(in, k));
+                        pushed[k] = block_forward(r, plan, block_mode(in, k));
                         if (step == 1) {
                                 double res = (double)r->sim.reserved;
                                 gap_after[k] = res - (double)r->sim.allocated;
@@ -561,10 +560,10 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
                         int n = pushed[k];
                         /* recompute the block, keeping what it saves */
                         if (m == FWD_CHECKPOINT)
-                                n += block_forward(r, &plan, FWD_ALL);
+                                n += block_forward(r, plan, FWD_ALL);
                         else if (m == FWD_OP_POLICY)
-                                n += block_forward(r, &plan, FWD_OP_RECOMPUTE);
-                        block_backward(r, &plan, n, st.grads[k], e_g / S_g, qlora);
+                                n += block_forward(r, plan, FWD_OP_RECOMPUTE);
+                        block_backward(r, plan, n, st.grads[k], e_g / S_g, qlora);
                 }
                 alloc_sim_free(&r->sim, emb);
                 r->n_saved = 0;
@@ -574,10 +573,10 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
                 if (!st.states_made && e_state > 0 && !in->optimizer_in_backward &&
                     in->offload == EST_OFFLOAD_NONE) {
                         for (int k = 0; k < blocks; k++)
-                                for (int i = 0; i < plan.n_params; i++)
+                                for (int i = 0; i < plan->n_params; i++)
                                         for (int j = 0; j < n_state; j++)
-                                                if (plan.trainable[i] > 0)
-                                                        take(r, plan.trainable[i] * e_state /
+                                                if (plan->trainable[i] > 0)
+                                                        take(r, plan->trainable[i] * e_state /
                                                                         n_state / S_o);
                         if (trains_head)
                                 for (int j = 0; j < n_state; j++)
@@ -588,9 +587,9 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
                         int32_t tmp[REPLAY_BLOCKS * PARAMS_MAX + 1];
                         int n = 0;
                         for (int k = 0; k < blocks; k++)
-                                for (int i = 0; i < plan.n_params; i++)
-                                        if (plan.trainable[i] > 0)
-                                                tmp[n++] = take(r, plan.trainable[i] *
+                                for (int i = 0; i < plan->n_params; i++)
+                                        if (plan->trainable[i] > 0)
+                                                tmp[n++] = take(r, plan->trainable[i] *
                                                                            d->e_opt_temp / S_o);
                         if (trains_head)
                                 tmp[n++] = take(r, head_elems * d->e_opt_temp / S_o);
@@ -599,7 +598,7 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
                 }
                 if (!persist) { /* zero_grad(set_to_none=True) */
                         for (int k = 0; k < blocks; k++)
-                                for (int i = 0; i < plan.n_params; i++) {
+                                for (int i = 0; i < plan->n_params; i++) {
                                         alloc_sim_free(&r->sim, st.grads[k][i]);
                                         st.grads[k][i] = -1;
                                 }
@@ -637,16 +636,22 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
  * this frees stays cached in the compute stream's pool.  Two block units
  * and the root are replayed (the units repeat, so the cache does not grow
  * with depth); returns the bytes reserved beyond the shards at the end, or
- * -1 when the replay cannot run.
+ * -1 when the replay cannot run, and sets *shards to what the GPU keeps of
+ * a model depth blocks deep.
  */
 static double fsdp1_init_cached(const struct estimate_input *in, const struct derived *d,
-                                const struct block_plan *plan, struct replay *r)
+                                const struct block_plan *plan, double depth, struct replay *r,
+                                double *shards)
 {
         const struct model_arch *a = &in->arch;
         double S = d->shard, t = in->tensor_parallel;
         double head = (double)a->vocab * a->hidden / t * d->e_w;
         double root[2] = {head, a->tied_embeddings ? 0 : head};
         bool to_host = in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS;
+        double block = 0;
+        for (int i = 0; i < plan->n_params; i++)
+                block += plan->param[i];
+        *shards = to_host ? 0 : (depth * block + root[0] + root[1]) / S;
 
         alloc_sim_init(&r->sim, in->expandable_segments);
         r->failed = false;
@@ -677,12 +682,14 @@ int memory_reserve_replayed(const struct estimate_input *in, const struct derive
 {
         struct replay r; /* about 50 KiB of stack */
         struct replay_result res;
+        struct block_plan plan;
         double L = ((double)in->arch.layers + in->arch.decoder_layers) / in->pipeline_parallel;
 
         if (!d->training || b < 1)
                 return -1;
         int n = L < REPLAY_BLOCKS ? (int)fmax(L, 1) : REPLAY_BLOCKS;
-        replay_run(in, d, b, n, &r, &res);
+        block_plan_build(in, d, b, &plan);
+        replay_run(in, d, b, &plan, n, &r, &res);
         if (r.failed || !(res.allocated > 0))
                 return -1;
         *gap = res.reserved - res.allocated;
@@ -700,17 +707,8 @@ int memory_reserve_replayed(const struct estimate_input *in, const struct derive
                  * alone would and of the shards plus that cache.  The cache
                  * is whole free segments, released before an out-of-memory
                  * error, so it adds nothing to held. */
-                struct block_plan plan;
-                block_plan_build(in, d, b, &plan);
-                double cached = fsdp1_init_cached(in, d, &plan, &r);
-                double unit = 0;
-                for (int i = 0; i < plan.n_params; i++)
-                        unit += plan.param[i];
-                const struct model_arch *a = &in->arch;
-                double head = (double)a->vocab * a->hidden / in->tensor_parallel * d->e_w;
-                double shards = (L * unit + head * (a->tied_embeddings ? 1 : 2)) / d->shard;
-                if (in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS)
-                        shards = 0;
+                double shards;
+                double cached = fsdp1_init_cached(in, d, &plan, L, &r, &shards);
                 if (cached > 0)
                         *gap = fmax(*gap, shards + cached - compute_peak);
         }
