@@ -273,8 +273,8 @@ static int decode_architecture(json_t *o, struct model_arch *a, struct api_estim
         norm = a->norm;
         pos = a->position;
         if (get_enum(o, base, "activation",
-                     (const char *const[]){"gelu", "gelu_tanh", "relu", "silu", NULL}, &act, NULL,
-                     e) ||
+                     (const char *const[]){"gelu", "gelu_tanh", "relu", "silu", "gelu_new", NULL},
+                     &act, NULL, e) ||
             get_enum(o, base, "norm", (const char *const[]){"layernorm", "rmsnorm", NULL}, &norm,
                      NULL, e) ||
             get_enum(o, base, "position_embedding",

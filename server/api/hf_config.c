@@ -118,6 +118,26 @@ static int get_bool(struct imp *im, const char *key, bool def, bool *out)
         return 0;
 }
 
+/* A tanh soft cap (Gemma 2's *_logit_softcapping): a positive number, or
+ * null for none (0). */
+static int get_softcap(struct imp *im, const char *key, double def, float *out)
+{
+        json_t *v = json_object_get(im->cfg, key);
+        double x = def;
+        if (v) {
+                if (json_is_null(v))
+                        x = 0;
+                else if (!json_is_number(v))
+                        return imp_fail(im, key, "must be a number or null");
+                else
+                        x = json_number_value(v);
+                if (!(x >= 0 && x <= 1e6))
+                        return imp_fail(im, key, "must be in [0, 1e6] or null");
+        }
+        *out = (float)x;
+        return 0;
+}
+
 static int get_prob(struct imp *im, const char *key, double def, float *out)
 {
         json_t *v = json_object_get(im->cfg, key);
@@ -147,8 +167,9 @@ static int activation(struct imp *im, const char *key, enum model_activation def
         s = json_string_value(v);
         if (!strcmp(s, "gelu") || !strcmp(s, "gelu_python"))
                 *out = MODEL_ACT_GELU;
-        else if (!strcmp(s, "gelu_new") || !strcmp(s, "gelu_pytorch_tanh") ||
-                 !strcmp(s, "gelu_fast"))
+        else if (!strcmp(s, "gelu_new") || !strcmp(s, "gelu_fast"))
+                *out = MODEL_ACT_GELU_NEW;
+        else if (!strcmp(s, "gelu_pytorch_tanh") || !strcmp(s, "gelu_approximate"))
                 *out = MODEL_ACT_GELU_TANH;
         else if (!strcmp(s, "relu"))
                 *out = MODEL_ACT_RELU;
@@ -256,7 +277,7 @@ static int import_gpt2(struct imp *im, struct model_arch *a)
             get_u32(im, "n_inner", 0, 1048576, &inner) ||
             get_bool(im, "tie_word_embeddings", true, &tied) ||
             get_prob(im, "resid_pdrop", 0.1, &a->dropout) ||
-            activation(im, "activation_function", MODEL_ACT_GELU_TANH, &a->activation))
+            activation(im, "activation_function", MODEL_ACT_GELU_NEW, &a->activation))
                 return -1;
         a->kv_heads = a->heads;
         if (heads_and_dim(im, a, "n_head"))
@@ -688,6 +709,12 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
                 a->block_norms = 1;
         } else if (is(type, "gemma2") || is(type, "gemma3_text")) {
                 a->block_norms = 4; /* input, post-attention, pre- and post-feedforward */
+                /* Gemma2Config defaults the caps to 30 (logits) and 50
+                 * (attention scores); Gemma3TextConfig to none. */
+                bool g2 = is(type, "gemma2");
+                if (get_softcap(im, "final_logit_softcapping", g2 ? 30.0 : 0, &a->final_softcap) ||
+                    get_softcap(im, "attn_logit_softcapping", g2 ? 50.0 : 0, &a->attn_softcap))
+                        return -1;
         } else if (is(type, "olmo")) {
                 /* OlmoLayerNorm: F.layer_norm with no weight or bias */
                 a->norm = MODEL_NORM_LAYERNORM_NOAFFINE;
@@ -766,7 +793,7 @@ static int import_gptj(struct imp *im, struct model_arch *a)
             get_u32(im, "n_head", 16, 4096, &a->heads) ||
             get_u32(im, "n_inner", 0, 1048576, &inner) ||
             get_bool(im, "tie_word_embeddings", false, &tied) ||
-            activation(im, "activation_function", MODEL_ACT_GELU_TANH, &a->activation))
+            activation(im, "activation_function", MODEL_ACT_GELU_NEW, &a->activation))
                 return -1;
         a->kv_heads = a->heads;
         if (heads_and_dim(im, a, "n_head"))
@@ -838,6 +865,8 @@ static int import_bloom(struct imp *im, struct model_arch *a)
         if (heads_and_dim(im, a, "n_head"))
                 return -1;
         a->ffn = 4 * a->hidden;
+        /* bloom_gelu_forward runs through GeLUFunction, an autograd
+         * function that keeps only its input: one kernel's worth. */
         a->activation = MODEL_ACT_GELU_TANH;
         a->tied_embeddings = tied;
         a->norm = MODEL_NORM_LAYERNORM;
@@ -943,8 +972,11 @@ static int import_t5(struct imp *im, struct model_arch *a)
                 }
                 if (!strcmp(s, "relu"))
                         a->activation = MODEL_ACT_RELU;
-                else if (!strcmp(s, "gelu") || !strcmp(s, "gelu_new"))
-                        a->activation = MODEL_ACT_GELU_TANH;
+                else if (!strcmp(s, "gelu_new") || (!strcmp(s, "gelu") && a->gated_mlp))
+                        /* T5Config: "gated-gelu" runs dense_act_fn "gelu_new" */
+                        a->activation = MODEL_ACT_GELU_NEW;
+                else if (!strcmp(s, "gelu"))
+                        a->activation = MODEL_ACT_GELU;
                 else if (!strcmp(s, "silu"))
                         a->activation = MODEL_ACT_SILU;
                 else

@@ -144,6 +144,10 @@ double memory_qlora_saved_bytes(const struct estimate_input *in, const struct de
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
 /* torchao float8 linears in training (precision fp8_mixed, no LoRA). */
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
+bool memory_hf_modeling(const struct estimate_input *in);
+bool memory_eager_fp32_softmax(const struct estimate_input *in, const struct derived *d);
+double memory_gelu_new_bytes(const struct estimate_input *in, const struct derived *d);
+double memory_extra_norms(const struct model_arch *a);
 /* Eager autocast over fp32 weights: the half-precision copies of a block's
  * fp32 norm outputs that its projections keep beyond the first, for the
  * attention input (*attn) and the MLP input (*mlp); derive_input stores

@@ -130,6 +130,64 @@ bool memory_float8_linears(const struct estimate_input *in, const struct derived
         return d->training && !d->lora && in->precision == EST_FP8_MIXED;
 }
 
+/* The model runs transformers' own modeling code: no framework stated, or
+ * one that trains or serves the Hugging Face modules as they are. */
+bool memory_hf_modeling(const struct estimate_input *in)
+{
+        return in->framework == EST_FW_NONE || in->framework == EST_FW_HF_TRAINER ||
+               in->framework == EST_FW_ACCELERATE || in->framework == EST_FW_DEEPSPEED ||
+               in->framework == EST_FW_TRANSFORMERS;
+}
+
+/* Eager attention whose softmax runs in fp32 whatever the compute dtype:
+ * autocast puts softmax on its fp32 list, and transformers' rotary
+ * decoders (eager_attention_forward in modeling_llama.py and the families
+ * copied from it: softmax(..., dtype=torch.float32).to(query.dtype)) and
+ * T5 (T5Attention: softmax(scores.float()).type_as(scores)) ask for it
+ * themselves.  The fp32 probabilities are kept by softmax's backward and
+ * their half copy by the matmul with V.  BERT and GPT-2 take the softmax
+ * in the compute dtype. */
+bool memory_eager_fp32_softmax(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        if (d->mixed)
+                return true;
+        return d->e_a < 4 && memory_hf_modeling(in) &&
+               (a->position == MODEL_POS_ROTARY || a->position == MODEL_POS_RELATIVE);
+}
+
+/*
+ * transformers' "gelu_new" / "gelu_fast" (activations.py,
+ * NewGELUActivation: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 *
+ * x^3)))) is a chain of element-wise ops, and eager autograd keeps what
+ * each product needs: tanh's result, 0.5 * x and 1 + tanh, three tensors
+ * of the MLP width beyond the input the block formula counts.  Under
+ * autocast pow is on the fp32 list, so x is also kept as an fp32 copy and
+ * the chain after it runs in fp32: the fp32 copy, tanh and 1 + tanh at 4
+ * bytes, 0.5 * x at the half width, and with a gated MLP (T5 v1.1) the
+ * activation's fp32 result is what the gate product keeps (4 - e_a more
+ * than counted).  A compiled block fuses the chain.  Bytes per element of
+ * one MLP's intermediate; 0 for every other activation.
+ */
+double memory_gelu_new_bytes(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        double B = d->e_a;
+        if (a->activation != MODEL_ACT_GELU_NEW || in->compile || !memory_hf_modeling(in))
+                return 0;
+        if (d->mixed)
+                return 12.0 + B + (a->gated_mlp ? 4.0 - B : 0);
+        return 3.0 * B;
+}
+
+/* Norms per block beyond the classic two (Gemma 2 and 3: post-attention
+ * and post-feedforward norms as well, Gemma2DecoderLayer); each keeps its
+ * input for backward like the others. */
+double memory_extra_norms(const struct model_arch *a)
+{
+        return a->block_norms > 2 ? a->block_norms - 2 : 0;
+}
+
 /* Eager autocast over fp32 weights (PyTorch AMP on one GPU or under DDP;
  * FSDP's MixedPrecision and Megatron cast the weights instead): the
  * residual stream and the norms' outputs stay fp32, and autocast caches
@@ -167,10 +225,19 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
         double heads = a->heads;
         double norm_b = (B < 4 && (a->norm == MODEL_NORM_RMSNORM || d->mixed)) ? 4 : B;
         double score_b;
-        if (d->mixed) /* autocast: softmax in fp32 (4), its fp16 copy for the matmul (2) */
-                score_b = drop > 0 ? 4 + 1 + 2 : 4 + 2;
-        else
+        if (memory_eager_fp32_softmax(in, d)) {
+                /* fp32 probabilities (4) and their half copy for the matmul;
+                 * autocast's copy is 2 bytes, a pure-precision model's e_a */
+                double half = d->mixed ? 2 : B;
+                score_b = drop > 0 ? 4 + 1 + half : 4 + half;
+        } else {
                 score_b = drop > 0 ? 2 * B + 1 : B;
+        }
+        /* Gemma 2's eager attention caps the scores: cap * tanh(s / cap)
+         * keeps tanh's result (Gemma2Attention, attn_logit_softcapping);
+         * the fused kernels take no cap. */
+        if (a->attn_softcap > 0)
+                score_b += d->mixed ? 2 : B;
 
         double rep = B * s * h /* QKV input */ + drop * s * h /* attention output dropout mask */;
         double shard = B * s * (q + 2 * kv) + B * s * q;
@@ -186,7 +253,9 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
         attn_rep += casts_attn * B * s * h;
         mlp_rep += casts_mlp * B * s * h;
         double mlp_shard = (a->gated_mlp ? 4.0 : 2.0) * B * s * f;
-        double norms = 2.0 * norm_b * s * h;
+        mlp_shard += memory_gelu_new_bytes(in, d) * s * f;
+        double n_norms = 2.0 + memory_extra_norms(a);
+        double norms = n_norms * norm_b * s * h;
         if (in->compile) {
                 /* torch.compile: Inductor fuses the element-wise ops and its
                  * min-cut partitioner (torch/_functorch/partitioners.py,
@@ -196,7 +265,7 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
                  * rstd per token; its output (the QKV and MLP input) is
                  * recomputed; the MLP keeps its matmul outputs (gate and up,
                  * or fc1) and recomputes the activation and product. */
-                norms = 2.0 * (B * s * h + 4.0 * s);
+                norms = n_norms * (B * s * h + 4.0 * s);
                 attn_rep -= B * s * h;
                 rep -= B * s * h;
                 mlp_rep -= B * s * h;
@@ -376,16 +445,25 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                 return;
         }
         n = (double)d->s * a->vocab / in->tensor_parallel;
+        /* Gemma 2 caps the logits in the model (Gemma2ForCausalLM.forward,
+         * final_logit_softcapping; litgpt and torchtune the same):
+         * cap * tanh(logits / cap) keeps tanh's result in the compute
+         * dtype until the loss's gradient reaches it, per chunk when the
+         * output is chunked. */
+        double cap = a->final_softcap > 0 ? d->e_a * n : 0;
+        if (in->chunked_loss)
+                cap /= memory_loss_chunks;
+        *fwd = *bwd = cap;
         if (in->chunked_loss) {
-                *fwd = d->e_a * n + 8 * n / memory_loss_chunks;
-                *bwd = d->e_a * n * (1 + 1 / memory_loss_chunks) + 8 * n / memory_loss_chunks;
+                *fwd += d->e_a * n + 8 * n / memory_loss_chunks;
+                *bwd += d->e_a * n * (1 + 1 / memory_loss_chunks) + 8 * n / memory_loss_chunks;
         } else if (in->logits == EST_LOGITS_FUSED) {
                 /* A fused or compiled cross-entropy (Inductor fuses the
                  * upcast, log-sum-exp and softmax - one-hot): it keeps the
                  * compute-dtype logits and writes their gradient in the
                  * same dtype; no fp32 copy is materialised. */
-                *fwd = d->e_a * n;
-                *bwd = 2 * d->e_a * n;
+                *fwd += d->e_a * n;
+                *bwd += 2 * d->e_a * n;
         } else if (in->logits == EST_LOGITS_UPCAST_IN_LOSS) {
                 /* cross_entropy(logits.float(), ...) (torchtitan; Megatron's
                  * vocab-parallel loss): while the loss runs, the
@@ -394,8 +472,8 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                  * dropped before backward (torchtitan train_step: del pred),
                  * which starts with the saved log-probabilities, their
                  * gradient and the fp32 logit gradient. */
-                *fwd = (d->e_a + 8) * n;
-                *bwd = 12 * n;
+                *fwd += (d->e_a + 8) * n;
+                *bwd += 12 * n;
         } else if (in->logits == EST_LOGITS_LOSS_PARALLEL) {
                 /* The same upcast under torch.distributed.tensor.parallel
                  * loss_parallel (torchtitan with tensor parallelism): its
@@ -409,11 +487,11 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                  * saved log-probabilities, the zeros, exp(x), their sum and
                  * the product are fp32 tensors of n each, three alive at once
                  * when the product is allocated: 16n. */
-                *fwd = (d->e_a + 12) * n;
-                *bwd = 16 * n;
+                *fwd += (d->e_a + 12) * n;
+                *bwd += 16 * n;
         } else {
-                *fwd = 8 * n;
-                *bwd = 16 * n;
+                *fwd += 8 * n;
+                *bwd += 16 * n;
         }
 }
 

@@ -25,7 +25,8 @@
 #define MODEL_MAX_EXPERTS   1024u
 
 static const char *const kind_names[] = {"encoder", "decoder", "encoder_decoder", NULL};
-static const char *const activation_names[] = {"gelu", "gelu_tanh", "relu", "silu", NULL};
+static const char *const activation_names[] = {"gelu", "gelu_tanh", "relu",
+                                               "silu", "gelu_new",  NULL};
 static const char *const norm_names[] = {"layernorm", "rmsnorm", "layernorm_nobias",
                                          "layernorm_noaffine", NULL};
 static const char *const position_names[] = {"learned", "rotary", "relative", "alibi", NULL};

@@ -31,9 +31,11 @@ enum model_kind {
 
 enum model_activation {
         MODEL_ACT_GELU = 0,  /* erf GELU (BERT) */
-        MODEL_ACT_GELU_TANH, /* "gelu_new" (GPT-2) */
+        MODEL_ACT_GELU_TANH, /* one fused kernel: "gelu_pytorch_tanh" (Gemma, Starcoder2) */
         MODEL_ACT_RELU,      /* T5 v1.0 */
         MODEL_ACT_SILU,      /* LLaMA family (with a gated MLP: SwiGLU) */
+        MODEL_ACT_GELU_NEW,  /* the tanh formula written out in Python ops: transformers'
+                                "gelu_new" / "gelu_fast" (GPT-2, GPT-J, T5 v1.1, Phi-2) */
         MODEL_ACT_COUNT
 };
 
@@ -110,6 +112,10 @@ struct model_arch {
         uint32_t v_head_dim;     /* MLA: value head width (head_dim is q/k's nope + rope) */
         bool attn_output_gate;   /* q_proj also emits a sigmoid gate on the attention
                                     output: hidden x q more (Qwen3-Next, Qwen3.5) */
+        float final_softcap;     /* logits = cap * tanh(logits / cap) (Gemma 2
+                                    final_logit_softcapping); 0 = none */
+        float attn_softcap;      /* the same on the attention scores (Gemma 2
+                                    attn_logit_softcapping; eager attention only) */
         /* Linear-attention blocks (Gated DeltaNet: Qwen3-Next, Qwen3.5): the
          * token mixer of linear_layers of the blocks is a recurrence over a
          * fixed state instead of attention over a growing cache. */

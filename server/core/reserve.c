@@ -227,17 +227,20 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
                 p->op[p->n_ops - 1].sac = true;
         } else {
                 double sc = b * heads * s * s;
-                double e_sc = d->mixed ? 2 : B, e_sm = d->mixed ? 4 : B;
+                bool sm32 = memory_eager_fp32_softmax(in, d);
+                double e_sc = d->mixed ? 2 : B, e_sm = sm32 ? 4 : B;
                 bool keep_core = in->checkpointing != EST_CKPT_SELECTIVE;
                 if (kvw < q) { /* repeat_kv: K and V copied to every query head */
                         add_op(p, B * tok * q / t, B * tok * q / t, keep_core, -1, 0, false);
                         add_op(p, B * tok * q / t, B * tok * q / t, keep_core, -1, 0, false);
                 }
-                add_op(p, e_sc * sc, e_sc * sc, false, -1, 0, false);     /* Q K^T */
+                add_op(p, e_sc * sc, e_sc * sc, false, -1, 0, false); /* Q K^T */
+                if (a->attn_softcap > 0) /* tanh of the capped scores */
+                        add_op(p, e_sc * sc, e_sc * sc, keep_core, -1, 0, false);
                 add_op(p, e_sc * sc, e_sc * sc, false, -1, 0, false);     /* scaled + mask */
                 add_op(p, e_sm * sc, e_sm * sc, keep_core, -1, 0, false); /* softmax */
-                if (d->mixed) /* autocast: the softmax's half copy for the matmul */
-                        add_op(p, 2 * sc, 2 * sc, keep_core, -1, 0, false);
+                if (sm32 && e_sc < 4) /* the fp32 softmax's half copy for the matmul */
+                        add_op(p, e_sc * sc, e_sc * sc, keep_core, -1, 0, false);
                 if (drop > 0) {
                         add_op(p, sc, 0, keep_core, -1, 0, false); /* mask */
                         p->op[p->n_ops - 1].life = 2;
@@ -249,6 +252,8 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         if (qlora_in)
                 add_op(p, B * tok * q / t, B * tok * q / t, true, -1, 0, false);
         add_op(p, B * tok * h / rows, x_h, false, po, W(po), kw); /* output projection */
+        if (memory_extra_norms(a) > 0) /* post-attention norm (Gemma 2/3) */
+                add_op(p, norm_b * tok * h / rows, x_h, !compile, -1, 0, false);
         if (drop > 0) {
                 add_op(p, mask_h, 0, true, -1, 0, false);
                 p->op[p->n_ops - 1].life = 2;
@@ -261,16 +266,24 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         for (int i = 0; i < d->autocast_copies_mlp; i++)
                 add_op(p, x_h, 0, true, -1, 0, false);
         double fx = B * tok * f * ex / t;
+        /* gelu_new's element-wise chain (memory.c, memory_gelu_new_bytes) */
+        double gelu_new = memory_gelu_new_bytes(in, d) * tok * f * ex / t;
         if (a->gated_mlp) {
-                add_op(p, fx, fx, true, pg, W(pg), kw);                /* gate */
-                add_op(p, fx, fx, true, pu, W(pu), kw);                /* up */
+                add_op(p, fx, fx, true, pg, W(pg), kw); /* gate */
+                add_op(p, fx, fx, true, pu, W(pu), kw); /* up */
+                if (gelu_new > 0)
+                        add_op(p, gelu_new, fx, true, -1, 0, false);
                 add_op(p, fx, fx, !compile, -1, 0, false);             /* act(gate) */
                 add_op(p, fx, fx, !compile || qlora_in, -1, 0, false); /* product */
         } else {
-                add_op(p, fx, fx, true, pu, W(pu), kw);                /* fc1 */
+                add_op(p, fx, fx, true, pu, W(pu), kw); /* fc1 */
+                if (gelu_new > 0)
+                        add_op(p, gelu_new, fx, true, -1, 0, false);
                 add_op(p, fx, fx, !compile || qlora_in, -1, 0, false); /* act */
         }
         add_op(p, B * tok * h / rows, x_h, false, pd, W(pd), kw); /* down */
+        if (memory_extra_norms(a) > 1)                            /* post-feedforward norm */
+                add_op(p, norm_b * tok * h / rows, x_h, !compile, -1, 0, false);
         if (drop > 0) {
                 add_op(p, mask_h, 0, true, -1, 0, false);
                 p->op[p->n_ops - 1].life = 2;
@@ -412,14 +425,10 @@ struct replay_result {
         double per_block_held;      /* the same without releasable segments */
 };
 
-/* The head and loss over n = tokens x vocabulary logits (memory.c,
- * logits_bytes, names the framework behind each variant): what the forward
- * keeps, then the backward's gradients, each freed once used. */
-static void replay_loss(struct replay *r, const struct estimate_input *in, const struct derived *d,
-                        double n)
+/* replay_loss without the soft cap. */
+static void replay_loss_body(struct replay *r, const struct estimate_input *in, double n, double e,
+                             int32_t *logit)
 {
-        double e = d->e_a;
-        int32_t logit[3] = {-1, -1, -1};
         if (in->chunked_loss) {
                 /* per chunk: compute-dtype logits kept, the fp32 upcast
                  * and log-probabilities only while that chunk's loss runs */
@@ -495,6 +504,23 @@ static void replay_loss(struct replay *r, const struct estimate_input *in, const
         int32_t g_c = e < 4 ? take(r, e * n) : -1; /* back to the head's dtype */
         alloc_sim_free(&r->sim, g_up);
         alloc_sim_free(&r->sim, g_c);
+}
+
+/* The head and loss over n = tokens x vocabulary logits (memory.c,
+ * logits_bytes, names the framework behind each variant): what the forward
+ * keeps, then the backward's gradients, each freed once used. */
+static void replay_loss(struct replay *r, const struct estimate_input *in, const struct derived *d,
+                        double n)
+{
+        double e = d->e_a;
+        int32_t logit[3] = {-1, -1, -1};
+        /* Gemma 2's final soft cap keeps tanh's result until the loss's
+         * gradient has passed (memory.c, logits_bytes) */
+        int32_t cap = in->arch.final_softcap > 0
+                              ? take(r, e * n / (in->chunked_loss ? memory_loss_chunks : 1))
+                              : -1;
+        replay_loss_body(r, in, n, e, logit);
+        alloc_sim_free(&r->sim, cap);
 }
 
 static void replay_run(const struct estimate_input *in, const struct derived *d, double b,

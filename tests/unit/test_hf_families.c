@@ -264,6 +264,40 @@ static void test_defaults(void **state)
         assert_int_equal(a.ffn, 768);
 }
 
+/* How each family's activation runs, and Gemma 2's soft caps.
+ * transformers' ACT2FN: "gelu_new" and "gelu_fast" are NewGELUActivation /
+ * FastGELUActivation, Python chains of element-wise ops; "gelu_pytorch_tanh"
+ * is one F.gelu(approximate="tanh") kernel.  GPT2Config's default
+ * activation_function is "gelu_new"; T5Config maps "gated-gelu" to
+ * dense_act_fn "gelu_new".  Gemma2Config defaults final_logit_softcapping
+ * to 30.0 and attn_logit_softcapping to 50.0 (null turns them off);
+ * Gemma3TextConfig has none. */
+static void test_activations_and_caps(void **state)
+{
+        (void)state;
+        struct model_arch a;
+        import("{\"model_type\":\"gpt2\"}", &a);
+        assert_int_equal(a.activation, MODEL_ACT_GELU_NEW);
+        import("{\"model_type\":\"gpt2\",\"activation_function\":\"gelu_pytorch_tanh\"}", &a);
+        assert_int_equal(a.activation, MODEL_ACT_GELU_TANH);
+        import("{\"model_type\":\"t5\",\"feed_forward_proj\":\"gated-gelu\"}", &a);
+        assert_int_equal(a.activation, MODEL_ACT_GELU_NEW);
+        import("{\"model_type\":\"t5\",\"feed_forward_proj\":\"gelu\"}", &a);
+        assert_int_equal(a.activation, MODEL_ACT_GELU);
+        import("{\"model_type\":\"gemma2\"}", &a);
+        assert_int_equal(a.activation, MODEL_ACT_GELU_TANH);
+        assert_int_equal(a.block_norms, 4);
+        assert_true(a.final_softcap == 30.0f && a.attn_softcap == 50.0f);
+        import("{\"model_type\":\"gemma2\",\"final_logit_softcapping\":null,"
+               "\"attn_logit_softcapping\":20.0}",
+               &a);
+        assert_true(a.final_softcap == 0.0f && a.attn_softcap == 20.0f);
+        import("{\"model_type\":\"gemma3_text\"}", &a);
+        assert_true(a.final_softcap == 0.0f && a.attn_softcap == 0.0f);
+        import("{\"model_type\":\"llama\"}", &a);
+        assert_true(a.final_softcap == 0.0f && a.attn_softcap == 0.0f);
+}
+
 /*
  * Current MoE families.  gpt-oss-20b (openai/gpt-oss-20b config.json), per
  * block: attention 2880 x (4096 + 2 x 512) + 4096 x 2880 = 26,542,080 with
@@ -439,6 +473,10 @@ static void test_generic_and_refused(void **state)
                 {"{\"model_type\":\"deepseek_v3\",\"first_k_dense_replace\":99}",
                  "first_k_dense_replace"},
                 {"{\"model_type\":\"gemma2\",\"sliding_window\":\"4k\"}", "sliding_window"},
+                {"{\"model_type\":\"gemma2\",\"final_logit_softcapping\":\"high\"}",
+                 "final_logit_softcapping"},
+                {"{\"model_type\":\"gemma2\",\"attn_logit_softcapping\":-1}",
+                 "attn_logit_softcapping"},
                 {"{\"model_type\":\"falcon\",\"num_kv_heads\":7,"
                  "\"new_decoder_architecture\":true}",
                  "num_kv_heads"},
@@ -461,6 +499,7 @@ int main(void)
                 cmocka_unit_test(test_published_counts),
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_defaults),
+                cmocka_unit_test(test_activations_and_caps),
                 cmocka_unit_test(test_generic_and_refused),
                 cmocka_unit_test(test_current_moe_families),
                 cmocka_unit_test(test_qwen3_next),

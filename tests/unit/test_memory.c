@@ -297,6 +297,89 @@ static void test_autocast_input_copies(void **state)
         }
 }
 
+/* How much more the forward phase totals (no allocator reserve: at the
+ * end of forward every saved activation is alive at once) with model to
+ * than with model from. */
+static int64_t forward_delta(struct estimate_input *in, const struct model_arch *from,
+                             const struct model_arch *to)
+{
+        uint64_t before;
+        in->allocator_reserve_fraction = 0;
+        in->set |= EST_SET_RESERVE;
+        in->arch = *from;
+        run(in, NULL, 0);
+        before = res.phase_total_bytes[EST_PHASE_FORWARD];
+        in->arch = *to;
+        run(in, NULL, 0);
+        return (int64_t)res.phase_total_bytes[EST_PHASE_FORWARD] - (int64_t)before;
+}
+
+/*
+ * What transformers' eager modules keep beyond the block formula, on the
+ * small GPT at batch 2 x 512 tokens (4 blocks, h 1024, 16 heads, MLP 4096,
+ * vocabulary 1,000): each check compares two requests that differ in one
+ * thing, at the end of forward.
+ */
+static void test_hf_eager_extras(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct model_arch a = small_gpt(), b;
+        estimate_input_defaults(&in);
+        in.mode = EST_FINE_TUNE;
+        in.optimizer = EST_OPT_SGD;
+        in.batch_size = 2;
+        in.sequence_length = 512;
+        in.flash_attention = true;
+
+        /* gelu_new (NewGELUActivation) keeps tanh(.), 0.5 x and 1 + tanh(.)
+         * beyond its input: in fp32 3 x 4 bytes x 512 x 4096 x 2 samples x
+         * 4 blocks = 201,326,592. */
+        in.precision = EST_FP32;
+        b = a;
+        b.activation = MODEL_ACT_GELU_NEW;
+        assert_int_equal(forward_delta(&in, &a, &b), 201326592);
+        /* Under autocast pow runs in fp32: its fp32 copy of x, tanh and
+         * 1 + tanh at 4 bytes, 0.5 x at 2: 14 x 512 x 4096 x 2 x 4 =
+         * 234,881,024. */
+        in.precision = EST_BF16_MIXED;
+        assert_int_equal(forward_delta(&in, &a, &b), 234881024);
+        /* A compiled block fuses the chain. */
+        in.compile = true;
+        in.set |= EST_SET_COMPILE;
+        assert_int_equal(forward_delta(&in, &a, &b), 0);
+        in.compile = false;
+
+        /* Two more norms per block (Gemma 2) keep their inputs: a pure bf16
+         * LayerNorm keeps 2 bytes, 2 x 2 x 512 x 1024 x 2 x 4 =
+         * 16,777,216; their weights and biases add 2 x 2 x 1024 x 4 blocks
+         * x 2 bytes = 32,768. */
+        in.precision = EST_BF16;
+        b = a;
+        b.block_norms = 4;
+        assert_int_equal(forward_delta(&in, &a, &b), 16777216 + 32768);
+
+        /* The final soft cap keeps tanh's bf16 result: 2 x 512 x 1,000 x 2
+         * = 2,048,000 at the end of forward. */
+        b = a;
+        b.final_softcap = 30;
+        assert_int_equal(forward_delta(&in, &a, &b), 2048000);
+
+        /* Eager attention of a rotary decoder: the fp32 softmax (4 bytes)
+         * and its bf16 copy (2) instead of GPT-2's bf16 softmax (2): 4 more
+         * bytes x 16 heads x 512^2 x 2 x 4 = 134,217,728, less the learned
+         * position table rotary positions do without (1024 x 1024 x 2
+         * bytes = 2,097,152).  A score cap adds tanh's bf16 result: 2 x 16
+         * x 512^2 x 2 x 4 = 67,108,864. */
+        in.flash_attention = false;
+        b = a;
+        b.position = MODEL_POS_ROTARY;
+        assert_int_equal(forward_delta(&in, &a, &b), 134217728 - 2097152);
+        a = b;
+        b.attn_softcap = 50;
+        assert_int_equal(forward_delta(&in, &a, &b), 67108864);
+}
+
 /* KV cache (inference): 2 (K and V) x layers x kv_heads x head_dim x bytes
  * x tokens x batch.  LLaMA-2-7B, fp16, 4096 tokens, batch 1:
  * 2 * 32 * 32 * 128 * 2 * 4096 = 2,147,483,648 bytes = 2 GiB; with 8 KV
@@ -537,6 +620,7 @@ int main(void)
                 cmocka_unit_test(test_optimizer_states_3b),
                 cmocka_unit_test(test_activations_korthikanti),
                 cmocka_unit_test(test_autocast_input_copies),
+                cmocka_unit_test(test_hf_eager_extras),
                 cmocka_unit_test(test_chunked_loss),
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_zero_divides_by_dp),

@@ -97,12 +97,14 @@ static void test_stated_reserve(void **state)
  * in split segments is within the reserve, the run needs no more than it
  * reserves, and nvidia-smi's total is the reserve plus the CUDA context.
  * Eager attention (BERT-style fp32 fine-tune), flash attention under
- * FSDP with op-level checkpointing and expandable segments, QLoRA. */
+ * FSDP with op-level checkpointing and expandable segments, QLoRA, a
+ * Gemma-2-style LoRA (four norms a block, capped scores and logits,
+ * eager), a GPT-2-style fp32 fine-tune through gelu_new. */
 static void test_bounds(void **state)
 {
         (void)state;
         struct estimate_input in;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 5; k++) {
                 estimate_input_defaults(&in);
                 in.arch = llama2_7b();
                 in.batch_size = 2;
@@ -120,6 +122,20 @@ static void test_bounds(void **state)
                         in.gpus = 8;
                         in.checkpointing = EST_CKPT_SELECTIVE_OP;
                         in.expandable_segments = true;
+                } else if (k == 3) {
+                        in.mode = EST_LORA;
+                        in.precision = EST_BF16;
+                        in.lora_targets = EST_LORA_Q | EST_LORA_V;
+                        in.arch.layers = 8;
+                        in.arch.block_norms = 4;
+                        in.arch.attn_softcap = 50;
+                        in.arch.final_softcap = 30;
+                } else if (k == 4) {
+                        in.mode = EST_FINE_TUNE;
+                        in.precision = EST_FP32;
+                        in.arch.layers = 8;
+                        in.arch.gated_mlp = false;
+                        in.arch.activation = MODEL_ACT_GELU_NEW;
                 } else {
                         in.mode = EST_QLORA;
                         in.quantization = EST_QUANT_NF4;
