@@ -148,6 +148,7 @@ bool memory_hf_modeling(const struct estimate_input *in);
 bool memory_eager_fp32_softmax(const struct estimate_input *in, const struct derived *d);
 double memory_gelu_new_bytes(const struct estimate_input *in, const struct derived *d);
 double memory_extra_norms(const struct model_arch *a);
+bool memory_lora_keeps_down_input(const struct estimate_input *in, const struct derived *d);
 /* Eager autocast over fp32 weights: the half-precision copies of a block's
  * fp32 norm outputs that its projections keep beyond the first, for the
  * attention input (*attn) and the MLP input (*mlp); derive_input stores

@@ -213,6 +213,69 @@ void memory_autocast_input_copies(const struct estimate_input *in, const struct 
                 *mlp = 1;
 }
 
+/*
+ * Bytes per input feature and token that LoRA's A keeps of its own: the
+ * wrapped layer's input as A sees it.  PEFT (lora/layer.py, Linear.forward:
+ * lora_B(lora_A(dropout(x)))) and litgpt (lora.py, LoRALinear.forward:
+ * lora_dropout(x) @ A^T @ B^T) drop the input before A: with p > 0 that is
+ * a new tensor A's matmul keeps, plus the 1-byte mask native_dropout keeps.
+ * PEFT since 0.12 (autocast_adapter_dtype=True) keeps the adapters in fp32
+ * over a half-precision base and casts the input to fp32 before them
+ * (_cast_input_dtype), so A keeps a 4-byte copy even with p = 0.  0 when A
+ * keeps the layer's input itself (p = 0, adapters in the compute dtype).
+ */
+static double lora_own_copy_bytes(const struct estimate_input *in, const struct derived *d)
+{
+        bool fp32_adapters = in->mode == EST_LORA && memory_hf_modeling(in) && d->e_a < 4;
+        double e = fp32_adapters ? 4 : d->e_a;
+        if (in->lora_dropout > 0)
+                return e + 1;
+        return fp32_adapters ? e : 0;
+}
+
+/*
+ * A frozen linear keeps nothing for backward: the gradient of its input
+ * needs only the weight, and autograd saves an operand only for the
+ * gradients it will compute (derivatives.yaml, mm: self is saved for
+ * mat2's gradient).  Under LoRA, and QLoRA through torchao's linear_nf4
+ * (bitsandbytes' matmul keeps its input: memory_qlora_keeps_inputs), an
+ * input that only frozen
+ * matrices read is not kept - the norm outputs into Q/K/V and into the
+ * MLP, the attention output into O (eager; flash attention keeps its own
+ * output), the MLP product into down - unless a wrapped matrix's A keeps
+ * it itself (lora_own_copy_bytes 0).  Bit set: that input is kept.
+ */
+#define KEEP_QKV_IN  1u
+#define KEEP_O_IN    2u
+#define KEEP_MLP_IN  4u
+#define KEEP_DOWN_IN 8u
+#define KEEP_ALL     15u
+
+static unsigned lora_kept_inputs(const struct estimate_input *in, const struct derived *d)
+{
+        unsigned tg = in->lora_targets, kept = 0;
+        if (in->mode != EST_LORA && !(in->mode == EST_QLORA && !memory_qlora_keeps_inputs(in)))
+                return KEEP_ALL;
+        if (lora_own_copy_bytes(in, d) > 0)
+                return 0;
+        if (tg & (EST_LORA_Q | EST_LORA_K | EST_LORA_V | EST_LORA_QKV))
+                kept |= KEEP_QKV_IN;
+        if (tg & EST_LORA_O)
+                kept |= KEEP_O_IN;
+        if (tg & (EST_LORA_GATE | EST_LORA_UP | EST_LORA_GATE_UP))
+                kept |= KEEP_MLP_IN;
+        if (tg & EST_LORA_DOWN)
+                kept |= KEEP_DOWN_IN;
+        return kept;
+}
+
+/* Whether a LoRA run keeps the input of its down projection (the MLP's
+ * product): the allocator replay's mirror of lora_kept_inputs. */
+bool memory_lora_keeps_down_input(const struct estimate_input *in, const struct derived *d)
+{
+        return (lora_kept_inputs(in, d) & KEEP_DOWN_IN) != 0;
+}
+
 static double block_activation_bytes(const struct model_arch *a, const struct estimate_input *in,
                                      const struct derived *d, double s, bool cross)
 {
@@ -287,6 +350,20 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
                 attn_shard += s * q;
                 mlp_rep += (ups - B) * s * h;
                 mlp_shard += (1.0 - B) * s * f;
+        }
+        if (!in->compile && d->lora) {
+                /* frozen matrices keep no inputs (lora_kept_inputs) */
+                unsigned kept = lora_kept_inputs(in, d);
+                if (!(kept & KEEP_QKV_IN)) {
+                        rep -= B * s * h;
+                        attn_rep -= B * s * h;
+                }
+                if (!(kept & KEEP_O_IN) && !flash)
+                        attn_shard -= B * s * q;
+                if (!(kept & KEEP_MLP_IN))
+                        mlp_rep -= B * s * h;
+                if (!(kept & KEEP_DOWN_IN))
+                        mlp_shard -= B * s * f;
         }
         if (a->experts >
             1) /* routed tokens: each goes through active experts; router logits fp32 */
@@ -364,15 +441,8 @@ double memory_sac_op_block_bytes(const struct estimate_input *in, const struct d
         return kept;
 }
 
-/*
- * LoRA dropout, per block and sample.  PEFT (lora/layer.py, Linear.forward:
- * lora_B(lora_A(dropout(x)))) and litgpt (lora.py, LoRALinear.forward:
- * lora_dropout(x) @ A^T @ B^T) drop the wrapped layer's input before A: with
- * p > 0 that is a new tensor A's matmul keeps for its gradient, plus the
- * 1-byte mask native_dropout keeps, for every wrapped matrix - (B + 1)
- * bytes per input feature and token.  With p = 0 (PEFT's default) dropout
- * is nn.Identity and A keeps the input other ops keep anyway.
- */
+/* What LoRA's A keeps of its own, per block and sample
+ * (lora_own_copy_bytes for every wrapped matrix's input features). */
 double memory_lora_dropout_bytes(const struct estimate_input *in, const struct derived *d)
 {
         const struct model_arch *a = &in->arch;
@@ -380,8 +450,9 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
         double h = a->hidden, q = (double)a->heads * a->head_dim, f = a->ffn;
         double ex = a->experts > 1 ? a->active_experts : 1;
         double in_features = 0;
+        double per = d->lora ? lora_own_copy_bytes(in, d) : 0;
 
-        if (!d->lora || in->lora_dropout <= 0)
+        if (per <= 0)
                 return 0;
         in_features += h * (((tg & EST_LORA_Q) != 0) + ((tg & EST_LORA_K) != 0) +
                             ((tg & EST_LORA_V) != 0) + ((tg & EST_LORA_QKV) != 0));
@@ -411,7 +482,7 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
                 in_features += h * ex;
         if (tg & EST_LORA_DOWN)
                 in_features += f * ex;
-        return (d->e_a + 1) * d->s * in_features;
+        return per * d->s * in_features;
 }
 
 /* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):

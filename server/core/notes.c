@@ -571,8 +571,9 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_LORA_DROPOUT:
                 snprintf(buf, len,
-                         "LoRA dropout keeps each wrapped layer's dropped input and its mask for "
-                         "backward: %.1f MiB per sample and block",
+                         "LoRA's A keeps its own copy of each wrapped layer's input for backward "
+                         "(with dropout the dropped input and its mask; PEFT's fp32 adapters "
+                         "an fp32 copy): %.1f MiB per sample and block",
                          a / MIB);
                 break;
         case EST_A_FSDP_NO_SYNC:

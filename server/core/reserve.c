@@ -266,6 +266,8 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         for (int i = 0; i < d->autocast_copies_mlp; i++)
                 add_op(p, x_h, 0, true, -1, 0, false);
         double fx = B * tok * f * ex / t;
+        /* under LoRA a frozen down projection keeps no input (memory.c) */
+        bool down_in = !d->lora || memory_lora_keeps_down_input(in, d);
         /* gelu_new's element-wise chain (memory.c, memory_gelu_new_bytes) */
         double gelu_new = memory_gelu_new_bytes(in, d) * tok * f * ex / t;
         if (a->gated_mlp) {
@@ -273,13 +275,13 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
                 add_op(p, fx, fx, true, pu, W(pu), kw); /* up */
                 if (gelu_new > 0)
                         add_op(p, gelu_new, fx, true, -1, 0, false);
-                add_op(p, fx, fx, !compile, -1, 0, false);             /* act(gate) */
-                add_op(p, fx, fx, !compile || qlora_in, -1, 0, false); /* product */
+                add_op(p, fx, fx, !compile, -1, 0, false);                          /* act(gate) */
+                add_op(p, fx, fx, (!compile && down_in) || qlora_in, -1, 0, false); /* product */
         } else {
                 add_op(p, fx, fx, true, pu, W(pu), kw); /* fc1 */
                 if (gelu_new > 0)
                         add_op(p, gelu_new, fx, true, -1, 0, false);
-                add_op(p, fx, fx, !compile || qlora_in, -1, 0, false); /* act */
+                add_op(p, fx, fx, (!compile && down_in) || qlora_in, -1, 0, false); /* act */
         }
         add_op(p, B * tok * h / rows, x_h, false, pd, W(pd), kw); /* down */
         if (memory_extra_norms(a) > 1)                            /* post-feedforward norm */

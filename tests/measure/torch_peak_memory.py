@@ -96,6 +96,17 @@ CASES = [
          ckpt=True, lora=dict(r=16, alpha=32,
                               targets=["q_proj", "k_proj", "v_proj",
                                        "o_proj"])),
+    dict(id="llama32-1b-lora-qv-p0-b4-s1024", model="llama-3.2-1b",
+         task="causal_lm", precision="bf16", attn="sdpa", batch=4, seq=1024,
+         lora=dict(r=16, alpha=32, targets=LLAMA_ATTN, dropout=0.0)),
+    dict(id="llama32-1b-lora-qv-b4-s1024", model="llama-3.2-1b",
+         task="causal_lm", precision="bf16", attn="sdpa", batch=4, seq=1024,
+         lora=dict(r=16, alpha=32, targets=LLAMA_ATTN)),
+    dict(id="llama32-1b-lora-all-p0-b4-s1024", model="llama-3.2-1b",
+         task="causal_lm", precision="bf16", attn="sdpa", batch=4, seq=1024,
+         lora=dict(r=16, alpha=32, targets=LLAMA_ALL, dropout=0.0)),
+    dict(id="llama32-1b-full-bf16-b4-s1024", model="llama-3.2-1b",
+         task="causal_lm", precision="bf16", attn="sdpa", batch=4, seq=1024),
     dict(id="mistral-7b-generate-b8-p1024-n64", model="mistral-7b",
          task="generate", precision="bf16", attn="sdpa", batch=8, seq=1024,
          new_tokens=64),
@@ -220,7 +231,8 @@ def train(case, model, ids):
         lc = case["lora"]
         targets = lc["targets"]
         model = peft.get_peft_model(model, peft.LoraConfig(
-            r=lc["r"], lora_alpha=lc["alpha"], lora_dropout=0.05,
+            r=lc["r"], lora_alpha=lc["alpha"],
+            lora_dropout=lc.get("dropout", 0.05),
             target_modules=targets, task_type="CAUSAL_LM"))
     if case.get("ckpt"):
         model.gradient_checkpointing_enable(

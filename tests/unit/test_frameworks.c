@@ -515,23 +515,46 @@ static void test_fsdp_gathered_blocks(void **state)
 }
 
 /*
- * LoRA dropout (PEFT lora.Linear, litgpt LoRALinear): with p > 0 every
- * wrapped matrix keeps its dropped bf16 input and the 1-byte mask.  LoRA on
- * q and v of LLaMA-2-7B, 512 tokens: (2 + 1) * 512 * (4096 + 4096) =
- * 12,582,912 bytes per block; 32 blocks without checkpointing add
- * 402,653,184 bytes to the activations.  p = 0 adds nothing.
+ * What LoRA's A keeps, on q and v of LLaMA-2-7B in bf16, 512 tokens, no
+ * checkpointing (h = 4096, MLP 11008, 32 blocks).
+ *
+ * litgpt (LoRALinear: adapters in the model's dtype).  p = 0: A keeps the
+ * norm output q, k and v read, nothing of its own.  p > 0: the dropped
+ * bf16 input and the 1-byte mask of each wrapped matrix, (2 + 1) * 512 *
+ * (4096 + 4096) = 12,582,912 bytes per block, while the norm output, read
+ * now only by frozen matrices, is no longer kept: 2 * 512 * 4096 =
+ * 4,194,304 less, so 32 blocks add 32 * 8,388,608 = 268,435,456 bytes.
+ *
+ * PEFT >= 0.12 (adapters kept in fp32, the input cast to fp32 before
+ * them): p = 0 keeps a 4-byte copy, 4 * 512 * 8192 = 16,777,216 per block;
+ * p > 0 the fp32 dropped copy and the mask, 5 * 512 * 8192 = 20,971,520;
+ * the norm output is not kept in either, so p adds 32 * 4,194,304 =
+ * 134,217,728 bytes.
  */
 static void test_lora_dropout(void **state)
 {
         (void)state;
         struct estimate_input in = llama2_lora();
+        in.framework = EST_FW_LITGPT;
+        in.chunked_loss = false;
+        in.set |= EST_SET_PRECISION | EST_SET_CHECKPOINTING | EST_SET_FLASH | EST_SET_CHUNKED_LOSS |
+                  EST_SET_LOGITS | EST_SET_COMPILE;
         run(&in);
         uint64_t plain = res.per_gpu[EST_C_ACTIVATIONS];
         assert_true(isnan(assumption(EST_A_LORA_DROPOUT)));
         in.lora_dropout = 0.05;
         run(&in);
         assert_true(fabs(assumption(EST_A_LORA_DROPOUT) - 12582912.0) < 0.5);
-        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - plain, 402653184);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - plain, 268435456);
+
+        in = llama2_lora();
+        run(&in);
+        plain = res.per_gpu[EST_C_ACTIVATIONS];
+        assert_true(fabs(assumption(EST_A_LORA_DROPOUT) - 16777216.0) < 0.5);
+        in.lora_dropout = 0.05;
+        run(&in);
+        assert_true(fabs(assumption(EST_A_LORA_DROPOUT) - 20971520.0) < 0.5);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS] - plain, 134217728);
 }
 
 /*
