@@ -239,11 +239,11 @@ static double lora_own_copy_bytes(const struct estimate_input *in, const struct 
  * gradients it will compute (derivatives.yaml, mm: self is saved for
  * mat2's gradient).  Under LoRA, and QLoRA through torchao's linear_nf4
  * (bitsandbytes' matmul keeps its input: memory_qlora_keeps_inputs), an
- * input that only frozen
- * matrices read is not kept - the norm outputs into Q/K/V and into the
- * MLP, the attention output into O (eager; flash attention keeps its own
- * output), the MLP product into down - unless a wrapped matrix's A keeps
- * it itself (lora_own_copy_bytes 0).  Bit set: that input is kept.
+ * input that only frozen matrices read is not kept - the norm outputs into
+ * Q/K/V and into the MLP, the attention output into O (eager; flash
+ * attention keeps its own output), the MLP product into down - unless a
+ * wrapped matrix's A keeps it itself (lora_own_copy_bytes 0).  Bit set:
+ * that input is kept.
  */
 #define KEEP_QKV_IN  1u
 #define KEEP_O_IN    2u
