@@ -269,8 +269,8 @@ static unsigned lora_kept_inputs(const struct estimate_input *in, const struct d
         return kept;
 }
 
-/* Whether a LoRA run keeps the input of its down projection (the MLP's
- * product): the allocator replay's mirror of lora_kept_inputs. */
+/* Whether the input of the down projection (the MLP's product) is kept:
+ * always outside LoRA; the allocator replay's mirror of lora_kept_inputs. */
 bool memory_lora_keeps_down_input(const struct estimate_input *in, const struct derived *d)
 {
         return (lora_kept_inputs(in, d) & KEEP_DOWN_IN) != 0;

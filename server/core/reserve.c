@@ -267,7 +267,7 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
                 add_op(p, x_h, 0, true, -1, 0, false);
         double fx = B * tok * f * ex / t;
         /* under LoRA a frozen down projection keeps no input (memory.c) */
-        bool down_in = !d->lora || memory_lora_keeps_down_input(in, d);
+        bool down_in = memory_lora_keeps_down_input(in, d);
         /* gelu_new's element-wise chain (memory.c, memory_gelu_new_bytes) */
         double gelu_new = memory_gelu_new_bytes(in, d) * tok * f * ex / t;
         if (a->gated_mlp) {
