@@ -78,6 +78,10 @@ static const struct key_alias key_aliases[] = {
          NULL},
         {"", "gradient_accumulation_steps", "workload", "gradient_accumulation", CONV_SAME, NULL},
         {"workload", "max_seq_length", "workload", "sequence_length", CONV_SAME, NULL},
+        /* transformers' seq2seq example scripts (run_summarization.py,
+         * run_translation.py DataTrainingArguments) */
+        {"workload", "max_source_length", "workload", "sequence_length", CONV_SAME, NULL},
+        {"workload", "max_target_length", "workload", "target_length", CONV_SAME, NULL},
         {"", "optim", "", "optimizer", CONV_SAME, NULL},
         {"", "gradient_checkpointing", "memory_savers", "activation_checkpointing", CONV_CKPT,
          NULL},

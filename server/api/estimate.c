@@ -476,6 +476,7 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
         static const char *const keys[] = {"mode",
                                            "batch_size",
                                            "sequence_length",
+                                           "target_length",
                                            "gradient_accumulation",
                                            "num_labels",
                                            "prompt_tokens",
@@ -517,6 +518,8 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
         if (get_u32(w, base, "sequence_length", 1, 16777216, &in->sequence_length, &present, e))
                 return -1;
         in->set |= present ? EST_SET_SEQUENCE : 0;
+        if (get_u32(w, base, "target_length", 1, 16777216, &in->target_length, NULL, e))
+                return -1;
         if (get_u32(w, base, "gradient_accumulation", 1, 1048576, &in->gradient_accumulation, NULL,
                     e))
                 return -1;
@@ -688,17 +691,11 @@ static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
 /* "runtime": what the framework does that changes memory or time. */
 static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
 {
-        static const char *const keys[] = {"cuda_context_bytes",
-                                           "allocator_reserve_fraction",
-                                           "gradients_persist",
-                                           "optimizer_per_parameter",
-                                           "data_samples_per_s",
-                                           "gemm_accumulation",
-                                           "dequantize_to_fp16",
-                                           "optimizer_implementation",
-                                           "gradient_clipping",
-                                           "expandable_segments",
-                                           NULL};
+        static const char *const keys[] = {
+                "cuda_context_bytes",      "allocator_reserve_fraction", "gradients_persist",
+                "optimizer_per_parameter", "data_samples_per_s",         "gemm_accumulation",
+                "dequantize_to_fp16",      "optimizer_implementation",   "gradient_clipping",
+                "expandable_segments",     "model_output_kept",          NULL};
         static const char *const accumulations[] = {"fp32", "fp16", NULL};
         const char *base = "/runtime";
         uint64_t ctx = 0;
@@ -727,6 +724,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                 in->set |= EST_SET_GRAD_CLIP;
         if (json_object_get(o, "expandable_segments"))
                 in->set |= EST_SET_EXPANDABLE;
+        if (json_object_get(o, "model_output_kept"))
+                in->set |= EST_SET_OUTPUT_KEPT;
         /* "foreach" / "fused" / "for_loop"; fused and for-loop steps keep
          * no foreach temporaries, unless the request says otherwise */
         int impl = 0;
@@ -748,6 +747,7 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                                get_bool(o, base, "gradient_clipping", &in->gradient_clipping, e) ||
                                get_bool(o, base, "expandable_segments", &in->expandable_segments,
                                         e) ||
+                               get_bool(o, base, "model_output_kept", &in->output_kept, e) ||
                                get_number(o, base, "data_samples_per_s", 1e-3, 1e12,
                                           &in->data_samples_per_s, NULL, e)
                        ? -1
@@ -1109,6 +1109,8 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kstring(w, "mode", estimate_mode_name(in->mode));
         jsonw_kint(w, "batch_size", in->batch_size);
         jsonw_kint(w, "sequence_length", in->sequence_length);
+        if (in->target_length > 0)
+                jsonw_kint(w, "target_length", in->target_length);
         jsonw_kint(w, "gradient_accumulation", in->gradient_accumulation);
         if (in->mode == EST_INFERENCE) {
                 jsonw_kint(w, "prompt_tokens",
@@ -1127,6 +1129,7 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         if (in->mode != EST_INFERENCE) {
                 jsonw_kbool(w, "gradient_clipping", in->gradient_clipping);
                 jsonw_kbool(w, "expandable_segments", in->expandable_segments);
+                jsonw_kbool(w, "model_output_kept", in->output_kept);
         }
         jsonw_kstring(w, "activation_checkpointing",
                       estimate_checkpointing_name(in->checkpointing));

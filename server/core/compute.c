@@ -248,7 +248,9 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
 {
         double host_opt_value = 0, *host_opt = &host_opt_value;
         double m = in->pipeline_parallel > 1 && in->micro_batches > 0 ? in->micro_batches : 1;
-        double tokens = (double)in->batch_size * d->s / m;
+        /* an encoder-decoder with a shorter target does less work per
+         * sample (derive.c, token_share) */
+        double tokens = (double)in->batch_size * d->s * d->token_share / m;
         double h = 0;
         double t = train_micro_batch_seconds(in, d, sp, tokens, &h);
         double micro = fmax(t, h);
@@ -354,7 +356,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                         double redo = h * kv + q * h + (a->gated_mlp ? h * f : 0);
                         mult += all > 0 ? redo / all : 0;
                 }
-                double flops_step = fwd * mult * tokens;
+                double flops_step = fwd * mult * tokens * d->token_share;
                 if (in->checkpointing == EST_CKPT_SELECTIVE)
                         flops_step += 4.0 * s * (double)in->arch.heads * in->arch.head_dim *
                                       ((double)in->arch.layers + in->arch.decoder_layers) * tokens;

@@ -321,6 +321,23 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
 
         /* Sequence and tokens. */
         d->s = in->sequence_length;
+        d->s_dec = d->s;
+        d->token_share = 1;
+        if (a->kind == MODEL_ENCODER_DECODER && d->training && in->target_length > 0) {
+                /* An encoder-decoder reads s tokens and writes target_length
+                 * (T5 and BART fine-tunes pad inputs and labels to their own
+                 * lengths: transformers' run_summarization.py
+                 * max_source_length / max_target_length).  Matmul work per
+                 * sample is each stack's weights times its tokens; the
+                 * vocabulary projection runs on the decoder's. */
+                double q = (double)a->heads * a->head_dim, kv = (double)a->kv_heads * a->head_dim;
+                double attn = (double)a->hidden * (2 * q + 2 * kv);
+                double mlp = (a->gated_mlp ? 3.0 : 2.0) * a->hidden * a->ffn;
+                double enc = a->layers * (attn + mlp);
+                double dec = a->decoder_layers * (2 * attn + mlp) + (double)a->vocab * a->hidden;
+                d->s_dec = in->target_length;
+                d->token_share = (enc + dec * d->s_dec / d->s) / (enc + dec);
+        }
         d->prompt = in->prompt_tokens;
         d->generated = in->generated_tokens;
         if (!d->training) {

@@ -45,7 +45,8 @@ static const char *const fw_setting_names[] = {"precision",
                                                "gemm_accumulation",
                                                "dequantize_to_fp16",
                                                "gradient_clipping",
-                                               "expandable_segments"};
+                                               "expandable_segments",
+                                               "model_output_kept"};
 const char *const estimate_strategy_names[] = {"single", "ddp",  "zero1", "zero2",
                                                "zero3",  "fsdp", NULL};
 const char *const estimate_fsdp_names[] = {"full_shard", "shard_grad_op", "hybrid_shard", NULL};
@@ -132,6 +133,7 @@ void estimate_input_defaults(struct estimate_input *in)
         in->logits = EST_LOGITS_FP32;
         in->fsdp_version = 1;
         in->fsdp_limit_all_gathers = true;
+        in->output_kept = true;
 }
 
 /* ---- framework presets --------------------------------------------------- */
@@ -178,6 +180,13 @@ void estimate_input_defaults(struct estimate_input *in)
  *   each trainable LoRA layer in a unit of its own.
  * DeepSpeed: fp32 unless its config enables fp16 or bf16 (both off by
  *   default); with them, fp32 master weights inside the ZeRO optimizer.
+ * The model's output through backward: Trainer.compute_loss returns the
+ *   loss alone, so the output (and its logits) is freed before
+ *   training_step calls backward; torchtitan's train_step deletes pred,
+ *   torchtune's recipes delete the logits once the loss has them, and
+ *   Megatron-LM's forward step returns the loss.  The loops accelerate,
+ *   DeepSpeed and PEFT document (outputs = model(**batch); loss =
+ *   outputs.loss; backward(loss)) and litgpt's keep it alive.
  * Gradient clipping by default: TrainingArguments max_grad_norm 1.0,
  *   torchtitan training.max_norm 1.0, Megatron-LM --clip-grad 1.0;
  *   torchtune (clip_grad_norm), litgpt (max_norm), accelerate and
@@ -241,6 +250,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
                 PRESET(in, EST_SET_EXPANDABLE, EST_FWS_EXPANDABLE_SEGMENTS, expandable_segments,
                        true);
+                PRESET(in, EST_SET_OUTPUT_KEPT, EST_FWS_OUTPUT_KEPT, output_kept, false);
                 preset_fsdp(in, 2, false, false);
                 if (in->tensor_parallel > 1)
                         PRESET(in, EST_SET_SEQ_PARALLEL, EST_FWS_SEQUENCE_PARALLEL,
@@ -254,6 +264,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_CHUNKED_LOSS, EST_FWS_CHUNKED_LOSS, chunked_loss, true);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
+                PRESET(in, EST_SET_OUTPUT_KEPT, EST_FWS_OUTPUT_KEPT, output_kept, false);
                 preset_fsdp(in, 2, false, false);
                 break;
         case EST_FW_LITGPT:
@@ -271,9 +282,11 @@ void estimate_apply_framework(struct estimate_input *in)
         case EST_FW_ACCELERATE:
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_FP32);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_FP32);
-                if (in->framework == EST_FW_HF_TRAINER)
+                if (in->framework == EST_FW_HF_TRAINER) {
                         PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping,
                                true);
+                        PRESET(in, EST_SET_OUTPUT_KEPT, EST_FWS_OUTPUT_KEPT, output_kept, false);
+                }
                 if (multi)
                         PRESET(in, EST_SET_STRATEGY, EST_FWS_STRATEGY, strategy, EST_DDP);
                 if (in->strategy == EST_FSDP)
@@ -286,6 +299,7 @@ void estimate_apply_framework(struct estimate_input *in)
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
+                PRESET(in, EST_SET_OUTPUT_KEPT, EST_FWS_OUTPUT_KEPT, output_kept, false);
                 break;
         case EST_FW_VLLM:
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
@@ -548,6 +562,9 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 case EST_FWS_EXPANDABLE_SEGMENTS:
                         val = in->expandable_segments;
                         break;
+                case EST_FWS_OUTPUT_KEPT:
+                        val = in->output_kept;
+                        break;
                 case EST_FWS_COUNT:
                         break;
                 }
@@ -568,7 +585,7 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                         ASSUME(r, EST_A_ATTENTION_SCORES, d->mixed ? 6 : d->e_a, 0);
                 if (d->lm_logits && !in->chunked_loss) {
                         if (in->logits == EST_LOGITS_FP32)
-                                ASSUME(r, EST_A_LOGITS_FP32, 4, 0);
+                                ASSUME(r, EST_A_LOGITS_FP32, in->output_kept ? 4 : 3, 0);
                         else
                                 ASSUME(r, EST_A_LOGITS_MODE, in->logits, 0);
                 }

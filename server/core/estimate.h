@@ -147,6 +147,7 @@ enum est_fw_setting {
         EST_FWS_DEQUANTIZE_FP16,
         EST_FWS_GRADIENT_CLIPPING,
         EST_FWS_EXPANDABLE_SEGMENTS,
+        EST_FWS_OUTPUT_KEPT,
         EST_FWS_COUNT
 };
 
@@ -239,6 +240,7 @@ enum est_model_load {
 #define EST_SET_GRAD_CLIP     0x10000000u
 #define EST_SET_EXPANDABLE    0x20000000u
 #define EST_SET_HELD          0x40000000u /* allocator_held_fraction given (with EST_SET_RESERVE) */
+#define EST_SET_OUTPUT_KEPT   0x80000000u
 
 struct estimate_input {
         struct model_arch arch;
@@ -249,6 +251,8 @@ struct estimate_input {
         enum est_mode mode;
         uint32_t batch_size;      /* per GPU (the micro-batch of one data-parallel rank) */
         uint32_t sequence_length; /* tokens per sample (inference: the whole context) */
+        uint32_t target_length;   /* encoder-decoder training: decoder tokens per
+                                     sample; 0 = sequence_length */
         uint32_t gradient_accumulation;
         uint32_t num_labels;       /* fine_tune task head; default 2 */
         uint32_t prompt_tokens;    /* inference */
@@ -314,6 +318,8 @@ struct estimate_input {
                                               run them; PyTorch accumulates in fp32 */
         bool expandable_segments;          /* PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:
                                               each allocator pool is one growing segment */
+        bool output_kept;                  /* the training loop holds the model's output (its
+                                              logits) until backward has run */
         bool dequantize_to_fp16;           /* quantized matmuls over many tokens run on an
                                               fp16 copy of the weights (ExLlama,
                                               bitsandbytes, llama.cpp's cuBLAS path) */

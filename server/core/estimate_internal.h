@@ -59,8 +59,13 @@ struct derived {
         double e_opt;        /* optimizer-state bytes per trainable parameter */
         double e_opt_temp;   /* optimizer-step temporaries per trainable parameter */
         double e_kv;
-        double e_adapter; /* LoRA adapter weight bytes */
-        uint32_t s;       /* tokens per sample in the forward pass */
+        double e_adapter;   /* LoRA adapter weight bytes */
+        uint32_t s;         /* tokens per sample in the forward pass (an
+                               encoder-decoder's encoder input) */
+        uint32_t s_dec;     /* an encoder-decoder's decoder tokens (its target
+                               length); s for every other model */
+        double token_share; /* training work per sample over s tokens of every
+                               block: below 1 when the decoder runs fewer */
         uint32_t prompt, generated;
         uint32_t dp;    /* data-parallel degree */
         uint32_t shard; /* ZeRO/FSDP shard degree */

@@ -108,11 +108,12 @@ bool memory_qlora_keeps_inputs(const struct estimate_input *in)
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d)
 {
         const struct model_arch *a = &in->arch;
-        double B = d->e_a, s = d->s, t = in->tensor_parallel;
+        double B = d->e_a, t = in->tensor_parallel;
         double q = (double)a->heads * a->head_dim;
-        double rep = 2.0 * B * s * a->hidden, shard = B * s * q + qlora_down_input_bytes(a, B, s);
-        double per_block = in->sequence_parallel ? (rep + shard) / t : rep + shard / t;
-        return per_block * ((double)a->layers + a->decoder_layers);
+        double tokens = (double)d->s * a->layers + (double)d->s_dec * a->decoder_layers;
+        double rep = 2.0 * B * a->hidden, shard = B * q + qlora_down_input_bytes(a, B, 1);
+        double per_token = in->sequence_parallel ? (rep + shard) / t : rep + shard / t;
+        return per_token * tokens;
 }
 
 /* QLoRA through bitsandbytes' Linear4bit with its weights sharded (FSDP,
@@ -276,8 +277,10 @@ bool memory_lora_keeps_down_input(const struct estimate_input *in, const struct 
         return (lora_kept_inputs(in, d) & KEEP_DOWN_IN) != 0;
 }
 
+/* One block's saved activations per sample over s tokens; s_enc > 0 adds
+ * an encoder-decoder's cross-attention over s_enc encoder tokens. */
 static double block_activation_bytes(const struct model_arch *a, const struct estimate_input *in,
-                                     const struct derived *d, double s, bool cross)
+                                     const struct derived *d, double s, double s_enc)
 {
         double B = d->e_a, h = a->hidden, f = a->ffn;
         double q = (double)a->heads * a->head_dim;
@@ -382,11 +385,22 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
                 attn_shard += B * s * q;
                 mlp_shard += qlora_down_input_bytes(a, B, s);
         }
-        double total_rep = attn_rep + mlp_rep + norms + memory_lora_dropout_bytes(in, d);
+        double total_rep = attn_rep + mlp_rep + norms + memory_lora_dropout_bytes(in, d) * s / d->s;
         double total_shard = attn_shard + mlp_shard;
-        if (cross) {
+        if (s_enc > 0) {
+                /* Cross-attention (T5LayerCrossAttention, BART's
+                 * encoder_attn): a norm and the query over this block's s
+                 * tokens, keys and values projected from the encoder's
+                 * s_enc (their input, the encoder output, is one tensor
+                 * all blocks share: counted once by the caller), scores
+                 * s x s_enc. */
+                double x_shard = B * s * q + B * s_enc * 2 * kv + B * s * q;
+                if (flash)
+                        x_shard += 4.0 * heads * s;
+                else if (in->checkpointing != EST_CKPT_SELECTIVE)
+                        x_shard += score_b * heads * s * s_enc;
                 total_rep += rep + norm_b * s * h;
-                total_shard += shard;
+                total_shard += x_shard;
         }
         if (in->sequence_parallel) {
                 /* Megatron-LM all-gathers a linear's sequence-sharded input
@@ -487,9 +501,13 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
 
 /* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):
  * cross-entropy in fp32 over n = s x V elements.  At the end of forward
- * the training loop holds the fp32 logits (its output object) and
- * log_softmax has saved fp32 log-probabilities (2 x 4n); at the start of
- * backward their gradients join them (4 x 4n).
+ * the model's output object holds the fp32 logits and log_softmax has
+ * saved fp32 log-probabilities (2 x 4n); at the start of backward their
+ * gradients join them (4 x 4n).  A loop that lets the output go before
+ * backward (output_kept false: HF Trainer's compute_loss returns the loss
+ * alone) frees the logits there: autograd keeps no reference to them, as
+ * the loss's log_softmax saves its result and the upcast and the shift's
+ * copy save nothing (3 x 4n).
  *
  * Chunked loss (torchtune CEWithChunkedOutputLoss with its
  * compute_cross_entropy compiled, as the class documents and the README
@@ -515,7 +533,7 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                 *bwd = 16 * n;
                 return;
         }
-        n = (double)d->s * a->vocab / in->tensor_parallel;
+        n = (double)d->s_dec * a->vocab / in->tensor_parallel;
         /* Gemma 2 caps the logits in the model (Gemma2ForCausalLM.forward,
          * final_logit_softcapping; litgpt and torchtune the same):
          * cap * tanh(logits / cap) keeps tanh's result in the compute
@@ -539,12 +557,13 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                 /* cross_entropy(logits.float(), ...) (torchtitan; Megatron's
                  * vocab-parallel loss): while the loss runs, the
                  * compute-dtype logits, their fp32 copy and the fp32
-                 * log-probabilities log_softmax saves; the model output is
-                 * dropped before backward (torchtitan train_step: del pred),
-                 * which starts with the saved log-probabilities, their
-                 * gradient and the fp32 logit gradient. */
+                 * log-probabilities log_softmax saves; backward starts with
+                 * the saved log-probabilities, their gradient and the fp32
+                 * logit gradient, and the compute-dtype logits when the
+                 * loop still holds the model output (torchtitan's
+                 * train_step drops it: del pred). */
                 *fwd += (d->e_a + 8) * n;
-                *bwd += 12 * n;
+                *bwd += 12 * n + (in->output_kept ? d->e_a * n : 0);
         } else if (in->logits == EST_LOGITS_LOSS_PARALLEL) {
                 /* The same upcast under torch.distributed.tensor.parallel
                  * loss_parallel (torchtitan with tensor parallelism): its
@@ -562,7 +581,7 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
                 *bwd += 16 * n;
         } else {
                 *fwd += 8 * n;
-                *bwd += 16 * n;
+                *bwd += 12 * n + (in->output_kept ? 4 * n : 0);
         }
 }
 
@@ -836,11 +855,11 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 
         /* Training activations per sample on this stage: its layers x
          * block bytes x the micro-batches it holds. */
-        double s = d->s, act = 0;
+        double s = d->s, s_dec = d->s_dec, act = 0;
         double mbf = d->mb_fraction;
-        double layer_act = block_activation_bytes(a, in, d, s, false);
-        double dec_act =
-                a->kind == MODEL_ENCODER_DECODER ? block_activation_bytes(a, in, d, s, true) : 0;
+        bool enc_dec = a->kind == MODEL_ENCODER_DECODER;
+        double layer_act = block_activation_bytes(a, in, d, s, 0);
+        double dec_act = enc_dec ? block_activation_bytes(a, in, d, s_dec, s) : 0;
         double L = a->layers, Ld = a->decoder_layers;
         double full_act = layer_act * L + dec_act * Ld;
         double B = d->e_a, h = a->hidden;
@@ -913,11 +932,18 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
          * the first stage and, for language-model heads, the final norm +
          * head input (+ the MLM transform: dense, GELU, norm) on the last. */
         double edge_in = (a->embedding_norm ? norm_b * s * h : 0) + (a->dropout > 0 ? s * h : 0);
+        if (enc_dec) {
+                /* The encoder's final norm, its dropout, and its output,
+                 * which every cross-attention's key and value projections
+                 * keep; the decoder's embedding dropout. */
+                edge_in += (a->final_norm ? norm_b * s * h : 0) + B * s * h;
+                edge_in += a->dropout > 0 ? (s + s_dec) * h : 0;
+        }
         double edge_out = 0;
         if (d->lm_logits) {
-                edge_out += (a->final_norm ? norm_b * s * h : 0) + B * s * h;
+                edge_out += (a->final_norm ? norm_b * s_dec * h : 0) + B * s_dec * h;
                 if (a->lm_head_transform)
-                        edge_out += 2 * B * s * h + norm_b * s * h;
+                        edge_out += 2 * B * s_dec * h + norm_b * s_dec * h;
         }
         double edge = (first_stage ? edge_in * held : 0) + (last_stage ? edge_out : 0);
         act += edge * mbf / t;

@@ -252,11 +252,19 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          a);
                 break;
         case EST_A_LOGITS_FP32:
-                snprintf(buf, len,
-                         "language-model loss in fp32 over batch x sequence x vocabulary: logits "
-                         "and log-probabilities "
-                         "at the end of forward, plus both gradients at the start of backward (4 "
-                         "copies)");
+                if (a >= 4)
+                        snprintf(buf, len,
+                                 "language-model loss in fp32 over batch x sequence x "
+                                 "vocabulary: logits and log-probabilities at the end of "
+                                 "forward, plus both gradients at the start of backward (4 "
+                                 "copies; the loop holds the model output through backward)");
+                else
+                        snprintf(buf, len,
+                                 "language-model loss in fp32 over batch x sequence x "
+                                 "vocabulary: logits and log-probabilities at the end of "
+                                 "forward; the loop drops the model output before backward, "
+                                 "which starts from the log-probabilities and both gradients "
+                                 "(3 copies)");
                 break;
         case EST_A_ACTIVATIONS_FORMULA:
                 snprintf(buf, len,

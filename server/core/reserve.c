@@ -482,21 +482,28 @@ static void replay_loss_body(struct replay *r, const struct estimate_input *in, 
                 return;
         }
         if (in->logits == EST_LOGITS_UPCAST_IN_LOSS) {
-                logit[0] = take(r, e * n); /* the model output, dropped before backward */
+                logit[0] = take(r, e * n); /* the model output */
                 logit[1] = take(r, 4 * n); /* fp32 copy, a temporary of the loss call */
                 logit[2] = take(r, 4 * n); /* log-probabilities */
                 alloc_sim_free(&r->sim, logit[1]);
                 logit[1] = -1;
-                alloc_sim_free(&r->sim, logit[0]);
+                if (!in->output_kept) {
+                        alloc_sim_free(&r->sim, logit[0]);
+                        logit[0] = -1;
+                }
         } else {
                 if (e < 4) { /* the head's output before the model's .float() */
-                        logit[0] = take(r, e * n);
+                        int32_t head = take(r, e * n);
                         logit[1] = take(r, 4 * n);
-                        alloc_sim_free(&r->sim, logit[0]);
+                        alloc_sim_free(&r->sim, head);
                 } else {
                         logit[1] = take(r, 4 * n);
                 }
                 logit[2] = take(r, 4 * n);
+                if (!in->output_kept) { /* the loop let the output go */
+                        alloc_sim_free(&r->sim, logit[1]);
+                        logit[1] = -1;
+                }
         }
         int32_t g_lp = take(r, 4 * n); /* gradient of the log-probabilities */
         int32_t g_up = take(r, 4 * n); /* of the fp32 logits */
@@ -506,6 +513,7 @@ static void replay_loss_body(struct replay *r, const struct estimate_input *in, 
         int32_t g_c = e < 4 ? take(r, e * n) : -1; /* back to the head's dtype */
         alloc_sim_free(&r->sim, g_up);
         alloc_sim_free(&r->sim, g_c);
+        alloc_sim_free(&r->sim, logit[0]); /* a kept model output goes with the step */
 }
 
 /* The head and loss over n = tokens x vocabulary logits (memory.c,

@@ -236,6 +236,18 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
         if (a->kind == MODEL_ENCODER && !training && in->generated_tokens > 0)
                 return estimate_fail(err, "/workload/generated_tokens", "contradiction",
                                      "an encoder does not generate tokens");
+        if (in->target_length > 16777216)
+                return estimate_fail(err, "/workload/target_length", "range",
+                                     "target_length must be 1..16777216");
+        if (in->target_length > 0 && a->kind != MODEL_ENCODER_DECODER)
+                return estimate_fail(err, "/workload/target_length", "contradiction",
+                                     "target_length is the decoder's length of an "
+                                     "encoder-decoder (T5, BART); this model reads and writes "
+                                     "sequence_length tokens");
+        if (in->target_length > 0 && !training)
+                return estimate_fail(err, "/workload/target_length", "contradiction",
+                                     "target_length applies to training; inference uses "
+                                     "prompt_tokens and generated_tokens");
         if (in->sequence_length > a->max_positions) {
                 if (a->position == MODEL_POS_LEARNED)
                         return estimate_fail(

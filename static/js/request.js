@@ -10,7 +10,7 @@ export const CALC_DEFAULTS = Object.freeze({
         framework: 'none', source: 'catalog', model: 'xlm-roberta-large', parameters: '7000000000', hf: '',
         kind: 'decoder', layers: '32', hidden: '4096', heads: '32', kv_heads: '32', ffn: '11008',
         vocab: '32000', max_pos: '4096', experts: '0', active_experts: '0', gated: '1', tied: '0',
-        mode: 'pre_train', batch: '16', seq: '128', accum: '1', labels: '3',
+        mode: 'pre_train', batch: '16', seq: '128', target: '', accum: '1', labels: '3',
         prompt: '512', gen: '128', lora_rank: '16', lora_alpha: '32',
         samples: '1000000', epochs: '1',
         precision: 'fp32', quant: 'none', optimizer: 'adamw',
@@ -42,12 +42,31 @@ export function isEncoder(s) {
         return false;
 }
 
+// An encoder-decoder (T5, BART) writes its own number of tokens: its
+// training takes a target length beside the sequence length.  A pasted
+// config says so by its model_type.
+const ENCODER_DECODER_TYPES = ['t5', 'mt5', 'umt5', 'bart', 'mbart'];
+
+export function isEncoderDecoder(s) {
+        if (s.source === 'catalog') return modelKinds.get(s.model) === 'encoder_decoder';
+        if (s.source === 'architecture') return s.kind === 'encoder_decoder';
+        if (s.source === 'hf_config') {
+                try {
+                        return ENCODER_DECODER_TYPES.includes(JSON.parse(s.hf).model_type);
+                } catch {
+                        return false;
+                }
+        }
+        return false;
+}
+
 // Which inputs mean something for a given state (the others are hidden and
 // neither sent nor written into links).
 export function relevant(name, s) {
         const training = TRAINING_MODES.includes(s.mode);
         switch (name) {
         case 'seq': return training || isEncoder(s);
+        case 'target': return training && isEncoderDecoder(s);
         case 'prompt': case 'gen': return s.mode === 'inference' && !isEncoder(s);
         case 'model': return s.source === 'catalog';
         case 'parameters': return s.source === 'parameters';
@@ -133,6 +152,7 @@ export function estimateRequest(s) {
         const workload = { mode: s.mode };
         put(workload, 'batch_size', num(s.batch));
         if (relevant('seq', s)) put(workload, 'sequence_length', num(s.seq));
+        if (relevant('target', s)) put(workload, 'target_length', num(s.target));
         if (relevant('accum', s)) put(workload, 'gradient_accumulation', num(s.accum));
         if (relevant('labels', s)) put(workload, 'num_labels', num(s.labels));
         if (relevant('prompt', s)) {

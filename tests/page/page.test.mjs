@@ -227,6 +227,28 @@ test('calculator: the framework comes first; choosing torchtitan lets its defaul
         await page.close_();
 });
 
+test('calculator: an encoder-decoder takes a target length, a decoder does not', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/calculator?model=llama-3.1-8b&mode=fine_tune&batch=2&seq=512');
+        await ready(page);
+        assert.equal(await page.isVisible('#f-target'), false);
+        await page.goto(BASE + '#/calculator?model=flan-t5-large&mode=fine_tune&batch=8&seq=512');
+        await ready(page);
+        assert.equal(await page.isVisible('#f-target'), true);
+        const sent = await estimateAfter(page, () => page.fill('#f-target', '64'),
+                (b) => b.workload.target_length === 64);
+        assert.equal(sent.status, 200);
+        assert.equal(sent.body.workload.sequence_length, 512);
+        // what the page shows is what the API answers for that body, which
+        // holds fewer decoder activations than with 512 target tokens
+        const answer = (await api('api/v1/estimate', sent.body)).json;
+        await page.waitForSelector(`#calc-total[data-bytes="${answer.per_gpu.total_bytes}"]`);
+        const whole = (await api('api/v1/estimate', { ...sent.body,
+                workload: { ...sent.body.workload, target_length: 512 } })).json;
+        assert.ok(answer.per_gpu.components.activations < whole.per_gpu.components.activations);
+        await page.close_();
+});
+
 test('permalink reproduces the view and its inputs; "copy as curl" returns the same numbers', async () => {
         const page = await openPage();
         await page.goto(BASE + '#/calculator');

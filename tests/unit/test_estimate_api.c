@@ -120,6 +120,14 @@ static void test_refusals_name_the_field(void **state)
                  "/model/architecture/kv_heads", "architecture"},
                 {"{\"model\":{\"parameters\":12},\"workload\":{\"mode\":\"inference\"}}",
                  "/model/parameters", "range"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"target_length\":64}}",
+                 "/workload/target_length", "contradiction"},
+                {"{\"model\":{\"id\":\"flan-t5-large\"},\"workload\":{\"mode\":\"inference\","
+                 "\"target_length\":64}}",
+                 "/workload/target_length", "contradiction"},
+                {"{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\"},\"runtime\":"
+                 "{\"model_output_kept\":1}}",
+                 "/runtime/model_output_kept", "type"},
                 /* contradictions, each on purpose */
                 {"{\"model\":" LLAMA
                  ",\"workload\":{\"mode\":\"qlora\"},\"quantization\":\"none\"}",
@@ -309,6 +317,20 @@ static void test_pasted_framework_configs(void **state)
                                 &in, &e),
                          -1);
         assert_string_equal(e.pointer, "/workload/lora/use_dora");
+        /* transformers' seq2seq scripts: source and target lengths */
+        assert_int_equal(decode("{\"model\":{\"id\":\"flan-t5-large\"},\"workload\":{\"mode\":"
+                                "\"fine_tune\",\"max_source_length\":512,"
+                                "\"max_target_length\":64}}",
+                                &in, &e),
+                         0);
+        assert_true(in.sequence_length == 512 && in.target_length == 64);
+        /* a loop that drops the model output before backward */
+        assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\"},"
+                                "\"framework\":\"accelerate\",\"runtime\":"
+                                "{\"model_output_kept\":false}}",
+                                &in, &e),
+                         0);
+        assert_true(!in.output_kept && (in.set & EST_SET_OUTPUT_KEPT));
         /* PyTorch's allocator setting as the environment variable reads;
          * an option the replay does not model is named in the 400 */
         assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pretrain\"},"

@@ -149,7 +149,9 @@ static void test_compile(void **state)
  * Logits, n = s * V = 512,000 per sample, bf16 model (2 bytes):
  *   fp32 (the model upcasts):    backward starts with 4 fp32 copies, 16n = 8,192,000
  *   upcast_in_loss (torchtitan): saved fp32 log-probs, their gradient and
- *                                the fp32 logit gradient, 12n = 6,144,000
+ *                                the fp32 logit gradient, 12n = 6,144,000;
+ *                                a loop that still holds the model output
+ *                                keeps its bf16 logits too, 14n = 7,168,000
  *   fused:                       bf16 logits and bf16 gradient, 4n = 2,048,000
  */
 static void test_logits_modes(void **state)
@@ -162,7 +164,12 @@ static void test_logits_modes(void **state)
         in.logits = EST_LOGITS_UPCAST_IN_LOSS;
         run(&in);
         assert_true(res.peak_phase == EST_PHASE_BACKWARD);
+        assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 7168000ull);
+        in.output_kept = false; /* torchtitan's train_step: del pred */
+        run(&in);
+        assert_true(res.peak_phase == EST_PHASE_BACKWARD);
         assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 6144000ull);
+        in.output_kept = true;
         /* The fused loss's buffers are smaller than the gradients flowing
          * through a block's backward, so that phase peaks; the start of
          * backward (no allocator reserve stated) is 8 x (16n - 4n) =
@@ -194,6 +201,7 @@ static void test_loss_parallel(void **state)
         in.gpus = 2;
         in.tensor_parallel = 2;
         in.logits = EST_LOGITS_UPCAST_IN_LOSS;
+        in.output_kept = false; /* as torchtitan's train_step drops it */
         run(&in);
         assert_true(res.peak_phase == EST_PHASE_BACKWARD);
         assert_int_equal(res.per_gpu[EST_C_LOGITS], 8 * 3072000ull);

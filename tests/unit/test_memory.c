@@ -384,6 +384,24 @@ static void test_hf_eager_extras(void **state)
  * x tokens x batch.  LLaMA-2-7B, fp16, 4096 tokens, batch 1:
  * 2 * 32 * 32 * 128 * 2 * 4096 = 2,147,483,648 bytes = 2 GiB; with 8 KV
  * heads (GQA) a quarter; an fp8 cache half again. */
+/* A fine-tune of a over 2 x 512 tokens in pure bf16 with SGD (no
+ * optimizer states), no allocator reserve: each phase total is the sum of
+ * its tensors. */
+static struct estimate_input bf16_fine_tune(struct model_arch a)
+{
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = a;
+        in.mode = EST_FINE_TUNE;
+        in.precision = EST_BF16;
+        in.optimizer = EST_OPT_SGD;
+        in.batch_size = 2;
+        in.sequence_length = 512;
+        in.allocator_reserve_fraction = 0;
+        in.set |= EST_SET_RESERVE;
+        return in;
+}
+
 /* Chunked loss (torchtune CEWithChunkedOutputLoss, 8 chunks, its
  * cross-entropy compiled; torchtune pull request #1390).  Decoder of 4
  * blocks, vocabulary 1,000, sequence 512, batch 2, pure bf16: n = s x V =
@@ -400,24 +418,120 @@ static void test_hf_eager_extras(void **state)
 static void test_chunked_loss(void **state)
 {
         (void)state;
-        struct estimate_input in;
-        struct model_arch a = small_gpt();
-        estimate_input_defaults(&in);
-        in.arch = a;
-        in.mode = EST_FINE_TUNE;
-        in.precision = EST_BF16;
-        in.optimizer = EST_OPT_SGD;
-        in.batch_size = 2;
-        in.sequence_length = 512;
         /* the start of backward, read as its phase total with no
          * allocator reserve: chunking takes 16,384,000 - 3,328,000 off it */
-        in.allocator_reserve_fraction = 0;
-        in.set |= EST_SET_RESERVE;
+        struct estimate_input in = bf16_fine_tune(small_gpt());
         run(&in, NULL, 0);
         uint64_t whole = res.phase_total_bytes[EST_PHASE_BACKWARD];
         in.chunked_loss = true;
         run(&in, NULL, 0);
         assert_int_equal(whole - res.phase_total_bytes[EST_PHASE_BACKWARD], 16384000 - 3328000);
+}
+
+/*
+ * Whether the training loop still holds the model's output at backward.
+ * The small GPT, pure bf16, batch 2 x 512 tokens, vocabulary 1,000: n =
+ * 512,000 logits per sample.  With fp32 logits the output is the fp32
+ * copy (4n bytes); a loop that lets it go before backward (HF Trainer's
+ * compute_loss returns the loss alone) starts backward from the saved
+ * log-probabilities and the two gradients: 4 x 512,000 x 2 samples =
+ * 4,096,000 less at the start of backward.  With the upcast inside the
+ * loss the output is the bf16 logits: 2 x 512,000 x 2 = 2,048,000.
+ */
+static void test_model_output_kept(void **state)
+{
+        (void)state;
+        struct estimate_input in = bf16_fine_tune(small_gpt());
+        in.flash_attention = true;
+        assert_true(in.output_kept); /* the default: a loop of its own keeps it */
+        run(&in, NULL, 0);
+        uint64_t kept = res.phase_total_bytes[EST_PHASE_BACKWARD];
+        in.output_kept = false;
+        run(&in, NULL, 0);
+        assert_int_equal(kept - res.phase_total_bytes[EST_PHASE_BACKWARD], 4096000);
+
+        in.logits = EST_LOGITS_UPCAST_IN_LOSS;
+        run(&in, NULL, 0);
+        uint64_t dropped = res.phase_total_bytes[EST_PHASE_BACKWARD];
+        in.output_kept = true;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_BACKWARD] - dropped, 2048000);
+
+        /* The presets: HF Trainer drops it, accelerate's loop keeps it; a
+         * stated value wins. */
+        estimate_input_defaults(&in);
+        in.framework = EST_FW_HF_TRAINER;
+        estimate_apply_framework(&in);
+        assert_false(in.output_kept);
+        assert_true(in.framework_set & (1u << EST_FWS_OUTPUT_KEPT));
+        estimate_input_defaults(&in);
+        in.framework = EST_FW_ACCELERATE;
+        estimate_apply_framework(&in);
+        assert_true(in.output_kept);
+        estimate_input_defaults(&in);
+        in.framework = EST_FW_HF_TRAINER;
+        in.set |= EST_SET_OUTPUT_KEPT;
+        estimate_apply_framework(&in);
+        assert_true(in.output_kept);
+}
+
+/*
+ * An encoder-decoder trained on targets shorter than its inputs.  A small
+ * T5-like model: 2 + 2 blocks, h = 512, 8 heads of 64, ReLU MLP 2048,
+ * RMSNorm, relative positions, vocabulary 1,000, no dropout, pure bf16
+ * (B = 2), eager attention (transformers' fp32 softmax over bf16 scores
+ * keeps 4 + 2 = 6 bytes per score), batch 2, 512 input tokens.
+ *
+ * A decoder block over x tokens that attends to S encoder tokens keeps,
+ * per sample (RMSNorm inputs at 4 bytes):
+ *   self-attention: QKV input 2*512x, Q K V 2*1536x, attention output
+ *     2*512x, scores 6*8*x^2; MLP input 2*512x, MLP 2*2*2048x; two norms
+ *     2*4*512x: 18,432x + 48x^2
+ *   cross-attention: query input 2*512x and its norm 4*512x, Q and the
+ *     attention output 2*2*512x, K and V over the encoder 2*2*512*S,
+ *     scores 6*8*x*S: 5,120x + 2,048S + 48xS
+ * S = 512: x = 512 gives 38,273,024, x = 128 gives 7,995,392; the two
+ * decoder blocks of 2 samples differ by 4 x 30,277,632 = 121,110,528.
+ * The final norm and head input over the decoder's tokens, (4 + 2) x 512
+ * x 384 x 2 = 2,359,296; the fp32 logits and log-probabilities, 8 x 384
+ * x 1,000 x 2 = 6,144,000.  At the end of forward: 129,613,824 less.
+ */
+static void test_target_length(void **state)
+{
+        (void)state;
+        struct model_arch a = small_gpt(); /* resized and made a T5 */
+        a.kind = MODEL_ENCODER_DECODER;
+        a.layers = a.decoder_layers = 2;
+        a.hidden = 512;
+        a.heads = a.kv_heads = 8;
+        a.ffn = 2048;
+        a.activation = MODEL_ACT_RELU;
+        a.norm = MODEL_NORM_RMSNORM;
+        a.position = MODEL_POS_RELATIVE;
+        a.tied_embeddings = false;
+        struct estimate_input in = bf16_fine_tune(a);
+        run(&in, NULL, 0);
+        uint64_t same = res.phase_total_bytes[EST_PHASE_FORWARD];
+        double flops_same = res.flops_per_step;
+        in.target_length = 512; /* stated equal to the input: nothing changes */
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD], same);
+        in.target_length = 128;
+        run(&in, NULL, 0);
+        assert_int_equal(same - res.phase_total_bytes[EST_PHASE_FORWARD], 129613824);
+        /* Matmul work: an encoder block's weights 4 x 512^2 + 2 x 512 x
+         * 2048 = 3,145,728 (x 2 blocks = 6,291,456) at 512 tokens; a
+         * decoder block's 8 x 512^2 + 2 x 512 x 2048 = 4,194,304 (x 2 =
+         * 8,388,608) plus the head's 512,000, at 128 tokens instead: the
+         * FLOPs scale by (6,291,456 + 8,900,608 / 4) / 15,192,064 =
+         * 0.560614... */
+        assert_true(fabs(res.flops_per_step / flops_same - 8516608.0 / 15192064.0) < 1e-9);
+
+        /* A decoder has no separate target. */
+        in.arch = small_gpt();
+        struct estimate_error err;
+        assert_int_equal(estimate_run(&in, NULL, 0, &res, &err), -1);
+        assert_string_equal(err.pointer, "/workload/target_length");
 }
 
 static void test_kv_cache(void **state)
@@ -632,6 +746,8 @@ int main(void)
                 cmocka_unit_test(test_autocast_input_copies),
                 cmocka_unit_test(test_hf_eager_extras),
                 cmocka_unit_test(test_chunked_loss),
+                cmocka_unit_test(test_model_output_kept),
+                cmocka_unit_test(test_target_length),
                 cmocka_unit_test(test_kv_cache),
                 cmocka_unit_test(test_zero_divides_by_dp),
                 cmocka_unit_test(test_qlora_weights),
