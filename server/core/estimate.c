@@ -491,6 +491,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 ASSUME(r, EST_A_DEFAULT_BATCH, in->batch_size, 0);
         if (!(in->set & EST_SET_SEQUENCE))
                 ASSUME(r, EST_A_DEFAULT_SEQUENCE, in->sequence_length, 0);
+        if (d->training && in->arch.kind == MODEL_ENCODER_DECODER && !in->target_length)
+                ASSUME(r, EST_A_DEFAULT_TARGET, in->sequence_length, 0);
         if (!(in->set & EST_SET_PRECISION))
                 ASSUME(r, EST_A_DEFAULT_PRECISION, in->precision, 0);
         if (d->training && !(in->set & EST_SET_OPTIMIZER))

@@ -490,6 +490,7 @@ enum est_note_code {
         EST_A_FSDP_KEPT,        /* a = gathered bytes kept from forward to backward, b = ranks */
         EST_A_FSDP_UNLIMITED,   /* a = gathered bytes with limit_all_gathers=False */
         EST_A_ALLOCATOR_REPLAY, /* a = reserve fraction, b = the part not releasable */
+        EST_A_DEFAULT_TARGET,   /* a = decoder tokens (an encoder-decoder's target) */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

@@ -77,6 +77,7 @@ static const struct note_def defs[] = {
         {EST_A_FSDP_KEPT, "fsdp_reshard_after_forward"},
         {EST_A_FSDP_UNLIMITED, "fsdp_unlimited_all_gathers"},
         {EST_A_ALLOCATOR_REPLAY, "allocator_replay"},
+        {EST_A_DEFAULT_TARGET, "default_target_length"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -175,6 +176,12 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_DEFAULT_SEQUENCE:
                 snprintf(buf, len, "sequence_length not given: %.0f tokens", a);
+                break;
+        case EST_A_DEFAULT_TARGET:
+                snprintf(buf, len,
+                         "target_length not given: the decoder reads as many tokens as the "
+                         "encoder (%.0f); labels padded shorter (max_target_length) need less",
+                         a);
                 break;
         case EST_A_DEFAULT_PRECISION:
                 snprintf(buf, len, "precision not given: %s", enum_or(estimate_precision_names, a));

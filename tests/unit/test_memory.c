@@ -513,6 +513,11 @@ static void test_target_length(void **state)
         run(&in, NULL, 0);
         uint64_t same = res.phase_total_bytes[EST_PHASE_FORWARD];
         double flops_same = res.flops_per_step;
+        bool said = false; /* the default is stated */
+        for (size_t i = 0; i < res.n_assumptions; i++)
+                said |= res.assumptions[i].code == EST_A_DEFAULT_TARGET &&
+                        res.assumptions[i].a == 512;
+        assert_true(said);
         in.target_length = 512; /* stated equal to the input: nothing changes */
         run(&in, NULL, 0);
         assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD], same);
