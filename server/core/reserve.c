@@ -568,7 +568,7 @@ static void replay_run(const struct estimate_input *in, const struct derived *d,
 
         double e_g = d->e_g, e_state = d->e_opt > 0 ? d->e_opt : 0;
         int n_state = e_state >= 4 ? 2 : 1;
-        double logits = d->lm_logits ? (double)d->s * a->vocab / t * b : 0;
+        double logits = d->lm_logits ? (double)d->s_dec * a->vocab / t * b : 0; /* decoder tokens */
         bool persist = in->gradients_persist || in->gradient_accumulation > 1;
 
         double gap_after[REPLAY_BLOCKS] = {0}, held_after[REPLAY_BLOCKS] = {0};
