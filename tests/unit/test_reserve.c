@@ -25,6 +25,28 @@ static void run(const struct estimate_input *in)
         run_into(&res, in, NULL, 0);
 }
 
+/* One LLaMA block of width h (heads of 64), MLP 256, a million-word
+ * vocabulary so that the loss dominates; LoRA r = 8 on q and v, batch 1,
+ * flash attention. */
+static struct estimate_input one_block_lora(uint32_t h)
+{
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.arch.layers = 1;
+        in.arch.hidden = h;
+        in.arch.heads = in.arch.kv_heads = h / 64;
+        in.arch.head_dim = 64;
+        in.arch.ffn = 256;
+        in.arch.vocab = 1000000;
+        in.mode = EST_LORA;
+        in.lora_rank = 8;
+        in.lora_targets = EST_LORA_Q | EST_LORA_V;
+        in.batch_size = 1;
+        in.flash_attention = true;
+        return in;
+}
+
 /* One tiny block under a 1,000,000-word vocabulary, LoRA (no trained
  * head, adapters of a few KiB), bf16 autocast, 4,096 tokens: the loss is
  * all that matters.  transformers' causal-LM loss, as the replay follows
@@ -44,22 +66,9 @@ static void run(const struct estimate_input *in)
 static void test_loss_leaves_compute_dtype_segment(void **state)
 {
         (void)state;
-        struct estimate_input in;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.arch.layers = 1;
-        in.arch.hidden = 64;
-        in.arch.heads = in.arch.kv_heads = 1;
-        in.arch.head_dim = 64;
-        in.arch.ffn = 256;
-        in.arch.vocab = 1000000;
-        in.mode = EST_LORA;
-        in.lora_rank = 8;
-        in.lora_targets = EST_LORA_Q | EST_LORA_V;
+        struct estimate_input in = one_block_lora(64);
         in.precision = EST_BF16_MIXED;
-        in.batch_size = 1;
         in.sequence_length = 4096;
-        in.flash_attention = true;
         run(&in);
         double two_n = 2.0 * 4096 * 1e6;
         double gap = (double)res.per_gpu_reserved_bytes - (double)res.per_gpu_allocated_bytes;
@@ -179,23 +188,10 @@ static void test_bounds(void **state)
 static void test_fsdp1_construction_cache(void **state)
 {
         (void)state;
-        struct estimate_input in;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.arch.layers = 1;
-        in.arch.hidden = 1024;
-        in.arch.heads = in.arch.kv_heads = 16;
-        in.arch.head_dim = 64;
-        in.arch.ffn = 256;
-        in.arch.vocab = 1000000;
+        struct estimate_input in = one_block_lora(1024);
         in.arch.tied_embeddings = false;
-        in.mode = EST_LORA;
-        in.lora_rank = 8;
-        in.lora_targets = EST_LORA_Q | EST_LORA_V;
         in.precision = EST_BF16;
-        in.batch_size = 1;
         in.sequence_length = 16;
-        in.flash_attention = true;
         in.strategy = EST_FSDP;
         in.fsdp_version = 1;
         in.gpus = 2;
