@@ -42,7 +42,7 @@ ensure_node() {
         if [ ! -f node_modules/.package-lock.json ] ||
                 [ package-lock.json -nt node_modules/.package-lock.json ]; then
                 log "installing node modules (npm ci)"
-                npm ci --no-audit --no-fund --loglevel=error >&2 || return 1
+                npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2 || return 1
         fi
         if [ -f scripts/vendor.mjs ]; then
                 node scripts/vendor.mjs >/dev/null || return 1

@@ -88,6 +88,7 @@ static const struct {
         {".txt", "text/plain; charset=utf-8", true},
         {".md", "text/markdown; charset=utf-8", true},
         {".csv", "text/csv; charset=utf-8", true},
+        {".yaml", "application/yaml", true}, /* RFC 9512 */
         {".png", "image/png", false},
         {".jpg", "image/jpeg", false},
         {".jpeg", "image/jpeg", false},
