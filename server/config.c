@@ -189,8 +189,9 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
         cfg->log_level = level;
 
         /*
-         * Default: an epoll pool of one thread per online CPU (the maintainer's
-         * advice for non-blocking handlers, c-service-practice 2.1b); handlers
+         * Default: an epoll pool of one thread per online CPU (libmicrohttpd's
+         * advice for non-blocking handlers: a thread per core, no waiting in the
+         * handler); handlers
          * that block run on the offload pools (server/http/offload.h).
          */
         s = getenv("GPUPLAN_THREADS");

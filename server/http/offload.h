@@ -6,8 +6,8 @@
  * waits on PostgreSQL or computes for tens of milliseconds would stall
  * every connection of its epoll worker.  Such a request is suspended
  * (MHD_suspend_connection) and its handler submitted here; the job
- * resumes the connection when it is done.  This is the Taler design
- * (research/c-service-practice.md 2.1b) with the blocking work moved off
+ * resumes the connection when it is done.  This is GNU Taler's design
+ * (a suspended connection resumed by a worker) with the blocking work moved off
  * the event loop instead of pinning a PGconn to each event-loop thread.
  *
  * Memory: offload_start() allocates the pool and a job ring of queue_cap

@@ -4,7 +4,8 @@
  * The access handler follows libmicrohttpd's three-call pattern (headers,
  * body chunks, final call; manual "microhttpd-cb"), with the request
  * context created by the URI-log callback so that the start time and raw
- * URI are known before any decoding (c-service-practice 2.1c/2.1e).
+ * URI are known before any decoding (MHD_OPTION_URI_LOG_CALLBACK runs
+ * before the URI is percent-decoded).
  */
 #include "http/server.h"
 

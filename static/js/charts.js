@@ -5,7 +5,7 @@
 import { GIB } from './format.js';
 
 // The GPU memory sizes the hardware article calls common, plus the H200's
-// 141 GB (seeds/002 "Common GPU Sizes").  GPU memory marketed as "40 GB" is
+// 141 GB ("Common GPU Sizes" in the article "Hardware Requirements for Training of Language Models").  GPU memory marketed as "40 GB" is
 // 40 GiB of HBM, so these are drawn on a GiB axis.
 export const COMMON_GPU_GB = [8, 16, 24, 32, 40, 80, 141];
 
