@@ -27,6 +27,7 @@
 #include "api/handler.h"
 #include "app.h"
 #include "config.h"
+#include "http/framing.h"
 #include "http/metrics.h"
 #include "http/offload.h"
 #include "http/router.h"
@@ -39,6 +40,18 @@
 #define CONNECTION_MEMORY_BYTES (64u * 1024u)
 /* Polls (20 ms apart) with nothing in flight before a drain is complete. */
 #define DRAIN_IDLE_POLLS 3
+/*
+ * Seconds a request body may pause before the connection is closed (the
+ * idle timeout applies between requests).  A body that can never complete
+ * - a Content-Length larger than what is sent, or a chunk size that no
+ * body under the cap reaches (libmicrohttpd 0.9.75 parses chunk sizes
+ * itself and waits for up to 2^64 - 1 bytes) - holds its connection no
+ * longer than this once the client stops sending, and no more than the
+ * drain allowance of the body cap while it keeps sending.  nginx in front
+ * buffers whole bodies before it passes them on, so no proxied body
+ * pauses.
+ */
+#define BODY_TIMEOUT_S 5u
 
 /* Headers on every response we build (the page's needs: scripts, styles,
  * fetch and the chart canvas, all same-origin; no inline code). */
@@ -87,6 +100,7 @@ struct request {
         bool responded; /* a response is queued */
         bool read_body; /* the route wants the body */
         bool too_large;
+        bool body_timeout;   /* the connection runs on BODY_TIMEOUT_S until the reply */
         bool discard_body;   /* a problem is decided: read and drop the body first */
         uint64_t received;   /* body bytes seen, kept or not */
         int deferred_status; /* the problem to send once the body is drained */
@@ -182,7 +196,8 @@ static void add_common_headers(struct http_server *srv, struct request *rq, stru
         for (size_t i = 0; i < sizeof(security_headers) / sizeof(security_headers[0]); i++)
                 MHD_add_response_header(r, security_headers[i].name, security_headers[i].value);
         MHD_add_response_header(r, "X-Request-Id", rq->request_id);
-        if (atomic_load(&srv->app->stopping))
+        if (atomic_load(&srv->app->stopping) &&
+            !MHD_get_response_header(r, MHD_HTTP_HEADER_CONNECTION))
                 MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
@@ -193,6 +208,11 @@ static enum MHD_Result queue(struct MHD_Connection *conn, struct request *rq, in
 
         if (!r)
                 return MHD_NO;
+        if (rq->body_timeout) { /* the body is in: back to the idle timeout */
+                MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                                          (unsigned)rq->srv->cfg->idle_timeout_s);
+                rq->body_timeout = false;
+        }
         add_common_headers(rq->srv, rq, r);
         ret = MHD_queue_response(conn, (unsigned)status, r);
         MHD_destroy_response(r);
@@ -303,6 +323,41 @@ static bool body_type_ok(const char *ct)
                strncasecmp(ct + n - 5, "+json", 5) == 0;
 }
 
+static enum MHD_Result framing_visit(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     size_t key_size, const char *value, size_t value_size)
+{
+        (void)kind;
+        framing_header(cls, key, key_size, value, value_size);
+        return MHD_YES;
+}
+
+/*
+ * Every header, duplicates included, against http/framing.h's rules.  A
+ * request refused here is answered at once, before its body is read:
+ * libmicrohttpd then reads nothing more from the connection and closes it
+ * after the reply, so no byte after these headers can run as a request.
+ * A request with a body gets BODY_TIMEOUT_S until its reply.
+ */
+static enum MHD_Result check_framing(struct MHD_Connection *conn, struct request *rq)
+{
+        struct framing fr;
+        const char *why;
+        unsigned idle = rq->srv->cfg->idle_timeout_s;
+
+        framing_init(&fr);
+        MHD_get_connection_values_n(conn, MHD_HEADER_KIND, framing_visit, &fr);
+        int status = framing_verdict(&fr, &why);
+        if (status)
+                return send_problem(conn, rq, status, why, MHD_HTTP_HEADER_CONNECTION, "close");
+        if (framing_has_body(&fr, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_CONTENT_LENGTH)) &&
+            (idle == 0 || idle > BODY_TIMEOUT_S)) {
+                MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, BODY_TIMEOUT_S);
+                rq->body_timeout = true;
+        }
+        return MHD_YES;
+}
+
 /* First call: route and reject early.  Returns MHD_YES to continue reading. */
 static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *rq,
                                   const char *method)
@@ -316,6 +371,9 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         metrics_inflight_add(srv->app->metrics, 1);
         snprintf(rq->method, sizeof(rq->method), "%s", method);
         set_request_id(srv, conn, rq);
+        enum MHD_Result framed = check_framing(conn, rq);
+        if (framed != MHD_YES || rq->responded)
+                return framed;
         if (rq->uri_too_long)
                 return reject(conn, rq, 414, "the request target is longer than 2047 bytes", NULL,
                               NULL);
