@@ -405,9 +405,8 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
         info->can_infer = true;
         if (api_fields_known(rs, body, "", gpu_write_keys) ||
             api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_MAX - 1, &name) ||
-            api_field_string(rs, body, "", "vendor", FIELD_REQUIRED, sizeof(g->vendor) - 1,
-                             &vendor) ||
+            api_field_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_CHARS, &name) ||
+            api_field_string(rs, body, "", "vendor", FIELD_REQUIRED, GPU_VENDOR_CHARS, &vendor) ||
             api_field_string(rs, body, "", "kind", FIELD_REQUIRED, sizeof(g->kind) - 1, &kind) ||
             api_field_string(rs, body, "", "form_factor", FIELD_REQUIRED, 32, &info->form_factor) ||
             api_field_int(rs, body, "", "chips_per_board", 0, 1, 64, &chips) ||

@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 
 #include "api/handler.h"
+#include "api/text.h"
 #include "app.h"
 #include "config.h"
 #include "http/framing.h"
@@ -358,6 +359,56 @@ static enum MHD_Result check_framing(struct MHD_Connection *conn, struct request
         return MHD_YES;
 }
 
+struct query_check {
+        char key[64]; /* the first argument that breaks the rule */
+        bool bad;
+};
+
+static enum MHD_Result query_visit(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
+{
+        struct query_check *qc = cls;
+        bool key_ok = key && text_chars(key, key_size) >= 0;
+
+        (void)kind;
+        if (key_ok && (!value || text_chars(value, value_size) >= 0))
+                return MHD_YES;
+        qc->bad = true;
+        /* a key that is not text itself is named by its readable start */
+        snprintf(qc->key, sizeof(qc->key), "%.*s",
+                 key_ok && key_size < sizeof(qc->key) ? (int)key_size : 0, key ? key : "");
+        return MHD_NO;
+}
+
+/*
+ * The text rule of api/text.h on what the path and query carry to a
+ * handler: decoded query arguments (libmicrohttpd gives their full
+ * length, so "?q=a%00b" is seen whole, not as "a") and path parameters
+ * must be UTF-8 without NUL.  Returns MHD_YES when they are; otherwise a
+ * 400 is queued (rq->responded).
+ */
+static enum MHD_Result check_text(struct MHD_Connection *conn, struct request *rq)
+{
+        struct query_check qc = {{0}, false};
+
+        MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, query_visit, &qc);
+        if (qc.bad) {
+                struct api_response rs;
+                char ptr[80], detail[160];
+                memset(&rs, 0, sizeof(rs));
+                snprintf(ptr, sizeof(ptr), "?%s", qc.key);
+                snprintf(detail, sizeof(detail),
+                         "query argument %s holds a NUL or bytes that are not UTF-8", ptr);
+                api_problem_field(&rs, 400, ptr, "encoding", detail);
+                return send_api(conn, rq, &rs);
+        }
+        for (unsigned i = 0; i < rq->match.n_params; i++)
+                if (text_chars(rq->match.params[i], strlen(rq->match.params[i])) < 0)
+                        return reject(conn, rq, 400, "the path holds bytes that are not UTF-8",
+                                      NULL, NULL);
+        return MHD_YES;
+}
+
 /* First call: route and reject early.  Returns MHD_YES to continue reading. */
 static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *rq,
                                   const char *method)
@@ -427,6 +478,9 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                 return send_api(conn, rq, &rs);
         }
         rq->route = rq->match.route;
+        enum MHD_Result text_ok = check_text(conn, rq);
+        if (text_ok != MHD_YES || rq->responded || rq->discard_body)
+                return text_ok;
         const struct api_route *route = &api_routes[rq->match.route];
         if (route->flags & API_ROUTE_BODY) {
                 const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
