@@ -288,6 +288,11 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                 return;
         if (api_catalog_etag(rq, rs, s))
                 goto out;
+        /* No query: the snapshot's rendering as it is, without a filter or sort pass. */
+        render = api_catalog_render(s);
+        if (render && !min_memory && !vendor && !kind && !can_train_q && !sort &&
+            api_reply_text(rs, &render->gpus_list) == 0)
+                goto out;
         sc.gpus = catalog_gpus(s, &n);
         sc.infos = catalog_gpu_infos(s, &n);
         idx = calloc(n + 1, sizeof(*idx));
@@ -309,11 +314,7 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                 idx[m++] = i;
         }
         sort_indices(idx, m, &sc);
-        /* Served from the snapshot's rendering: the whole list, or the chosen rows. */
-        render = api_catalog_render(s);
-        if (render && !min_memory && !vendor && !kind && !can_train_q && !sort &&
-            api_reply_text(rs, &render->gpus_list) == 0)
-                goto out;
+        /* Served from the snapshot's rendering: the chosen rows. */
         if (render &&
             snprintf(tail, sizeof(tail), "],\"count\":%zu,\"catalog_loaded_at\":%.*s}", m,
                      (int)render->loaded_at.len, render->loaded_at.bytes) < (int)sizeof(tail) &&
