@@ -6,6 +6,7 @@
 
 #include "core/estimate_internal.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -37,11 +38,15 @@ static struct set table[RESERVE_CACHE_SETS];
 static atomic_bool disabled;
 static atomic_uint_fast64_t hits, misses;
 
+/* A holder keeps the lock for a key compare or copy; if it was preempted
+ * meanwhile, waiters give their CPU back instead of spinning out their
+ * time slice. */
 static void set_lock(struct set *s)
 {
-        while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire))
-                while (atomic_load_explicit(&s->lock, memory_order_relaxed))
-                        ;
+        for (unsigned spins = 0; atomic_exchange_explicit(&s->lock, 1, memory_order_acquire);
+             spins++)
+                if (spins >= 64)
+                        sched_yield();
 }
 
 static void set_unlock(struct set *s)

@@ -19,8 +19,9 @@
  * State: one process-wide table of RESERVE_CACHE_ENTRIES entries (about
  * 4 MiB of static storage, touched only as it fills), the one piece of
  * mutable state in core/.  It allocates nothing.  Each set of entries has
- * its own spin lock, held while one key is compared or copied (well under
- * a microsecond), never while a replay runs; safe on any number of threads.
+ * its own lock (spin, then sched_yield), held while one key is compared or
+ * copied (well under a microsecond), never while a replay runs; safe on any
+ * number of threads.
  * An entry is replaced round-robin within its set when the set is full.
  */
 #ifndef GPUPLAN_CORE_RESERVE_CACHE_H

@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/estimate.h"
@@ -168,12 +171,61 @@ static void test_replacement(void **state)
         }
 }
 
+/* Four threads share the table (as the server's event loops and workers
+ * do), each walking the configurations in its own order: every answer is
+ * the replay's own. */
+#define THREAD_CASES 10
+static struct estimate_input thread_cases[THREAD_CASES];
+static uint64_t thread_expected[THREAD_CASES][2];
+static atomic_int thread_mismatches;
+
+static void *thread_walk(void *arg)
+{
+        unsigned seed = (unsigned)(uintptr_t)arg;
+        struct estimate_result *r = malloc(sizeof(*r));
+        struct estimate_error e;
+        if (!r) {
+                atomic_fetch_add(&thread_mismatches, 1);
+                return NULL;
+        }
+        for (int k = 0; k < 60; k++) {
+                size_t i = (size_t)((seed * 7u + (unsigned)k * 3u) % THREAD_CASES);
+                if (estimate_run(&thread_cases[i], gpus, 3, r, &e) ||
+                    r->per_gpu_reserved_bytes != thread_expected[i][0] ||
+                    r->per_gpu_needed_bytes != thread_expected[i][1])
+                        atomic_fetch_add(&thread_mismatches, 1);
+        }
+        free(r);
+        return NULL;
+}
+
+static void test_threads(void **state)
+{
+        (void)state;
+        pthread_t t[4];
+        assert_int_equal(configurations(thread_cases, THREAD_CASES), THREAD_CASES);
+        reserve_cache_reset();
+        reserve_cache_enable(false);
+        for (size_t i = 0; i < THREAD_CASES; i++) {
+                run(&off, &thread_cases[i]);
+                thread_expected[i][0] = off.per_gpu_reserved_bytes;
+                thread_expected[i][1] = off.per_gpu_needed_bytes;
+        }
+        reserve_cache_enable(true);
+        for (uintptr_t i = 0; i < 4; i++)
+                assert_int_equal(pthread_create(&t[i], NULL, thread_walk, (void *)(i + 1)), 0);
+        for (int i = 0; i < 4; i++)
+                pthread_join(t[i], NULL);
+        assert_int_equal(atomic_load(&thread_mismatches), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_same_answer),
                 cmocka_unit_test(test_what_is_shared),
                 cmocka_unit_test(test_replacement),
+                cmocka_unit_test(test_threads),
         };
         return cmocka_run_group_tests_name("reserve_cache", tests, setup, NULL);
 }
