@@ -8,7 +8,10 @@
 #include "api/aliases.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum conv {
@@ -771,11 +774,70 @@ static int apply_value(json_t *body, const struct value_field *f)
         return 0;
 }
 
+/*
+ * Most requests use the API's own names, and looking up each of the key
+ * aliases in its object cost more than the rest of decoding.  An alias
+ * applies only when its object already holds it (apply_key), and nothing
+ * changes the body before the first alias applies; so when no object an
+ * alias lives in holds a key that is any alias's name, the key pass is
+ * skipped, with the same result.  The index of names and objects is built
+ * once from the constant table.
+ */
+#define KEY_ALIASES (sizeof(key_aliases) / sizeof(key_aliases[0]))
+static const char *alias_names[KEY_ALIASES]; /* sorted, distinct */
+static size_t n_alias_names;
+static const char *alias_objects[KEY_ALIASES]; /* distinct "from" paths */
+static size_t n_alias_objects;
+static pthread_once_t alias_index_once = PTHREAD_ONCE_INIT;
+
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void alias_index_build(void)
+{
+        for (size_t i = 0; i < KEY_ALIASES; i++) {
+                const struct key_alias *k = &key_aliases[i];
+                alias_names[n_alias_names++] = k->alias;
+                size_t j = 0;
+                while (j < n_alias_objects && strcmp(alias_objects[j], k->from) != 0)
+                        j++;
+                if (j == n_alias_objects)
+                        alias_objects[n_alias_objects++] = k->from;
+        }
+        qsort(alias_names, n_alias_names, sizeof(alias_names[0]), compare_names);
+        size_t n = 0;
+        for (size_t i = 0; i < n_alias_names; i++)
+                if (n == 0 || strcmp(alias_names[n - 1], alias_names[i]) != 0)
+                        alias_names[n++] = alias_names[i];
+        n_alias_names = n;
+}
+
+static bool key_alias_present(json_t *body)
+{
+        pthread_once(&alias_index_once, alias_index_build);
+        for (size_t i = 0; i < n_alias_objects; i++) {
+                json_t *o = object_at(body, alias_objects[i], 0);
+                const char *key;
+                json_t *v;
+                json_object_foreach(o, key, v)
+                {
+                        (void)v;
+                        if (bsearch(&key, alias_names, n_alias_names, sizeof(alias_names[0]),
+                                    compare_names))
+                                return true;
+                }
+        }
+        return false;
+}
+
 int api_aliases_apply(json_t *body, struct api_estimate_error *e)
 {
         if (!json_is_object(body))
                 return 0;
-        for (size_t i = 0; i < sizeof(key_aliases) / sizeof(key_aliases[0]); i++)
+        bool keys = key_alias_present(body);
+        for (size_t i = 0; keys && i < KEY_ALIASES; i++)
                 if (apply_key(body, &key_aliases[i], e))
                         goto fail;
         for (size_t i = 0; i < sizeof(value_fields) / sizeof(value_fields[0]); i++)

@@ -16,7 +16,8 @@
  * left alone for the decoder to refuse with the list of valid names.
  *
  * Allocates nothing the caller must free (it edits body's own objects).
- * Thread-safe: reads only constant tables.
+ * Thread-safe: reads only constant tables and an index of their names
+ * built once (pthread_once).
  */
 #ifndef GPUPLAN_API_ALIASES_H
 #define GPUPLAN_API_ALIASES_H

@@ -4,6 +4,7 @@
 #include "api/catalog_common.h"
 
 #include "api/catalog_api.h"
+#include "api/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -253,10 +254,15 @@ int api_field_string(struct api_response *rs, json_t *obj, const char *prefix, c
                 field_error(rs, prefix, key, "type", detail);
                 return -1;
         }
-        if (json_string_length(v) > max_len ||
-            json_string_length(v) != strlen(json_string_value(v))) {
-                snprintf(detail, sizeof(detail), "%s must be at most %zu characters, without NUL",
-                         key, max_len);
+        /* characters, not bytes (api/text.h); jansson strings are UTF-8 */
+        long chars = text_chars(json_string_value(v), json_string_length(v));
+        if (chars < 0) {
+                snprintf(detail, sizeof(detail), "%s may not hold a NUL", key);
+                field_error(rs, prefix, key, "encoding", detail);
+                return -1;
+        }
+        if ((size_t)chars > max_len) {
+                snprintf(detail, sizeof(detail), "%s must be at most %zu characters", key, max_len);
                 field_error(rs, prefix, key, "maxLength", detail);
                 return -1;
         }

@@ -269,7 +269,8 @@ static int constraints_decode(struct api_response *rs, json_t *body,
                         snprintf(pointer, sizeof(pointer), "/constraints/providers/%zu", i);
                         if (!json_is_string(v) || !catalog_provider(s, json_string_value(v))) {
                                 api_problem_field(rs, 400, pointer, "exists",
-                                                  "not a provider id in the catalog");
+                                                  "no catalog provider with this id"
+                                                  " (GET /api/v1/providers)");
                                 return -1;
                         }
                         c->providers[c->n_providers++] = json_string_value(v);

@@ -39,6 +39,8 @@ int api_estimate_fail(struct api_estimate_error *e, int status, const char *ptr,
 }
 
 #define dfail api_estimate_fail
+/* Tokens of a training run over all its epochs (decode_workload). */
+#define DATASET_TOKENS_MAX 1e15
 
 static void join(char *out, size_t len, const char *base, const char *key)
 {
@@ -577,6 +579,19 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
                              &in->dataset_tokens, NULL, e) ||
                     get_number(o, "/workload/dataset", "epochs", 0.001, 1e6, &in->epochs, NULL, e))
                         return -1;
+                /* The tokens a run trains on, over every epoch: at most
+                 * 1e15, some 64 times the 15.6e12 Llama 3 was pre-trained
+                 * on (Dubey et al. 2024, "The Llama 3 Herd of Models",
+                 * section 3).  Beyond that a plan search only ranks
+                 * millennia-long runs. */
+                double per_epoch = in->dataset_tokens
+                                           ? (double)in->dataset_tokens
+                                           : (double)in->dataset_samples * in->sequence_length;
+                if (per_epoch * in->epochs > DATASET_TOKENS_MAX)
+                        return dfail(e, 400, "/workload/dataset", "range",
+                                     "the dataset's tokens times its epochs must be at most 1e15 "
+                                     "(this one: %.3g)",
+                                     per_epoch * in->epochs);
                 in->set |= EST_SET_DATASET;
         }
         return 0;
@@ -987,7 +1002,7 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                      "the GPU catalog is not loaded yet; retry");
                 size_t idx = catalog_gpu_index(snap, json_string_value(g));
                 if (idx == SIZE_MAX)
-                        return dfail(e, 404, "/gpu", "unknown",
+                        return dfail(e, 400, "/gpu", "exists",
                                      "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
                                      json_string_value(g));
                 if (idx >= EST_FITS_MAX)

@@ -288,6 +288,11 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                 return;
         if (api_catalog_etag(rq, rs, s))
                 goto out;
+        /* No query: the snapshot's rendering as it is, without a filter or sort pass. */
+        render = api_catalog_render(s);
+        if (render && !min_memory && !vendor && !kind && !can_train_q && !sort &&
+            api_reply_text(rs, &render->gpus_list) == 0)
+                goto out;
         sc.gpus = catalog_gpus(s, &n);
         sc.infos = catalog_gpu_infos(s, &n);
         idx = calloc(n + 1, sizeof(*idx));
@@ -309,11 +314,7 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                 idx[m++] = i;
         }
         sort_indices(idx, m, &sc);
-        /* Served from the snapshot's rendering: the whole list, or the chosen rows. */
-        render = api_catalog_render(s);
-        if (render && !min_memory && !vendor && !kind && !can_train_q && !sort &&
-            api_reply_text(rs, &render->gpus_list) == 0)
-                goto out;
+        /* Served from the snapshot's rendering: the chosen rows. */
         if (render &&
             snprintf(tail, sizeof(tail), "],\"count\":%zu,\"catalog_loaded_at\":%.*s}", m,
                      (int)render->loaded_at.len, render->loaded_at.bytes) < (int)sizeof(tail) &&
@@ -405,9 +406,8 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
         info->can_infer = true;
         if (api_fields_known(rs, body, "", gpu_write_keys) ||
             api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_MAX - 1, &name) ||
-            api_field_string(rs, body, "", "vendor", FIELD_REQUIRED, sizeof(g->vendor) - 1,
-                             &vendor) ||
+            api_field_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_CHARS, &name) ||
+            api_field_string(rs, body, "", "vendor", FIELD_REQUIRED, GPU_VENDOR_CHARS, &vendor) ||
             api_field_string(rs, body, "", "kind", FIELD_REQUIRED, sizeof(g->kind) - 1, &kind) ||
             api_field_string(rs, body, "", "form_factor", FIELD_REQUIRED, 32, &info->form_factor) ||
             api_field_int(rs, body, "", "chips_per_board", 0, 1, 64, &chips) ||

@@ -11,6 +11,8 @@
  */
 #include "api/jsonw.h"
 
+#include "api/text.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -119,43 +121,6 @@ void jsonw_array_end(struct jsonw *w)
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no
- * overlong forms, no surrogates, nothing above U+10FFFF), or 0.
- */
-static size_t utf8_sequence(const unsigned char *s, size_t left)
-{
-        unsigned char c = s[0];
-        size_t n;
-        uint32_t cp;
-
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xC2 && c <= 0xDF) {
-                n = 2;
-                cp = c & 0x1Fu;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-                n = 3;
-                cp = c & 0x0Fu;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-                n = 4;
-                cp = c & 0x07u;
-        } else {
-                return 0;
-        }
-        if (n > left)
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xC0u) != 0x80u)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3Fu);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-                return 0;
-        return n;
-}
-
-/*
  * A JSON string.  Text that is not valid UTF-8 (a name cut short inside a
  * character by a fixed-size field) ends at the last whole character: a
  * jansson tree would have refused the string and dropped the member.
@@ -207,7 +172,7 @@ static void put_string(struct jsonw *w, const char *s)
                         run++;
                         continue;
                 }
-                n = c < 0x80 ? 1 : utf8_sequence(p + run, left - run);
+                n = c < 0x80 ? 1 : text_utf8_sequence(p + run, left - run);
                 if (n > 1) {
                         run += n;
                         continue;

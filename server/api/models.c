@@ -12,6 +12,7 @@
 
 #include "api/catalog_common.h"
 #include "api/estimate.h"
+#include "api/text.h"
 #include "api/validation.h"
 
 static json_t *model_json(const struct catalog_model *m, bool detail)
@@ -130,7 +131,7 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                                   "kind must be encoder, decoder or encoder_decoder");
                 return;
         }
-        if (q && strlen(q) > 128) {
+        if (q && text_chars(q, strlen(q)) > 128) { /* characters (api/text.h) */
                 api_problem_field(rs, 400, "?q", "maxLength", "q must be at most 128 characters");
                 return;
         }

@@ -177,8 +177,8 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
         rent_gpu = catalog_gpu(s, gpu_id);
         in.buy_gpu_index = catalog_gpu_index(s, buy_id ? buy_id : gpu_id);
         if (!rent_gpu || in.buy_gpu_index == SIZE_MAX) {
-                api_problem_field(rs, 404, rent_gpu ? "/buy_gpu" : "/gpu", "exists",
-                                  "no accelerator with this id in the catalog");
+                api_problem_field(rs, 400, rent_gpu ? "/buy_gpu" : "/gpu", "exists",
+                                  "no catalog GPU with this id (GET /api/v1/gpus)");
                 goto out;
         }
         in.rent_gpu_index = catalog_gpu_index(s, gpu_id);

@@ -319,7 +319,7 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
         for (size_t i = 0; i < r->n_curves; i++) {
                 const struct serving_curve *cv = &r->curves[i];
                 json_t *pts = json_array();
-                char label[160];
+                char label[GPU_NAME_MAX + 64];
                 snprintf(label, sizeof(label), "%s x%u %s%s%s", gpus[cv->config.gpu_index].name,
                          cv->config.tensor_parallel,
                          estimate_precision_name(cv->config.option.precision),

@@ -4,6 +4,7 @@
  * and the notes every module records.
  */
 #include "core/estimate_internal.h"
+#include "core/reserve_cache.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -366,8 +367,8 @@ void estimate_note_add(struct est_note *arr, size_t *n, size_t cap, uint16_t cod
 }
 
 /* The caching allocator's reserve for a training run, replayed
- * (reserve.c), as a fraction of the allocated peak, unless the request
- * states one. */
+ * (reserve.c; remembered per configuration by reserve_cache.c), as a fraction of the allocated
+ * peak, unless the request states one. */
 static void reserve_apply(const struct estimate_input *in, struct derived *d, struct mem_model *mm)
 {
         if (in->set & EST_SET_RESERVE)
@@ -383,7 +384,7 @@ static void reserve_apply(const struct estimate_input *in, struct derived *d, st
                 }
         }
         if (!(allocated > 0) ||
-            memory_reserve_replayed(in, d, b * d->mb_fraction, allocated - comm, &gap, &held))
+            reserve_cache_replayed(in, d, b * d->mb_fraction, allocated - comm, &gap, &held))
                 return;
         d->reserve_fraction = mm->reserve_fraction = fmin(gap / allocated, 1.0);
         d->held_fraction = mm->held_fraction = fmin(held / allocated, 1.0);

@@ -18,15 +18,33 @@ static const double serving_act_dense_bytes = 5.5 * GIB;
 static const double serving_act_moe_bytes = 8.0 * GIB;
 
 /* Largest b with total(b) <= cap; 0 if none. */
-uint32_t fit_max_batch(const struct mem_model *mm, double cap)
+/* Each present phase's needed bytes as F + S * b: they do not depend on
+ * the GPU, so the fit table works them out once for all of them. */
+struct batch_lines {
+        int n;
+        double F[EST_PHASE_COUNT], S[EST_PHASE_COUNT];
+};
+
+static void batch_lines_of(const struct mem_model *mm, struct batch_lines *bl)
 {
-        double budget = cap - mm->overhead_fixed;
-        double best = EST_MAX_BATCH_REPORTED;
+        bl->n = 0;
         for (int i = 0; i < EST_PHASE_COUNT; i++) {
                 const struct phase_mem *p = &mm->ph[i];
                 if (!p->present)
                         continue;
                 double F = memory_phase_needed(mm, p, 0), S = memory_phase_needed(mm, p, 1) - F;
+                bl->F[bl->n] = F;
+                bl->S[bl->n++] = S;
+        }
+}
+
+static uint32_t batch_lines_max(const struct mem_model *mm, const struct batch_lines *bl,
+                                double cap)
+{
+        double budget = cap - mm->overhead_fixed;
+        double best = EST_MAX_BATCH_REPORTED;
+        for (int i = 0; i < bl->n; i++) {
+                double F = bl->F[i], S = bl->S[i];
                 if (F > budget)
                         return 0;
                 if (S > 0) {
@@ -36,6 +54,13 @@ uint32_t fit_max_batch(const struct mem_model *mm, double cap)
                 }
         }
         return best < 0 ? 0 : (uint32_t)best;
+}
+
+uint32_t fit_max_batch(const struct mem_model *mm, double cap)
+{
+        struct batch_lines bl;
+        batch_lines_of(mm, &bl);
+        return batch_lines_max(mm, &bl, cap);
 }
 
 double fit_usable_bytes(const struct gpu_spec *g)
@@ -330,6 +355,8 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
         bool sc_ready = false;
         size_t n = n_gpus < EST_FITS_MAX ? n_gpus : EST_FITS_MAX;
         bool any_fits = false;
+        struct batch_lines bl;
+        batch_lines_of(mm, &bl);
         for (size_t i = 0; i < n; i++) {
                 const struct gpu_spec *gi = &gpus[i];
                 struct est_fit *f = &r->fits[r->n_fits++];
@@ -342,7 +369,7 @@ void fit_table(const struct estimate_input *in, const struct derived *d, const s
                         continue;
                 }
                 f->utilization = total / cap;
-                f->max_batch_size = fit_max_batch(mm, cap);
+                f->max_batch_size = batch_lines_max(mm, &bl, cap);
                 if (d->training && !gi->can_train) {
                         f->reason = EST_FIT_CANNOT_TRAIN;
                         continue;

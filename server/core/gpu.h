@@ -18,8 +18,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define GPU_ID_MAX   64
-#define GPU_NAME_MAX 96
+#define GPU_ID_MAX 64
+/* Display names and vendors are limited in characters (the API's rule,
+ * JSON Schema's maxLength); a character takes up to 4 bytes of UTF-8. */
+#define GPU_NAME_CHARS   95
+#define GPU_VENDOR_CHARS 31
+#define GPU_NAME_MAX     (4 * GPU_NAME_CHARS + 1)
+#define GPU_VENDOR_MAX   (4 * GPU_VENDOR_CHARS + 1)
 
 enum gpu_precision {
         GPU_FP32 = 0, /* IEEE fp32 on the vector units (no tensor cores) */
@@ -42,11 +47,11 @@ enum gpu_link {
 };
 
 struct gpu_spec {
-        char id[GPU_ID_MAX];     /* catalog id, e.g. "h100-sxm-80gb" */
-        char name[GPU_NAME_MAX]; /* "NVIDIA H100 SXM 80GB" */
-        char vendor[32];         /* "NVIDIA", "AMD", "Intel", "Google", ... */
-        char kind[16];           /* "gpu", "tpu", "npu", "lpu", "ipu", "wse", "soc" */
-        uint64_t memory_bytes;   /* as marketed: 80 GB = 80e9 or 80 GiB as the vendor means it */
+        char id[GPU_ID_MAX];         /* catalog id, e.g. "h100-sxm-80gb" */
+        char name[GPU_NAME_MAX];     /* "NVIDIA H100 SXM 80GB" */
+        char vendor[GPU_VENDOR_MAX]; /* "NVIDIA", "AMD", "Intel", "Google", ... */
+        char kind[16];               /* "gpu", "tpu", "npu", "lpu", "ipu", "wse", "soc" */
+        uint64_t memory_bytes; /* as marketed: 80 GB = 80e9 or 80 GiB as the vendor means it */
         uint64_t usable_memory_bytes; /* what the driver reports as total; <= memory_bytes */
         double memory_bandwidth_bytes_per_s;
         double flops[GPU_PRECISION_COUNT]; /* dense peak per precision */

@@ -26,8 +26,10 @@
 #include <microhttpd.h>
 
 #include "api/handler.h"
+#include "api/text.h"
 #include "app.h"
 #include "config.h"
+#include "http/framing.h"
 #include "http/metrics.h"
 #include "http/offload.h"
 #include "http/router.h"
@@ -40,6 +42,18 @@
 #define CONNECTION_MEMORY_BYTES (64u * 1024u)
 /* Polls (20 ms apart) with nothing in flight before a drain is complete. */
 #define DRAIN_IDLE_POLLS 3
+/*
+ * Seconds a request body may pause before the connection is closed (the
+ * idle timeout applies between requests).  A body that can never complete
+ * - a Content-Length larger than what is sent, or a chunk size that no
+ * body under the cap reaches (libmicrohttpd 0.9.75 parses chunk sizes
+ * itself and waits for up to 2^64 - 1 bytes) - holds its connection no
+ * longer than this once the client stops sending, and no more than the
+ * drain allowance of the body cap while it keeps sending.  nginx in front
+ * buffers whole bodies before it passes them on, so no proxied body
+ * pauses.
+ */
+#define BODY_TIMEOUT_S 5u
 
 /* Headers on every response we build (the page's needs: scripts, styles,
  * fetch and the chart canvas, all same-origin; no inline code). */
@@ -88,6 +102,7 @@ struct request {
         bool responded; /* a response is queued */
         bool read_body; /* the route wants the body */
         bool too_large;
+        bool body_timeout;   /* the connection runs on BODY_TIMEOUT_S until the reply */
         bool discard_body;   /* a problem is decided: read and drop the body first */
         uint64_t received;   /* body bytes seen, kept or not */
         int deferred_status; /* the problem to send once the body is drained */
@@ -183,7 +198,8 @@ static void add_common_headers(struct http_server *srv, struct request *rq, stru
         for (size_t i = 0; i < sizeof(security_headers) / sizeof(security_headers[0]); i++)
                 MHD_add_response_header(r, security_headers[i].name, security_headers[i].value);
         MHD_add_response_header(r, "X-Request-Id", rq->request_id);
-        if (atomic_load(&srv->app->stopping))
+        if (atomic_load(&srv->app->stopping) &&
+            !MHD_get_response_header(r, MHD_HTTP_HEADER_CONNECTION))
                 MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
@@ -194,6 +210,11 @@ static enum MHD_Result queue(struct MHD_Connection *conn, struct request *rq, in
 
         if (!r)
                 return MHD_NO;
+        if (rq->body_timeout) { /* the body is in: back to the idle timeout */
+                MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                                          (unsigned)rq->srv->cfg->idle_timeout_s);
+                rq->body_timeout = false;
+        }
         add_common_headers(rq->srv, rq, r);
         ret = MHD_queue_response(conn, (unsigned)status, r);
         MHD_destroy_response(r);
@@ -304,6 +325,91 @@ static bool body_type_ok(const char *ct)
                strncasecmp(ct + n - 5, "+json", 5) == 0;
 }
 
+static enum MHD_Result framing_visit(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     size_t key_size, const char *value, size_t value_size)
+{
+        (void)kind;
+        framing_header(cls, key, key_size, value, value_size);
+        return MHD_YES;
+}
+
+/*
+ * Every header, duplicates included, against http/framing.h's rules.  A
+ * request refused here is answered at once, before its body is read:
+ * libmicrohttpd then reads nothing more from the connection and closes it
+ * after the reply, so no byte after these headers can run as a request.
+ * A request with a body gets BODY_TIMEOUT_S until its reply.
+ */
+static enum MHD_Result check_framing(struct MHD_Connection *conn, struct request *rq)
+{
+        struct framing fr;
+        const char *why;
+        unsigned idle = rq->srv->cfg->idle_timeout_s;
+
+        framing_init(&fr);
+        MHD_get_connection_values_n(conn, MHD_HEADER_KIND, framing_visit, &fr);
+        int status = framing_verdict(&fr, &why);
+        if (status)
+                return send_problem(conn, rq, status, why, MHD_HTTP_HEADER_CONNECTION, "close");
+        if (framing_has_body(&fr, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                              MHD_HTTP_HEADER_CONTENT_LENGTH)) &&
+            (idle == 0 || idle > BODY_TIMEOUT_S)) {
+                MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, BODY_TIMEOUT_S);
+                rq->body_timeout = true;
+        }
+        return MHD_YES;
+}
+
+struct query_check {
+        char key[64]; /* the first argument that breaks the rule */
+        bool bad;
+};
+
+static enum MHD_Result query_visit(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   size_t key_size, const char *value, size_t value_size)
+{
+        struct query_check *qc = cls;
+        bool key_ok = key && text_chars(key, key_size) >= 0;
+
+        (void)kind;
+        if (key_ok && (!value || text_chars(value, value_size) >= 0))
+                return MHD_YES;
+        qc->bad = true;
+        /* a key that is not text itself is named by its readable start */
+        snprintf(qc->key, sizeof(qc->key), "%.*s",
+                 key_ok && key_size < sizeof(qc->key) ? (int)key_size : 0, key ? key : "");
+        return MHD_NO;
+}
+
+/*
+ * The text rule of api/text.h on what the path and query carry to a
+ * handler: decoded query arguments (libmicrohttpd gives their full
+ * length, so "?q=a%00b" is seen whole, not as "a") and path parameters
+ * must be UTF-8 without NUL.  Returns MHD_YES when they are; otherwise a
+ * 400 is queued (rq->responded).
+ */
+static enum MHD_Result check_text(struct MHD_Connection *conn, struct request *rq)
+{
+        struct query_check qc = {{0}, false};
+
+        MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, query_visit, &qc);
+        if (qc.bad) {
+                struct api_response rs;
+                char ptr[80], detail[160];
+                memset(&rs, 0, sizeof(rs));
+                snprintf(ptr, sizeof(ptr), "?%s", qc.key);
+                snprintf(detail, sizeof(detail),
+                         "query argument %s holds a NUL or bytes that are not UTF-8", ptr);
+                api_problem_field(&rs, 400, ptr, "encoding", detail);
+                return send_api(conn, rq, &rs);
+        }
+        for (unsigned i = 0; i < rq->match.n_params; i++)
+                if (text_chars(rq->match.params[i], strlen(rq->match.params[i])) < 0)
+                        return reject(conn, rq, 400, "the path holds bytes that are not UTF-8",
+                                      NULL, NULL);
+        return MHD_YES;
+}
+
 /* First call: route and reject early.  Returns MHD_YES to continue reading. */
 static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *rq,
                                   const char *method)
@@ -317,6 +423,9 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         metrics_inflight_add(srv->app->metrics, 1);
         snprintf(rq->method, sizeof(rq->method), "%s", method);
         set_request_id(srv, conn, rq);
+        enum MHD_Result framed = check_framing(conn, rq);
+        if (framed != MHD_YES || rq->responded)
+                return framed;
         if (rq->uri_too_long)
                 return reject(conn, rq, 414, "the request target is longer than 2047 bytes", NULL,
                               NULL);
@@ -370,6 +479,9 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                 return send_api(conn, rq, &rs);
         }
         rq->route = rq->match.route;
+        enum MHD_Result text_ok = check_text(conn, rq);
+        if (text_ok != MHD_YES || rq->responded || rq->discard_body)
+                return text_ok;
         const struct api_route *route = &api_routes[rq->match.route];
         if (route->flags & API_ROUTE_BODY) {
                 const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,

@@ -375,15 +375,22 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
         if (serving_validate(rq, err))
                 return -1;
         s.gpus = catalog_gpus(snap, &s.n_gpus);
+        /* an unknown id: 400 "exists" at the element, as every endpoint says it */
+        char at[48];
         for (size_t i = 0; i < rq->constraints.n_gpus; i++)
-                if (catalog_gpu_index(snap, rq->constraints.gpus[i]) == SIZE_MAX)
-                        return fail(err, "/constraints/gpus", "unknown",
-                                    "%s is not a catalog GPU id", rq->constraints.gpus[i]);
+                if (catalog_gpu_index(snap, rq->constraints.gpus[i]) == SIZE_MAX) {
+                        snprintf(at, sizeof(at), "/constraints/gpus/%zu", i);
+                        return fail(err, at, "exists",
+                                    "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
+                                    rq->constraints.gpus[i]);
+                }
         for (size_t i = 0; i < rq->constraints.n_providers; i++)
-                if (!catalog_provider(snap, rq->constraints.providers[i]))
-                        return fail(err, "/constraints/providers", "unknown",
-                                    "%s is not a catalog provider id",
+                if (!catalog_provider(snap, rq->constraints.providers[i])) {
+                        snprintf(at, sizeof(at), "/constraints/providers/%zu", i);
+                        return fail(err, at, "exists",
+                                    "no catalog provider \"%.80s\" (GET /api/v1/providers)",
                                     rq->constraints.providers[i]);
+                }
         s.res = malloc(sizeof(*s.res));
         if (!s.res)
                 return fail(err, "", "memory", "out of memory");

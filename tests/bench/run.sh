@@ -10,6 +10,8 @@
 #   gpus       GET  /api/v1/gpus
 #   estimate   POST /api/v1/estimate   (XLM-R Large pre-training, seeds/002,
 #                                       batch and sequence varied per request)
+#   estimate-fresh  the same with a batch size never used before on every
+#              request: each one replays the caching allocator
 #   locked     the same estimate load while four clients poll /readyz and a
 #              transaction holds schema_migrations locked (readiness blocks
 #              on PostgreSQL): blocking handlers must not slow the rest
@@ -172,6 +174,7 @@ run_wrk() {
         local name=$1 secs=$2 url=$3 body=${4:-} script=tests/bench/post.lua
         case $name in estimate* | locked* | soak | mixed*) script=tests/bench/vary.lua ;; esac
         case $name in compare-fresh*) script=tests/bench/unique.lua ;; esac
+        case $name in estimate-fresh*) script=tests/bench/fresh.lua ;; esac
         if [ -n "$body" ]; then
                 BENCH_BODY=$body wrk -t"$THREADS" -c"$CONNECTIONS" -d"${secs}s" --latency \
                         -s "$script" "$url" >"$TMP/$name.wrk"
@@ -197,22 +200,23 @@ wrk_errors() {
 
 declare -A WHAT URLS BODIES
 WHAT=([baseline]="nginx, static JSON file" [baseline-gpus]="nginx, the gpus answer as a file" [gpus]="GET /api/v1/gpus" [estimate]="POST /api/v1/estimate"
+      [estimate-fresh]="estimate, a new batch size (tensor shapes) on every request"
       [locked]="estimate, /readyz blocked on a lock" [compare]="POST /api/v1/compare (a repeated body: the answer cache)"
       [compare-fresh]="POST /api/v1/compare, every body new (a full search each)"
       [mixed]="estimate while 16 clients send fresh compares"
       [page]="GET / (index.html)")
 URLS=([baseline]="http://127.0.0.1:$NGINX_PORT/baseline.json"
       [baseline-gpus]="http://127.0.0.1:$NGINX_PORT/baseline-gpus.json" [gpus]="$URL/api/v1/gpus"
-      [estimate]="$URL/api/v1/estimate" [locked]="$URL/api/v1/estimate"
+      [estimate]="$URL/api/v1/estimate" [estimate-fresh]="$URL/api/v1/estimate" [locked]="$URL/api/v1/estimate"
       [compare]="$URL/api/v1/compare" [compare-fresh]="$URL/api/v1/compare" [mixed]="$URL/api/v1/estimate"
       [page]="$URL/")
-BODIES=([estimate]="$TMP/estimate.json" [locked]="$TMP/estimate.json" [compare]="$TMP/compare.json"
+BODIES=([estimate]="$TMP/estimate.json" [estimate-fresh]="$TMP/estimate.json" [locked]="$TMP/estimate.json" [compare]="$TMP/compare.json"
         [compare-fresh]="$TMP/compare.json" [mixed]="$TMP/estimate.json")
 RUNS=(baseline)
 [ -s "$TMP/www/baseline-gpus.json" ] && RUNS+=(baseline-gpus)
 for name in "${AVAILABLE[@]}"; do
         RUNS+=("$name")
-        [ "$name" = estimate ] && RUNS+=(locked)
+        [ "$name" = estimate ] && RUNS+=(estimate-fresh locked)
         [ "$name" = compare ] && RUNS+=(compare-fresh mixed)
 done
 TOTAL_SERVED=0
@@ -303,7 +307,7 @@ TABLE=$(
                         bytes=$(stat -c %s "$TMP/www/baseline.json")
                 elif [ "$name" = baseline-gpus ]; then
                         bytes=$(stat -c %s "$TMP/www/baseline-gpus.json")
-                elif [ "$name" = locked ] || [ "$name" = mixed ]; then
+                elif [ "$name" = locked ] || [ "$name" = mixed ] || [ "$name" = estimate-fresh ]; then
                         bytes=$(stat -c %s "$TMP/estimate.out")
                 elif [ "$name" = compare-fresh ]; then
                         bytes=$(stat -c %s "$TMP/compare.out")
@@ -359,10 +363,13 @@ measures the answer cache; \`compare-fresh\` changes the dataset size on every
 request (tests/bench/unique.lua), so each one is a full search; \`mixed\`
 measures estimates while 16 more clients send such fresh compares
 ($(awk '/requests in/ {print $1}' "$TMP/comparers.wrk" 2>/dev/null || echo 0) compares answered, p99 $(wrk_ms "$TMP/comparers.wrk" 99 2>/dev/null) ms).
+\`estimate-fresh\` sends a batch size no request has used before every time
+(tests/bench/fresh.lua), so each estimate replays the caching allocator.
 Targets: estimate ≥ 50% and gpus ≥ 80% of the baseline's requests/s, p99 ≤ 10
-ms, also while /readyz is blocked (issue 12); compare p99 ≤ 100 ms at 64
+ms, also while /readyz is blocked (issues 12 and 26); compare p99 ≤ 100 ms at 64
 connections, searches bounded to the CPU count so that comparing clients do not
-starve estimates (issue 11); RSS under 50 MB and flat.
+starve estimates (issue 11); fresh compare p99 ≤ 150 ms at 64 connections
+(issue 26); RSS under 50 MB and flat.
 
 $TABLE
 

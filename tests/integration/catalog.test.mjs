@@ -282,5 +282,5 @@ test('seeds/000: 2-3 jobs a week of 4-6 hours on an A100, rented or bought', asy
         assert.equal(local.json.buy.gpu, 'rtx-3090');
         assert.equal(local.json.buy.purchase_usd, 800);
         assertProblem(await post('/api/v1/rent_vs_buy', { gpu: 'a100-pcie-80gb', jobs_per_week: 0, hours_per_job: 4 }), 400, '/jobs_per_week');
-        assertProblem(await post('/api/v1/rent_vs_buy', { gpu: 'no-such', jobs_per_week: 1, hours_per_job: 4 }), 404, '/gpu');
+        assertProblem(await post('/api/v1/rent_vs_buy', { gpu: 'no-such', jobs_per_week: 1, hours_per_job: 4 }), 400, '/gpu');
 });

@@ -130,7 +130,7 @@ test('serving plan: bad questions get problem documents naming the field', async
                 [{ ...question, quantization: 'int3' }, '/quantization'],
                 [{ ...question, quantization: ['none', 'q4_k'] }, '/quantization/1'],
                 [{ ...question, traffic: { ...question.traffic, max_context_tokens: 100 } }, '/traffic/max_context_tokens'],
-                [{ ...question, constraints: { gpus: ['h100-sxm-80gbx'] } }, '/constraints/gpus'],
+                [{ ...question, constraints: { gpus: ['h100-sxm-80gbx'] } }, '/constraints/gpus/0'],
                 [{ ...question, constraints: { max_gpus: 65 } }, '/constraints/max_gpus'],
                 [{ ...question, workload: { mode: 'fine_tune' } }, '/workload'],
                 [{ ...question, turbo: true }, '/turbo'],
