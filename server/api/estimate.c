@@ -889,6 +889,50 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
         return 0;
 }
 
+/* The GPU as run: a power cap, a memory variant, the node's DRAM. */
+static int decode_gpu_settings(json_t *o, struct estimate_input *in,
+                               struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"power_limit_watts", "memory_bandwidth_bytes_per_s",
+                                           "host_memory_bytes_per_s", NULL};
+        const char *base = "/gpu_settings";
+        return known_keys(o, base, keys, NULL, e) ||
+                               get_number(o, base, "power_limit_watts", 10, 5000,
+                                          &in->power_limit_watts, NULL, e) ||
+                               get_number(o, base, "memory_bandwidth_bytes_per_s", 1e9, 1e14,
+                                          &in->memory_bandwidth_bytes_per_s, NULL, e) ||
+                               get_number(o, base, "host_memory_bytes_per_s", 1e9, 1e13,
+                                          &in->host_memory_bytes_per_s, NULL, e)
+                       ? -1
+                       : 0;
+}
+
+/* Interruptions and checkpoints of a long training run. */
+static int decode_goodput(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"failures_per_gpu_hour",
+                                           "checkpoint_write_bytes_per_s",
+                                           "restart_seconds",
+                                           "checkpoint_interval_s",
+                                           "checkpoint_async",
+                                           NULL};
+        const char *base = "/goodput";
+        if (known_keys(o, base, keys, NULL, e) ||
+            get_number(o, base, "failures_per_gpu_hour", 1e-9, 1, &in->failures_per_gpu_hour, NULL,
+                       e) ||
+            get_number(o, base, "checkpoint_write_bytes_per_s", 1e6, 1e15,
+                       &in->checkpoint_write_bytes_per_s, NULL, e) ||
+            get_number(o, base, "restart_seconds", 1, 1e6, &in->restart_seconds, NULL, e) ||
+            get_number(o, base, "checkpoint_interval_s", 1, 1e8, &in->checkpoint_interval_s, NULL,
+                       e) ||
+            get_bool(o, base, "checkpoint_async", &in->checkpoint_async, e))
+                return -1;
+        if (in->mode == EST_INFERENCE)
+                return dfail(e, 400, "/goodput", "contradiction",
+                             "goodput settings apply to training");
+        return 0;
+}
+
 int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                         const char *const *extra_keys, struct estimate_input *in,
                         struct api_estimate_error *e)
@@ -908,6 +952,8 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                            "serving",
                                            "runtime",
                                            "framework",
+                                           "gpu_settings",
+                                           "goodput",
                                            NULL};
         json_t *o;
         int v;
@@ -966,6 +1012,10 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
         if (get_number(body, "", "mfu", 0.001, 1.0, &in->mfu, &present, e))
                 return -1;
         in->set |= present ? EST_SET_MFU : 0;
+        if (get_object(body, "", "gpu_settings", &o, e) || (o && decode_gpu_settings(o, in, e)))
+                return -1;
+        if (get_object(body, "", "goodput", &o, e) || (o && decode_goodput(o, in, e)))
+                return -1;
         if (get_object(body, "", "serving", &o, e))
                 return -1;
         if (o) {
@@ -1203,6 +1253,29 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_object_end(w);
 }
 
+/* Interruptions and checkpoints: the wall time a long run really takes. */
+static void write_goodput(struct jsonw *w, const struct est_goodput *gp)
+{
+        bool finishes = gp->effective_seconds > 0;
+        jsonw_key(w, "goodput");
+        jsonw_object_begin(w);
+        jsonw_kreal(w, "gpu_hours", gp->gpu_hours);
+        jsonw_kreal(w, "failures_per_gpu_hour", gp->failures_per_gpu_hour);
+        jsonw_kreal(w, "mtbf_seconds", gp->mtbf_seconds);
+        jsonw_kreal(w, "expected_interruptions", finishes ? gp->expected_interruptions : NAN);
+        jsonw_kreal(w, "checkpoint_bytes", gp->checkpoint_bytes);
+        jsonw_kreal(w, "checkpoint_write_bytes_per_s", gp->checkpoint_write_bytes_per_s);
+        jsonw_kreal(w, "checkpoint_seconds", gp->checkpoint_seconds);
+        jsonw_kreal(w, "checkpoint_blocking_seconds", gp->checkpoint_blocking_seconds);
+        jsonw_kreal(w, "checkpoint_interval_s", gp->checkpoint_interval_s);
+        jsonw_kbool(w, "interval_optimal", gp->interval_optimal);
+        jsonw_kreal(w, "restart_seconds", gp->restart_seconds);
+        jsonw_kreal(w, "lost_seconds_per_interruption", gp->lost_seconds_per_interruption);
+        jsonw_kreal(w, "goodput", gp->goodput);
+        jsonw_kreal(w, "effective_seconds", finishes ? gp->effective_seconds : NAN);
+        jsonw_object_end(w);
+}
+
 static void write_compute(struct jsonw *w, const struct estimate_result *r,
                           const struct gpu_spec *g)
 {
@@ -1231,7 +1304,12 @@ static void write_compute(struct jsonw *w, const struct estimate_result *r,
         jsonw_kreal(w, "communication_bytes_per_step", r->comm_bytes_per_step);
         jsonw_kreal(w, "link_bytes_per_s", r->link_bytes_per_s);
         jsonw_kreal(w, "peak_flops_per_gpu", r->peak_flops_per_gpu);
+        jsonw_kreal(w, "offload_seconds_per_step", r->offload_seconds_per_step);
+        jsonw_ku64(w, "paged_overflow_bytes", r->paged_overflow_bytes);
+        jsonw_kreal(w, "clock_share", r->clock_share > 0 ? r->clock_share : 1);
         jsonw_object_end(w);
+        if (r->goodput.present && !untimed)
+                write_goodput(w, &r->goodput);
         if (g) {
                 jsonw_kbool(w, "precision_supported", !r->precision_unsupported);
                 if (r->precision_unsupported)

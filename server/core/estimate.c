@@ -700,6 +700,14 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
 
         /* Inference: bytes per decode step and the serving answer. */
         const struct gpu_spec *g = in->gpu_index >= 0 ? &gpus[in->gpu_index] : NULL;
+        /* A memory variant of the catalog part (the same chip with other
+         * HBM stacks) runs memory-bound work at its own bandwidth. */
+        struct gpu_spec variant;
+        if (g && in->memory_bandwidth_bytes_per_s > 0) {
+                variant = *g;
+                variant.memory_bandwidth_bytes_per_s = in->memory_bandwidth_bytes_per_s;
+                g = &variant;
+        }
         if (!d.training) {
                 const struct phase_mem *ph = mm.ph[EST_PHASE_DECODE].present
                                                      ? &mm.ph[EST_PHASE_DECODE]
@@ -716,6 +724,7 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                 r->kv_bytes_per_token = (uint64_t)llround(kv_tok);
         }
         compute_fill(in, &d, g, r);
+        compute_goodput(in, &d, r);
 
         fit_serving(in, &d, &mm, g, r);
         /* Whether a GPU holds the run: cached blocks another stream holds
