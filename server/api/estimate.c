@@ -8,6 +8,7 @@
  * and is reported back as an assumption.
  */
 #include "api/estimate.h"
+#include "api/uncertainty.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -1377,8 +1378,59 @@ static void write_fits(struct jsonw *w, const struct estimate_result *r,
         jsonw_array_end(w);
 }
 
+/* One interval as {kind, cases, low_ratio, high_ratio, widened} and the
+ * figure's low and high ends under the two names given. */
+static void write_interval(struct jsonw *w, const char *key, const struct api_interval *iv,
+                           const char *low_key, const char *high_key, double figure)
+{
+        jsonw_key(w, key);
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "kind", iv->kind);
+        jsonw_kint(w, "cases", iv->cases);
+        jsonw_kreal(w, "low_ratio", iv->low_ratio);
+        jsonw_kreal(w, "high_ratio", iv->high_ratio);
+        jsonw_kbool(w, "widened", iv->widened);
+        if (low_key) {
+                jsonw_kreal(w, low_key, figure * iv->low_ratio);
+                jsonw_kreal(w, high_key, figure * iv->high_ratio);
+        }
+        jsonw_object_end(w);
+}
+
+/* Error bars from the validation: memory, time and cost (time x price). */
+static void write_uncertainty(struct jsonw *w, const struct estimate_input *in,
+                              const struct estimate_result *r, const struct gpu_spec *g,
+                              const struct api_uncertainty *unc)
+{
+        struct api_interval mem, t;
+
+        api_uncertainty_lookup(unc, in, API_UNC_MEMORY, &mem);
+        api_uncertainty_lookup(unc, in, API_UNC_TIME, &t);
+        bool timed = g && !r->precision_unsupported && r->total_seconds > 0 && t.present;
+        if (!mem.present && !timed)
+                return;
+        jsonw_key(w, "uncertainty");
+        jsonw_object_begin(w);
+        if (mem.present)
+                write_interval(w, "memory", &mem, "total_bytes_low", "total_bytes_high",
+                               (double)r->per_gpu_total_bytes);
+        if (timed) {
+                write_interval(w, "time", &t, "total_seconds_low", "total_seconds_high",
+                               r->total_seconds);
+                write_interval(w, "cost", &t, NULL, NULL, 0);
+        }
+        jsonw_object_end(w);
+}
+
 char *api_estimate_render(const struct estimate_input *in, const struct estimate_result *r,
                           const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out)
+{
+        return api_estimate_render_with(in, r, gpus, n_gpus, NULL, len_out);
+}
+
+char *api_estimate_render_with(const struct estimate_input *in, const struct estimate_result *r,
+                               const struct gpu_spec *gpus, size_t n_gpus,
+                               const struct api_uncertainty *unc, size_t *len_out)
 {
         struct jsonw w;
         const struct gpu_spec *g =
@@ -1400,6 +1452,8 @@ char *api_estimate_render(const struct estimate_input *in, const struct estimate
         write_compute(&w, r, g);
         if (in->mode == EST_INFERENCE)
                 write_inference(&w, in, r, g);
+        if (unc)
+                write_uncertainty(&w, in, r, g, unc);
         write_fits(&w, r, gpus, n_gpus);
         write_notes(&w, "suggestions", r->suggestions, r->n_suggestions, true);
         write_notes(&w, "assumptions", r->assumptions, r->n_assumptions, false);
@@ -1481,7 +1535,7 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem_field(rs, 400, ee.pointer, ee.rule, ee.detail);
                 goto out;
         }
-        text = api_estimate_render(&in, r, gpus, n_gpus, &len);
+        text = api_estimate_render_with(&in, r, gpus, n_gpus, api_uncertainty_table(snap), &len);
         if (!text) {
                 api_problem(rs, 500, "out of memory");
                 goto out;
