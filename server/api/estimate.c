@@ -696,7 +696,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                 "cuda_context_bytes",      "allocator_reserve_fraction", "gradients_persist",
                 "optimizer_per_parameter", "data_samples_per_s",         "gemm_accumulation",
                 "dequantize_to_fp16",      "optimizer_implementation",   "gradient_clipping",
-                "expandable_segments",     "model_output_kept",          NULL};
+                "expandable_segments",     "model_output_kept",          "adafactor_beta1",
+                NULL};
         static const char *const accumulations[] = {"fp32", "fp16", NULL};
         const char *base = "/runtime";
         uint64_t ctx = 0;
@@ -749,6 +750,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                                get_bool(o, base, "expandable_segments", &in->expandable_segments,
                                         e) ||
                                get_bool(o, base, "model_output_kept", &in->output_kept, e) ||
+                               get_bool(o, base, "adafactor_beta1", &in->adafactor_first_moment,
+                                        e) ||
                                get_number(o, base, "data_samples_per_s", 1e-3, 1e12,
                                           &in->data_samples_per_s, NULL, e)
                        ? -1

@@ -604,7 +604,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 if (d->e_opt_temp > 0)
                         ASSUME(r, EST_A_FOREACH_TEMP, d->e_opt_temp, 0);
                 if (in->optimizer == EST_OPT_ADAFACTOR)
-                        ASSUME(r, EST_A_ADAFACTOR, 0, 0);
+                        ASSUME(r, EST_A_ADAFACTOR, d->e_opt * d->P_trainable,
+                               d->e_opt_temp * d->P_trainable);
                 if (in->pipeline_parallel > 1)
                         ASSUME(r, EST_A_PIPELINE_STAGE, d->pp_stage, 0);
                 if (in->mode == EST_QLORA && memory_qlora_keeps_inputs(in))

@@ -320,6 +320,8 @@ struct estimate_input {
                                               each allocator pool is one growing segment */
         bool output_kept;                  /* the training loop holds the model's output (its
                                               logits) until backward has run */
+        bool adafactor_first_moment;       /* Adafactor with beta1 set: an exp_avg per
+                                              parameter (transformers' Trainer: none) */
         bool dequantize_to_fp16;           /* quantized matmuls over many tokens run on an
                                               fp16 copy of the weights (ExLlama,
                                               bitsandbytes, llama.cpp's cuBLAS path) */

@@ -331,8 +331,11 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_ADAFACTOR:
                 snprintf(buf, len,
-                         "Adafactor with a first moment (beta1 set) and factored second moment: ~4 "
-                         "bytes per parameter");
+                         "Adafactor as transformers' Trainer builds it (no first moment, beta1 "
+                         "None): a factored second moment, rows + columns per matrix and whole "
+                         "for vectors (%.3g MiB in all), and step temporaries of about twice the "
+                         "largest parameter in fp32 (%.3g MiB)",
+                         a / (1024.0 * 1024.0), b / (1024.0 * 1024.0));
                 break;
         case EST_A_NF4:
                 snprintf(buf, len,
