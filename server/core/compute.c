@@ -683,13 +683,15 @@ void compute_goodput(const struct estimate_input *in, const struct derived *d,
                 in->restart_seconds > 0 ? in->restart_seconds : default_restart_seconds;
         /* Young (1974) and Daly (2006): the interval that minimises the
          * time lost, sqrt(2 x checkpoint cost x MTBF); never shorter than
-         * a step. */
+         * a step, nor than the write itself when saves run beside training
+         * (the next save waits for the last). */
         double delta = gp->checkpoint_blocking_seconds;
         if (in->checkpoint_interval_s > 0) {
                 gp->checkpoint_interval_s = in->checkpoint_interval_s;
         } else {
-                gp->checkpoint_interval_s = fmax(sqrt(2 * delta * gp->mtbf_seconds),
-                                                 r->seconds_per_step);
+                double floor_s = fmax(r->seconds_per_step,
+                                      in->checkpoint_async ? gp->checkpoint_seconds : 0);
+                gp->checkpoint_interval_s = fmax(sqrt(2 * delta * gp->mtbf_seconds), floor_s);
                 gp->interval_optimal = true;
         }
         double tau = gp->checkpoint_interval_s;

@@ -292,6 +292,19 @@ static void test_goodput(void **state)
         assert_close(gp->effective_seconds, w, 1e-12);
         assert_close(gp->goodput, res.total_seconds / w, 1e-12);
         assert_close(gp->expected_interruptions, w / 175781.25, 1e-12);
+        /* An asynchronous save blocks only for the copy to host memory
+         * (bytes / 1,024 GPUs / 32 GB/s PCIe) but the next save waits for
+         * the write: the interval is at least the write, C = bytes / 1e11. */
+        in.checkpoint_async = true;
+        run(&in, &g, 1);
+        assert_close(res.goodput.checkpoint_blocking_seconds, c / 1024 * 1e11 / 32e9, 1e-12);
+        assert_true(res.goodput.checkpoint_interval_s >= c);
+        /* Interrupted faster than it can progress: it never finishes. */
+        in.checkpoint_async = false;
+        in.failures_per_gpu_hour = 0.5; /* MTBF 3600 / 512 = 7.03 s, under the restart */
+        run(&in, &g, 1);
+        assert_true(res.goodput.present);
+        assert_true(res.goodput.goodput == 0 && res.goodput.effective_seconds == 0);
         /* Inference has no goodput block. */
         in.mode = EST_INFERENCE;
         in.strategy = EST_SINGLE;
