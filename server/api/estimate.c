@@ -893,6 +893,29 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
         return 0;
 }
 
+/* framework_version: the release a run used, "YYYY-MM" or "YYYY-MM-DD";
+ * presets whose behaviour changed follow it. */
+static int decode_framework_version(json_t *body, struct estimate_input *in,
+                                    struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(body, "framework_version");
+        unsigned y = 0, m = 0, d = 1;
+        int used = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        const char *s = json_string_value(v);
+        size_t len = s ? strlen(s) : 0;
+        if (!s || (len != 7 && len != 10) ||
+            (len == 7 && (sscanf(s, "%4u-%2u%n", &y, &m, &used) != 2 || used != 7)) ||
+            (len == 10 && (sscanf(s, "%4u-%2u-%2u%n", &y, &m, &d, &used) != 3 || used != 10)) ||
+            y < 2015 || y > 2100 || m < 1 || m > 12 || d < 1 || d > 31)
+                return dfail(e, 400, "/framework_version", "format",
+                             "framework_version must be a release date, \"YYYY-MM\" or "
+                             "\"YYYY-MM-DD\"");
+        in->framework_release = y * 100 + m;
+        return 0;
+}
+
 /* The GPU as run: a power cap, a memory variant, the node's DRAM. */
 static int decode_gpu_settings(json_t *o, struct estimate_input *in,
                                struct api_estimate_error *e)
@@ -958,6 +981,7 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                            "framework",
                                            "gpu_settings",
                                            "goodput",
+                                           "framework_version",
                                            NULL};
         json_t *o;
         int v;
@@ -1006,6 +1030,8 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
         if (get_enum(body, "", "framework", estimate_framework_names, &v, NULL, e))
                 return -1;
         in->framework = (enum est_framework)v;
+        if (decode_framework_version(body, in, e))
+                return -1;
         if (get_object(body, "", "memory_savers", &o, e) ||
             (o && decode_savers(o, in, in->framework == EST_FW_TORCHTITAN, e)))
                 return -1;

@@ -242,8 +242,18 @@ void estimate_apply_framework(struct estimate_input *in)
                  * the vocabulary-sharded logits inside loss_parallel()
                  * unless training.disable_loss_parallel is set
                  * (torchtitan/train.py, loss_parallel_enabled). */
+                /* With compile on, torchtitan compiles the loss too since
+                 * April 2025 (components/loss.py build_cross_entropy_loss:
+                 * torch.compile(cross_entropy_loss) when compile is enabled
+                 * and "loss" is among compile.components, the default);
+                 * Inductor fuses the upcast into the log-sum-exp, so no fp32
+                 * copy of the logits is made.  Earlier releases (December
+                 * 2024 and before) compiled the blocks only. */
+                bool compiled_loss = in->compile &&
+                                     (in->framework_release == 0 || in->framework_release >= 202504);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits,
                        in->tensor_parallel > 1 ? EST_LOGITS_LOSS_PARALLEL
+                       : compiled_loss         ? EST_LOGITS_FUSED
                                                : EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);

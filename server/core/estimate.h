@@ -328,6 +328,8 @@ struct estimate_input {
 
         /* framework behaviour (issue: engine at scale) */
         enum est_framework framework; /* whose defaults filled unset settings */
+        uint32_t framework_release;   /* the framework as of year x 100 + month (202412);
+                                         0 = today's behaviour */
         unsigned framework_set;       /* 1 << est_fw_setting: filled by the preset */
         uint32_t checkpoint_every;    /* full checkpointing of every k-th block; 0, 1 = all */
         bool compile;                 /* torch.compile of each block and of the loss */
