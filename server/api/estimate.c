@@ -8,6 +8,7 @@
  * and is reported back as an assumption.
  */
 #include "api/estimate.h"
+#include "api/uncertainty.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -710,7 +711,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                 "cuda_context_bytes",      "allocator_reserve_fraction", "gradients_persist",
                 "optimizer_per_parameter", "data_samples_per_s",         "gemm_accumulation",
                 "dequantize_to_fp16",      "optimizer_implementation",   "gradient_clipping",
-                "expandable_segments",     "model_output_kept",          NULL};
+                "expandable_segments",     "model_output_kept",          "adafactor_beta1",
+                NULL};
         static const char *const accumulations[] = {"fp32", "fp16", NULL};
         const char *base = "/runtime";
         uint64_t ctx = 0;
@@ -763,6 +765,8 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct api_estim
                                get_bool(o, base, "expandable_segments", &in->expandable_segments,
                                         e) ||
                                get_bool(o, base, "model_output_kept", &in->output_kept, e) ||
+                               get_bool(o, base, "adafactor_beta1", &in->adafactor_first_moment,
+                                        e) ||
                                get_number(o, base, "data_samples_per_s", 1e-3, 1e12,
                                           &in->data_samples_per_s, NULL, e)
                        ? -1
@@ -904,6 +908,73 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct api_e
         return 0;
 }
 
+/* framework_version: the release a run used, "YYYY-MM" or "YYYY-MM-DD";
+ * presets whose behaviour changed follow it. */
+static int decode_framework_version(json_t *body, struct estimate_input *in,
+                                    struct api_estimate_error *e)
+{
+        json_t *v = json_object_get(body, "framework_version");
+        unsigned y = 0, m = 0, d = 1;
+        int used = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        const char *s = json_string_value(v);
+        size_t len = s ? strlen(s) : 0;
+        if (!s || (len != 7 && len != 10) ||
+            (len == 7 && (sscanf(s, "%4u-%2u%n", &y, &m, &used) != 2 || used != 7)) ||
+            (len == 10 && (sscanf(s, "%4u-%2u-%2u%n", &y, &m, &d, &used) != 3 || used != 10)) ||
+            y < 2015 || y > 2100 || m < 1 || m > 12 || d < 1 || d > 31)
+                return dfail(e, 400, "/framework_version", "format",
+                             "framework_version must be a release date, \"YYYY-MM\" or "
+                             "\"YYYY-MM-DD\"");
+        in->framework_release = y * 100 + m;
+        return 0;
+}
+
+/* The GPU as run: a power cap, a memory variant, the node's DRAM. */
+static int decode_gpu_settings(json_t *o, struct estimate_input *in,
+                               struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"power_limit_watts", "memory_bandwidth_bytes_per_s",
+                                           "host_memory_bytes_per_s", NULL};
+        const char *base = "/gpu_settings";
+        return known_keys(o, base, keys, NULL, e) ||
+                               get_number(o, base, "power_limit_watts", 10, 5000,
+                                          &in->power_limit_watts, NULL, e) ||
+                               get_number(o, base, "memory_bandwidth_bytes_per_s", 1e9, 1e14,
+                                          &in->memory_bandwidth_bytes_per_s, NULL, e) ||
+                               get_number(o, base, "host_memory_bytes_per_s", 1e9, 1e13,
+                                          &in->host_memory_bytes_per_s, NULL, e)
+                       ? -1
+                       : 0;
+}
+
+/* Interruptions and checkpoints of a long training run. */
+static int decode_goodput(json_t *o, struct estimate_input *in, struct api_estimate_error *e)
+{
+        static const char *const keys[] = {"failures_per_gpu_hour",
+                                           "checkpoint_write_bytes_per_s",
+                                           "restart_seconds",
+                                           "checkpoint_interval_s",
+                                           "checkpoint_async",
+                                           NULL};
+        const char *base = "/goodput";
+        if (known_keys(o, base, keys, NULL, e) ||
+            get_number(o, base, "failures_per_gpu_hour", 1e-9, 1, &in->failures_per_gpu_hour, NULL,
+                       e) ||
+            get_number(o, base, "checkpoint_write_bytes_per_s", 1e6, 1e15,
+                       &in->checkpoint_write_bytes_per_s, NULL, e) ||
+            get_number(o, base, "restart_seconds", 1, 1e6, &in->restart_seconds, NULL, e) ||
+            get_number(o, base, "checkpoint_interval_s", 1, 1e8, &in->checkpoint_interval_s, NULL,
+                       e) ||
+            get_bool(o, base, "checkpoint_async", &in->checkpoint_async, e))
+                return -1;
+        if (in->mode == EST_INFERENCE)
+                return dfail(e, 400, "/goodput", "contradiction",
+                             "goodput settings apply to training");
+        return 0;
+}
+
 int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                         const char *const *extra_keys, struct estimate_input *in,
                         struct api_estimate_error *e)
@@ -923,6 +994,9 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                                            "serving",
                                            "runtime",
                                            "framework",
+                                           "gpu_settings",
+                                           "goodput",
+                                           "framework_version",
                                            NULL};
         json_t *o;
         int v;
@@ -971,6 +1045,8 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
         if (get_enum(body, "", "framework", estimate_framework_names, &v, NULL, e))
                 return -1;
         in->framework = (enum est_framework)v;
+        if (decode_framework_version(body, in, e))
+                return -1;
         if (get_object(body, "", "memory_savers", &o, e) ||
             (o && decode_savers(o, in, in->framework == EST_FW_TORCHTITAN, e)))
                 return -1;
@@ -981,6 +1057,10 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
         if (get_number(body, "", "mfu", 0.001, 1.0, &in->mfu, &present, e))
                 return -1;
         in->set |= present ? EST_SET_MFU : 0;
+        if (get_object(body, "", "gpu_settings", &o, e) || (o && decode_gpu_settings(o, in, e)))
+                return -1;
+        if (get_object(body, "", "goodput", &o, e) || (o && decode_goodput(o, in, e)))
+                return -1;
         if (get_object(body, "", "serving", &o, e))
                 return -1;
         if (o) {
@@ -1218,6 +1298,29 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_object_end(w);
 }
 
+/* Interruptions and checkpoints: the wall time a long run really takes. */
+static void write_goodput(struct jsonw *w, const struct est_goodput *gp)
+{
+        bool finishes = gp->effective_seconds > 0;
+        jsonw_key(w, "goodput");
+        jsonw_object_begin(w);
+        jsonw_kreal(w, "gpu_hours", gp->gpu_hours);
+        jsonw_kreal(w, "failures_per_gpu_hour", gp->failures_per_gpu_hour);
+        jsonw_kreal(w, "mtbf_seconds", gp->mtbf_seconds);
+        jsonw_kreal(w, "expected_interruptions", finishes ? gp->expected_interruptions : NAN);
+        jsonw_kreal(w, "checkpoint_bytes", gp->checkpoint_bytes);
+        jsonw_kreal(w, "checkpoint_write_bytes_per_s", gp->checkpoint_write_bytes_per_s);
+        jsonw_kreal(w, "checkpoint_seconds", gp->checkpoint_seconds);
+        jsonw_kreal(w, "checkpoint_blocking_seconds", gp->checkpoint_blocking_seconds);
+        jsonw_kreal(w, "checkpoint_interval_s", gp->checkpoint_interval_s);
+        jsonw_kbool(w, "interval_optimal", gp->interval_optimal);
+        jsonw_kreal(w, "restart_seconds", gp->restart_seconds);
+        jsonw_kreal(w, "lost_seconds_per_interruption", gp->lost_seconds_per_interruption);
+        jsonw_kreal(w, "goodput", gp->goodput);
+        jsonw_kreal(w, "effective_seconds", finishes ? gp->effective_seconds : NAN);
+        jsonw_object_end(w);
+}
+
 static void write_compute(struct jsonw *w, const struct estimate_result *r,
                           const struct gpu_spec *g)
 {
@@ -1246,7 +1349,12 @@ static void write_compute(struct jsonw *w, const struct estimate_result *r,
         jsonw_kreal(w, "communication_bytes_per_step", r->comm_bytes_per_step);
         jsonw_kreal(w, "link_bytes_per_s", r->link_bytes_per_s);
         jsonw_kreal(w, "peak_flops_per_gpu", r->peak_flops_per_gpu);
+        jsonw_kreal(w, "offload_seconds_per_step", r->offload_seconds_per_step);
+        jsonw_ku64(w, "paged_overflow_bytes", r->paged_overflow_bytes);
+        jsonw_kreal(w, "clock_share", r->clock_share > 0 ? r->clock_share : 1);
         jsonw_object_end(w);
+        if (r->goodput.present && !untimed)
+                write_goodput(w, &r->goodput);
         if (g) {
                 jsonw_kbool(w, "precision_supported", !r->precision_unsupported);
                 if (r->precision_unsupported)
@@ -1314,8 +1422,59 @@ static void write_fits(struct jsonw *w, const struct estimate_result *r,
         jsonw_array_end(w);
 }
 
+/* One interval as {kind, cases, low_ratio, high_ratio, widened} and the
+ * figure's low and high ends under the two names given. */
+static void write_interval(struct jsonw *w, const char *key, const struct api_interval *iv,
+                           const char *low_key, const char *high_key, double figure)
+{
+        jsonw_key(w, key);
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "kind", iv->kind);
+        jsonw_kint(w, "cases", iv->cases);
+        jsonw_kreal(w, "low_ratio", iv->low_ratio);
+        jsonw_kreal(w, "high_ratio", iv->high_ratio);
+        jsonw_kbool(w, "widened", iv->widened);
+        if (low_key) {
+                jsonw_kreal(w, low_key, figure * iv->low_ratio);
+                jsonw_kreal(w, high_key, figure * iv->high_ratio);
+        }
+        jsonw_object_end(w);
+}
+
+/* Error bars from the validation: memory, time and cost (time x price). */
+static void write_uncertainty(struct jsonw *w, const struct estimate_input *in,
+                              const struct estimate_result *r, const struct gpu_spec *g,
+                              const struct api_uncertainty *unc)
+{
+        struct api_interval mem, t;
+
+        api_uncertainty_lookup(unc, in, API_UNC_MEMORY, &mem);
+        api_uncertainty_lookup(unc, in, API_UNC_TIME, &t);
+        bool timed = g && !r->precision_unsupported && r->total_seconds > 0 && t.present;
+        if (!mem.present && !timed)
+                return;
+        jsonw_key(w, "uncertainty");
+        jsonw_object_begin(w);
+        if (mem.present)
+                write_interval(w, "memory", &mem, "total_bytes_low", "total_bytes_high",
+                               (double)r->per_gpu_total_bytes);
+        if (timed) {
+                write_interval(w, "time", &t, "total_seconds_low", "total_seconds_high",
+                               r->total_seconds);
+                write_interval(w, "cost", &t, NULL, NULL, 0);
+        }
+        jsonw_object_end(w);
+}
+
 char *api_estimate_render(const struct estimate_input *in, const struct estimate_result *r,
                           const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out)
+{
+        return api_estimate_render_with(in, r, gpus, n_gpus, NULL, len_out);
+}
+
+char *api_estimate_render_with(const struct estimate_input *in, const struct estimate_result *r,
+                               const struct gpu_spec *gpus, size_t n_gpus,
+                               const struct api_uncertainty *unc, size_t *len_out)
 {
         struct jsonw w;
         const struct gpu_spec *g =
@@ -1337,6 +1496,8 @@ char *api_estimate_render(const struct estimate_input *in, const struct estimate
         write_compute(&w, r, g);
         if (in->mode == EST_INFERENCE)
                 write_inference(&w, in, r, g);
+        if (unc)
+                write_uncertainty(&w, in, r, g, unc);
         write_fits(&w, r, gpus, n_gpus);
         write_notes(&w, "suggestions", r->suggestions, r->n_suggestions, true);
         write_notes(&w, "assumptions", r->assumptions, r->n_assumptions, false);
@@ -1418,7 +1579,7 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem_field(rs, 400, ee.pointer, ee.rule, ee.detail);
                 goto out;
         }
-        text = api_estimate_render(&in, r, gpus, n_gpus, &len);
+        text = api_estimate_render_with(&in, r, gpus, n_gpus, api_uncertainty_table(snap), &len);
         if (!text) {
                 api_problem(rs, 500, "out of memory");
                 goto out;

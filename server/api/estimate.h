@@ -59,6 +59,13 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
 char *api_estimate_render(const struct estimate_input *in, const struct estimate_result *res,
                           const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out);
 
+/* The same with the "uncertainty" block (api/uncertainty.h) for the figures
+ * of res; unc may be NULL (no block). */
+struct api_uncertainty;
+char *api_estimate_render_with(const struct estimate_input *in, const struct estimate_result *res,
+                               const struct gpu_spec *gpus, size_t n_gpus,
+                               const struct api_uncertainty *unc, size_t *len_out);
+
 /*
  * The same document as a jansson tree (the text above, parsed), for callers
  * that embed it in a document of their own.  Returns a new reference, or

@@ -4,6 +4,7 @@
  * hot-path endpoints) and run the engine on each.
  */
 #include "api/validation.h"
+#include "api/uncertainty.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -331,6 +332,22 @@ static json_t *time_section(const struct api_request *rq, struct api_response *r
         return out;
 }
 
+/* summary.interval_coverage of each section: how often a measured value
+ * fell inside the error bars built without it (api/uncertainty.h). */
+static void add_coverage(json_t *memory_doc, json_t *time_doc, const struct api_uncertainty *u)
+{
+        json_t *docs[API_UNC_QUANTITIES] = {memory_doc, time_doc};
+        if (!u)
+                return;
+        for (int q = 0; q < API_UNC_QUANTITIES; q++) {
+                unsigned n = 0;
+                double cov = api_uncertainty_coverage(u, (enum api_uncertainty_quantity)q, &n);
+                json_object_set_new(json_object_get(docs[q], "summary"), "interval_coverage",
+                                    json_pack("{s:f, s:I, s:f}", "leave_one_out", cov, "cases",
+                                              (json_int_t)n, "target", 0.8));
+        }
+}
+
 void api_validation_handle(const struct api_request *rq, struct api_response *rs)
 {
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
@@ -380,6 +397,8 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                                         "cases compare total_bytes");
                 if (!doc)
                         json_decref(time);
+                else
+                        add_coverage(doc, time, api_uncertainty_table(snap));
                 if (!doc || json_object_set_new(doc, "time", time)) { /* takes time */
                         json_decref(doc);
                         api_problem(rs, 500, "out of memory");

@@ -42,6 +42,7 @@
 struct catalog_snapshot {
         atomic_uint refs;
         _Atomic(struct catalog_attachment *) attachment; /* set at most once */
+        _Atomic(struct catalog_attachment *) extra[CATALOG_EXTRA_SLOTS]; /* likewise */
         struct catalog_tables t;
         char etag[40]; /* "\"" + 32 hex + "\"" */
         char loaded_at[32];
@@ -199,6 +200,11 @@ static void snapshot_free(struct catalog_snapshot *s)
         a = atomic_load_explicit(&s->attachment, memory_order_acquire);
         if (a)
                 a->free_fn(a);
+        for (int i = 0; i < CATALOG_EXTRA_SLOTS; i++) {
+                a = atomic_load_explicit(&s->extra[i], memory_order_acquire);
+                if (a)
+                        a->free_fn(a);
+        }
         catalog_tables_free(&s->t);
         free(s);
 }
@@ -248,6 +254,8 @@ static struct catalog_snapshot *snapshot_new(struct catalog_tables *t)
                 return NULL;
         atomic_init(&s->refs, 1);
         atomic_init(&s->attachment, NULL);
+        for (int i = 0; i < CATALOG_EXTRA_SLOTS; i++)
+                atomic_init(&s->extra[i], NULL);
         s->t = *t;
         memset(t, 0, sizeof(*t));
         snprintf(s->etag, sizeof(s->etag), "\"%016" PRIx64 "%016" PRIx64 "\"", s->t.content_hash[0],
@@ -336,6 +344,37 @@ struct catalog_attachment *catalog_attach(const struct catalog_snapshot *cs,
                 return a;
         a->free_fn(a); /* another thread attached first: use theirs */
         return expected;
+}
+
+struct catalog_attachment *catalog_extra(const struct catalog_snapshot *cs,
+                                         enum catalog_extra_slot slot)
+{
+        struct catalog_snapshot *s = (struct catalog_snapshot *)(uintptr_t)cs;
+
+        if (!s || (int)slot < 0 || (int)slot >= CATALOG_EXTRA_SLOTS)
+                return NULL;
+        return atomic_load_explicit(&s->extra[slot], memory_order_acquire);
+}
+
+struct catalog_attachment *catalog_attach_extra(const struct catalog_snapshot *cs,
+                                                enum catalog_extra_slot slot,
+                                                struct catalog_attachment *a)
+{
+        struct catalog_snapshot *s = (struct catalog_snapshot *)(uintptr_t)cs;
+        struct catalog_attachment *expected = NULL;
+
+        if (atomic_compare_exchange_strong_explicit(&s->extra[slot], &expected, a,
+                                                    memory_order_acq_rel, memory_order_acquire))
+                return a;
+        a->free_fn(a); /* another thread attached first: use theirs */
+        return expected;
+}
+
+void catalog_validation_json(const struct catalog_snapshot *s, const char **memory,
+                             const char **time_cases)
+{
+        *memory = s && s->t.validation_memory_json ? s->t.validation_memory_json : "[]";
+        *time_cases = s && s->t.validation_time_json ? s->t.validation_time_json : "[]";
 }
 
 uint64_t catalog_swaps(struct catalog *c)

@@ -251,6 +251,26 @@ struct catalog_attachment *catalog_attachment(const struct catalog_snapshot *s);
 struct catalog_attachment *catalog_attach(const struct catalog_snapshot *s,
                                           struct catalog_attachment *a);
 
+/* Further derived objects, one per slot, with the same contract as the
+ * attachment above (catalog_extra() reads, catalog_attach_extra() sets
+ * once). */
+enum catalog_extra_slot {
+        CATALOG_EXTRA_UNCERTAINTY = 0, /* api/uncertainty.c: error bars from the validation */
+        CATALOG_EXTRA_SLOTS
+};
+struct catalog_attachment *catalog_extra(const struct catalog_snapshot *s,
+                                         enum catalog_extra_slot slot);
+struct catalog_attachment *catalog_attach_extra(const struct catalog_snapshot *s,
+                                                enum catalog_extra_slot slot,
+                                                struct catalog_attachment *a);
+
+/* The validation tables loaded with this snapshot, as JSON arrays: the
+ * measured memory cases ({id, category, measured_bytes, kind, request})
+ * and the throughput cases ({id, category, metric, measured, request});
+ * "[]" when there are none.  Valid until the snapshot is released. */
+void catalog_validation_json(const struct catalog_snapshot *s, const char **memory,
+                             const char **time_cases);
+
 /* A strong validator for the snapshot's content, for ETag headers ("\"...\""). */
 const char *catalog_etag(const struct catalog_snapshot *s);
 /* When the snapshot was loaded, RFC 3339 UTC. */

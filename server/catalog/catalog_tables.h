@@ -35,6 +35,10 @@ struct catalog_tables {
         size_t n_purchase_prices;
         struct catalog_setting *settings;
         size_t n_settings;
+        /* The validation tables as JSON arrays (db/engine_queries.h shapes):
+         * measured memory and measured throughput; "[]" when empty. */
+        const char *validation_memory_json;
+        const char *validation_time_json;
         uint64_t content_hash[2];       /* FNV-1a over every loaded cell (two offsets) */
         struct catalog_arena_chunk *arena;
 };

@@ -17,6 +17,26 @@ static const double decode_bandwidth_efficiency = 0.8;
 static const double default_inter_node_bytes_per_s = 25e9;
 /* PCIe 4.0 x16, one direction, when the catalog has no figure. */
 static const double default_pcie_bytes_per_s = 32e9;
+/*
+ * An optimizer offloaded to the CPU (DeepSpeed ZeRO-Offload, FSDP
+ * CPUOffload) steps in host memory: its bytes per parameter are those of
+ * the same implementation on the GPU (foreach torch.optim for FSDP, fused
+ * CPUAdam for DeepSpeed), through the node's DRAM, shared by every rank on
+ * the node.  torch.optim's foreach AdamW over 2^26 fp32 parameters on the
+ * 16 host threads of an H100 machine took 63.3 ms (tests/data/
+ * time_floors_h100.json): 84 B x 2^26 / 63.3 ms = 89 GB/s.
+ */
+static const double default_host_memory_bytes_per_s = 89e9;
+/* Paged optimizer states move by cudaMemPrefetchAsync (bitsandbytes
+ * optim/optimizer.py prefetch_state -> functional.prefetch_tensor) at
+ * about 0.8 of the PCIe rate, as pinned copies do (CUDA samples
+ * bandwidthTest: about 25-26 GB/s host to device on PCIe 4.0 x16). */
+static const double unified_memory_link_share = 0.8;
+/* Collectives inside an NVLink node reach about 0.8 of the link's rate
+ * (nccl-tests bus bandwidth on DGX H100: about 360-370 of 450 GB/s per
+ * direction); between nodes the network figure is already what NCCL
+ * sustains. */
+static const double collective_link_efficiency = 0.8;
 /* Input pipeline when the request states no throughput: text tokenized
  * on the fly.  The Hugging Face tokenizers README: "Takes less than 20
  * seconds to tokenize a GB of text on a server's CPU" (50e6 bytes/s), and
@@ -244,7 +264,7 @@ static double optimizer_loop_host_seconds(const struct estimate_input *in, const
  * step.  *host receives the eager dispatch share when it bounds the GPU.
  */
 static double train_step_seconds(const struct estimate_input *in, const struct derived *d,
-                                 const struct est_speed *sp, double *host)
+                                 const struct est_speed *sp, double *host, double *offloaded_bytes)
 {
         double host_opt_value = 0, *host_opt = &host_opt_value;
         double m = in->pipeline_parallel > 1 && in->micro_batches > 0 ? in->micro_batches : 1;
@@ -295,6 +315,7 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
         double opt = in->offload == EST_OFFLOAD_NONE
                              ? opt_bytes / (sp->bandwidth * sp->bandwidth_efficiency)
                              : 0;
+        *offloaded_bytes = in->offload == EST_OFFLOAD_NONE ? 0 : opt_bytes;
         double opt_host = optimizer_loop_host_seconds(in, d);
         if (opt_host > opt) {
                 *host_opt = opt_host - opt;
@@ -325,8 +346,13 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         } else if (g && peak <= 0) {
                 WARN(r, EST_W_GPU_NO_FLOPS, 0, 0);
         }
-        if (g && peak > 0)
+        if (g && peak > 0) {
                 speed_build(in, d, g, prec, &r->speed);
+                r->clock_share = r->speed.clock_share;
+                if (r->speed.clock_share < 1)
+                        ASSUME(r, EST_A_POWER_LIMIT, in->power_limit_watts,
+                               r->speed.clock_share);
+        }
         const struct est_speed *sp = &r->speed;
         if (d->training) {
                 double s = d->s;
@@ -375,12 +401,12 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                 r->flops_total = r->flops_per_step * r->steps;
                 if (!g || peak <= 0)
                         return;
-                double host = 0, compute;
+                double host = 0, compute, cpu_opt_bytes = 0;
                 if (fixed_mfu) {
                         compute = flops_step / (gpus * peak * in->mfu);
                         ASSUME(r, EST_A_MFU, in->mfu, 0);
                 } else {
-                        compute = train_step_seconds(in, d, sp, &host);
+                        compute = train_step_seconds(in, d, sp, &host, &cpu_opt_bytes);
                 }
                 r->compute_seconds_per_step = compute;
 
@@ -429,18 +455,56 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                                    (tt - 1) / tt * in->batch_size * s * in->arch.hidden * d->e_a *
                                    in->gradient_accumulation;
                 }
-                double host_link = 0;
+                double host_link = 0, offload = 0;
+                double hl = g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
+                                                         : default_pcie_bytes_per_s;
                 if (in->offload != EST_OFFLOAD_NONE) {
-                        double hl = g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
-                                                                 : default_pcie_bytes_per_s;
-                        host_link = (d->e_g + d->e_w) * Ptr / d->shard / hl;
+                        /*
+                         * The step itself does not overlap the next forward
+                         * (DeepSpeed ZeRO-Offload, Ren et al. 2021, section 5:
+                         * the CPU step sits between backward and the next
+                         * forward unless delayed parameter update is on; FSDP
+                         * steps after backward): the gradients come down and
+                         * the updated weights go up over PCIe, and the CPU
+                         * streams the states of every rank on the node.
+                         */
+                        double ranks = in->nodes > 0 ? (double)in->gpus / in->nodes : in->gpus;
+                        double host_bw = in->host_memory_bytes_per_s > 0
+                                                 ? in->host_memory_bytes_per_s
+                                                 : default_host_memory_bytes_per_s;
+                        offload = (d->e_g + d->e_w) * Ptr / d->shard / hl +
+                                  cpu_opt_bytes * ranks / host_bw;
+                        ASSUME(r, EST_A_OFFLOAD_STEP, host_bw, offload);
                         if (in->offload == EST_OFFLOAD_OPTIMIZER_AND_PARAMS)
                                 host_link += 2.0 * d->e_w * d->P / d->shard / hl *
                                              in->gradient_accumulation;
+                } else if (in->optimizer >= EST_OPT_PAGED_ADAMW) {
+                        /*
+                         * Paged optimizer states that do not fit beside the
+                         * rest are evicted to host memory and prefetched back
+                         * for every step: each step moves the overflow in and
+                         * out (2 x overflow), the two directions of the PCIe
+                         * link at once, at unified-memory speed.  Under
+                         * optimizer-in-backward bitsandbytes synchronises
+                         * after each parameter's step, so none of it overlaps
+                         * the backward either (bitsandbytes docs, "Paged
+                         * optimizers").
+                         */
+                        double cap = (double)(g->usable_memory_bytes ? g->usable_memory_bytes
+                                                                    : g->memory_bytes);
+                        double over = cap > 0 ? (double)r->per_gpu_needed_bytes - cap : 0;
+                        over = fmin(over, (double)r->per_gpu[EST_C_OPTIMIZER]);
+                        if (over > 0) {
+                                r->paged_overflow_bytes = (uint64_t)llround(over);
+                                offload = 2 * over / (2 * hl * unified_memory_link_share);
+                                ASSUME(r, EST_A_PAGED_OVERFLOW, over, offload);
+                        }
                 }
+                r->offload_seconds_per_step = offload;
                 r->comm_bytes_per_step = bytes + tp_bytes;
                 r->link_bytes_per_s = link;
-                double comm = bytes / link + host_link;
+                double comm = bytes / (link * (in->nodes > 1 ? 1 : collective_link_efficiency)) +
+                              host_link;
                 /* Tensor-parallel all-reduces sit on the critical path; the
                  * pass model already charges them when it is used. */
                 double tp_time =
@@ -465,7 +529,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                 double data = (double)in->batch_size * in->gradient_accumulation / rate;
                 r->data_seconds_per_step = data;
                 ASSUME(r, EST_A_DATA_LOADING, rate, data);
-                double busy = compute + exposed + tp_time;
+                double busy = compute + exposed + tp_time + offload;
                 r->seconds_per_step = fmax(busy, data);
                 if (data >= busy)
                         r->bottleneck = EST_BOUND_DATA_LOADING;
@@ -528,7 +592,13 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         r->seconds_per_step = r->total_seconds;
         r->compute_seconds_per_step = r->prefill_seconds;
         if (!(bw > 0) || r->decode_bytes_per_token == 0 || gen <= 0) {
+                /* Encoders and prefill-only runs: every token is a prompt
+                 * token, processed in the prefill. */
                 r->bottleneck = EST_BOUND_COMPUTE;
+                if (r->total_seconds > 0) {
+                        r->tokens_per_second = r->tokens_per_step / r->total_seconds;
+                        r->mfu = r->flops_per_step / (gpus * peak * r->total_seconds);
+                }
                 return;
         }
         double step_mem = (double)r->decode_bytes_per_token / bw;
@@ -559,4 +629,82 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         r->seconds_per_step = r->total_seconds;
         r->tokens_per_second = r->total_seconds > 0 ? r->tokens_per_step / r->total_seconds : 0;
         r->mfu = r->total_seconds > 0 ? r->flops_per_step / (gpus * peak * r->total_seconds) : 0;
+}
+
+/* ---- goodput at scale ------------------------------------------------------ */
+
+/*
+ * Unexpected interruptions per GPU-hour: Meta's Llama 3 405B pre-training
+ * saw 419 unexpected interruptions in a 54-day snapshot on 16,384 H100s
+ * (Llama Team, "The Llama 3 Herd of Models", 2024, section 3.3.4 and
+ * table 5): 419 / (54 x 24 x 16,384) = 1.97e-5 per GPU-hour.
+ */
+static const double default_failures_per_gpu_hour = 419.0 / (54.0 * 24.0 * 16384.0);
+/* Checkpoint storage: the same run's Tectonic store sustained 2 TB/s
+ * across its 16,384 GPUs (ibid., section 3.3.1): 2e12 / 16,384 = 122 MB/s
+ * per GPU, the job's write bandwidth growing with its GPUs. */
+static const double default_write_bytes_per_s_per_gpu = 2e12 / 16384.0;
+/* Detecting the failure, rescheduling, loading the checkpoint and warming
+ * up: a stated assumption of ten minutes (the request can give its own). */
+static const double default_restart_seconds = 600;
+
+void compute_goodput(const struct estimate_input *in, const struct derived *d,
+                     struct estimate_result *r)
+{
+        struct est_goodput *gp = &r->goodput;
+        double n = in->gpus;
+
+        memset(gp, 0, sizeof(*gp));
+        if (!d->training || !(r->total_seconds > 0) || !(r->seconds_per_step > 0) ||
+            (in->dataset_tokens == 0 && in->dataset_samples == 0))
+                return;
+        gp->present = true;
+        gp->gpu_hours = r->total_seconds * n / 3600;
+        gp->failures_per_gpu_hour = in->failures_per_gpu_hour > 0 ? in->failures_per_gpu_hour
+                                                                   : default_failures_per_gpu_hour;
+        /* Failures of independent GPUs add: the job's mean time between
+         * interruptions is 1 / (rate x GPUs). */
+        gp->mtbf_seconds = 3600 / (gp->failures_per_gpu_hour * n);
+        /* A checkpoint holds the trained weights and the optimizer's states
+         * and master copy (LoRA: the adapters and theirs). */
+        double weights = d->lora ? d->P_trainable : d->P;
+        gp->checkpoint_bytes = weights * d->e_w + d->P_trainable * (d->e_master + d->e_opt);
+        gp->checkpoint_write_bytes_per_s = in->checkpoint_write_bytes_per_s > 0
+                                                   ? in->checkpoint_write_bytes_per_s
+                                                   : default_write_bytes_per_s_per_gpu * n;
+        gp->checkpoint_seconds = gp->checkpoint_bytes / gp->checkpoint_write_bytes_per_s;
+        /* An asynchronous save (torch.distributed.checkpoint.async_save)
+         * blocks only for the copy of each GPU's shard to host memory. */
+        double hl = default_pcie_bytes_per_s;
+        gp->checkpoint_blocking_seconds =
+                in->checkpoint_async ? fmin(gp->checkpoint_seconds, gp->checkpoint_bytes / n / hl)
+                                     : gp->checkpoint_seconds;
+        gp->restart_seconds =
+                in->restart_seconds > 0 ? in->restart_seconds : default_restart_seconds;
+        /* Young (1974) and Daly (2006): the interval that minimises the
+         * time lost, sqrt(2 x checkpoint cost x MTBF); never shorter than
+         * a step, nor than the write itself when saves run beside training
+         * (the next save waits for the last). */
+        double delta = gp->checkpoint_blocking_seconds;
+        if (in->checkpoint_interval_s > 0) {
+                gp->checkpoint_interval_s = in->checkpoint_interval_s;
+        } else {
+                double floor_s = fmax(r->seconds_per_step,
+                                      in->checkpoint_async ? gp->checkpoint_seconds : 0);
+                gp->checkpoint_interval_s = fmax(sqrt(2 * delta * gp->mtbf_seconds), floor_s);
+                gp->interval_optimal = true;
+        }
+        double tau = gp->checkpoint_interval_s;
+        /* On average an interruption loses half an interval of work and
+         * the restart (Daly 2006, first-order model). */
+        gp->lost_seconds_per_interruption = gp->restart_seconds + tau / 2;
+        /* Wall time W: the work plus its saves, T (1 + delta / tau), and
+         * W / MTBF interruptions each losing the above:
+         * W = T (1 + delta / tau) / (1 - lost / MTBF). */
+        double keep = 1 - gp->lost_seconds_per_interruption / gp->mtbf_seconds;
+        if (!(keep > 0))
+                return; /* it never finishes: goodput 0, no effective time */
+        gp->effective_seconds = r->total_seconds * (1 + delta / tau) / keep;
+        gp->expected_interruptions = gp->effective_seconds / gp->mtbf_seconds;
+        gp->goodput = r->total_seconds / gp->effective_seconds;
 }

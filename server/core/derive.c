@@ -165,6 +165,47 @@ static double saved_params(const struct estimate_input *in, bool encoder_head)
         return n;
 }
 
+/*
+ * transformers' Adafactor as the Trainer builds it (optim "adafactor":
+ * scale_parameter=False, relative_step=False, beta1=None,
+ * transformers/optimization.py): no first moment; the second moment of a
+ * matrix is factored into a row and a column vector (exp_avg_sq_row,
+ * exp_avg_sq_col; Shazeer & Stern 2018), of a vector kept whole
+ * (exp_avg_sq), in the gradient's dtype.  Its step works on one parameter
+ * at a time in fp32: the squared gradient and the approximated update are
+ * full-size fp32 tensors, so the temporaries peak at about twice the
+ * largest parameter, 8 bytes per element.
+ */
+static void adafactor_states(const struct estimate_input *in, struct derived *d, double half)
+{
+        const struct model_arch *a = &in->arch;
+        double h = a->hidden, q = (double)a->heads * a->head_dim;
+        double kv = (double)a->kv_heads * a->head_dim, f = a->ffn, V = a->vocab;
+        double Ptr = d->P_trainable > 0 ? d->P_trainable : 1;
+
+        if (d->lora) {
+                /* A (r x in) and B (out x r): (r + in) + (out + r) state
+                 * elements for r (in + out) parameters, about 1 / r each. */
+                double r = in->lora_rank > 0 ? in->lora_rank : 8;
+                d->e_opt = 4 * half / r + (in->adafactor_first_moment ? 4 * half : 0);
+                d->e_opt_temp = 8 * r * fmax(h, f) / Ptr;
+                return;
+        }
+        double mlp = (a->gated_mlp ? 3 : 2) * (h + f) *
+                     (a->experts > 1 ? a->experts : 1) + (a->shared_expert_ffn > 0 ? 3 * (h + a->shared_expert_ffn) : 0);
+        double block = (h + q) + 2 * (h + kv) + (q + h) + mlp;
+        double L = (double)a->layers + a->decoder_layers;
+        double heads = d->pb.lm_head > 0 ? 2 : 1; /* the token embedding, and an untied head */
+        double factored = L * block + heads * (V + h);
+        double matrices = (double)d->pb.linear + heads * V * h;
+        double whole = d->P - matrices > 0 ? d->P - matrices : 0;
+        d->e_opt = 4 * half * (factored + whole) / Ptr;
+        if (in->adafactor_first_moment) /* exp_avg, a whole copy (beta1 set) */
+                d->e_opt += 4 * half;
+        double largest = fmax(V * h, fmax(h * f, h * q));
+        d->e_opt_temp = 8 * largest / Ptr;
+}
+
 int derive_input(const struct estimate_input *in, struct derived *d, struct estimate_result *res,
                  struct estimate_error *err)
 {
@@ -289,10 +330,7 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
                                 d->e_opt_temp = 4 * half;
                         break;
                 case EST_OPT_ADAFACTOR:
-                        /* First moment (beta1 set, as the seeds assume: 4 B)
-                         * + factored second moment: rows + columns per
-                         * matrix (Shazeer & Stern 2018), ~8/h per param. */
-                        d->e_opt = 4 * half + 8.0 / h;
+                        adafactor_states(in, d, half);
                         break;
                 case EST_OPT_ADAMW_8BIT:
                 case EST_OPT_PAGED_ADAMW_8BIT:

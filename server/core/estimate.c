@@ -243,8 +243,18 @@ void estimate_apply_framework(struct estimate_input *in)
                  * the vocabulary-sharded logits inside loss_parallel()
                  * unless training.disable_loss_parallel is set
                  * (torchtitan/train.py, loss_parallel_enabled). */
+                /* With compile on, torchtitan compiles the loss too since
+                 * April 2025 (components/loss.py build_cross_entropy_loss:
+                 * torch.compile(cross_entropy_loss) when compile is enabled
+                 * and "loss" is among compile.components, the default);
+                 * Inductor fuses the upcast into the log-sum-exp, so no fp32
+                 * copy of the logits is made.  Earlier releases (December
+                 * 2024 and before) compiled the blocks only. */
+                bool compiled_loss = in->compile &&
+                                     (in->framework_release == 0 || in->framework_release >= 202504);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits,
                        in->tensor_parallel > 1 ? EST_LOGITS_LOSS_PARALLEL
+                       : compiled_loss         ? EST_LOGITS_FUSED
                                                : EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_OPT_PER_PARAM, EST_FWS_FUSED_OPTIMIZER, optimizer_per_parameter,
                        true);
@@ -605,7 +615,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 if (d->e_opt_temp > 0)
                         ASSUME(r, EST_A_FOREACH_TEMP, d->e_opt_temp, 0);
                 if (in->optimizer == EST_OPT_ADAFACTOR)
-                        ASSUME(r, EST_A_ADAFACTOR, 0, 0);
+                        ASSUME(r, EST_A_ADAFACTOR, d->e_opt * d->P_trainable,
+                               d->e_opt_temp * d->P_trainable);
                 if (in->pipeline_parallel > 1)
                         ASSUME(r, EST_A_PIPELINE_STAGE, d->pp_stage, 0);
                 if (in->mode == EST_QLORA && memory_qlora_keeps_inputs(in))
@@ -701,6 +712,14 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
 
         /* Inference: bytes per decode step and the serving answer. */
         const struct gpu_spec *g = in->gpu_index >= 0 ? &gpus[in->gpu_index] : NULL;
+        /* A memory variant of the catalog part (the same chip with other
+         * HBM stacks) runs memory-bound work at its own bandwidth. */
+        struct gpu_spec variant;
+        if (g && in->memory_bandwidth_bytes_per_s > 0) {
+                variant = *g;
+                variant.memory_bandwidth_bytes_per_s = in->memory_bandwidth_bytes_per_s;
+                g = &variant;
+        }
         if (!d.training) {
                 const struct phase_mem *ph = mm.ph[EST_PHASE_DECODE].present
                                                      ? &mm.ph[EST_PHASE_DECODE]
@@ -717,6 +736,7 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                 r->kv_bytes_per_token = (uint64_t)llround(kv_tok);
         }
         compute_fill(in, &d, g, r);
+        compute_goodput(in, &d, r);
 
         fit_serving(in, &d, &mm, g, r);
         /* Whether a GPU holds the run: cached blocks another stream holds

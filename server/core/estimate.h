@@ -320,12 +320,16 @@ struct estimate_input {
                                               each allocator pool is one growing segment */
         bool output_kept;                  /* the training loop holds the model's output (its
                                               logits) until backward has run */
+        bool adafactor_first_moment;       /* Adafactor with beta1 set: an exp_avg per
+                                              parameter (transformers' Trainer: none) */
         bool dequantize_to_fp16;           /* quantized matmuls over many tokens run on an
                                               fp16 copy of the weights (ExLlama,
                                               bitsandbytes, llama.cpp's cuBLAS path) */
 
         /* framework behaviour (issue: engine at scale) */
         enum est_framework framework; /* whose defaults filled unset settings */
+        uint32_t framework_release;   /* the framework as of year x 100 + month (202412);
+                                         0 = today's behaviour */
         unsigned framework_set;       /* 1 << est_fw_setting: filled by the preset */
         uint32_t checkpoint_every;    /* full checkpointing of every k-th block; 0, 1 = all */
         bool compile;                 /* torch.compile of each block and of the loss */
@@ -341,6 +345,21 @@ struct estimate_input {
         /* float8 training (precision fp8_mixed; torchao Float8Linear) */
         bool float8_all_gather;       /* FSDP2 gathers Float8Linear weights in float8 */
         bool float8_recompute_weight; /* force_recompute_fp8_weight_in_bwd: no saved fp8 weights */
+
+        /* the GPU as run: a power cap and a memory variant of the catalog part */
+        double power_limit_watts;            /* 0 = the part's TDP */
+        double memory_bandwidth_bytes_per_s; /* 0 = the catalog's figure */
+        double host_memory_bytes_per_s;      /* CPU DRAM of one node, for an offloaded
+                                                optimizer step; 0 = compute.c's default */
+
+        /* goodput at scale (compute.c, goodput): 0 = the defaults there */
+        double failures_per_gpu_hour;         /* unexpected interruptions per GPU-hour */
+        double checkpoint_write_bytes_per_s;  /* storage write bandwidth, whole job */
+        double restart_seconds;               /* detect, reschedule, reload, warm up */
+        double checkpoint_interval_s;         /* 0 = Young/Daly's optimum */
+        bool checkpoint_async;                /* the save runs beside training (torch.distributed
+                                                 .checkpoint async_save): only the copy to host
+                                                 memory blocks */
 };
 
 /*
@@ -491,6 +510,9 @@ enum est_note_code {
         EST_A_FSDP_UNLIMITED,   /* a = gathered bytes with limit_all_gathers=False */
         EST_A_ALLOCATOR_REPLAY, /* a = reserve fraction, b = the part not releasable */
         EST_A_DEFAULT_TARGET,   /* a = decoder tokens (an encoder-decoder's target) */
+        EST_A_OFFLOAD_STEP,     /* a = host DRAM bytes/s, b = seconds per step not overlapped */
+        EST_A_PAGED_OVERFLOW,   /* a = paged state bytes beyond the GPU, b = seconds per step */
+        EST_A_POWER_LIMIT,      /* a = watts, b = sustained clock share */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -577,7 +599,33 @@ struct est_speed {
         double tp_bytes;                 /* per token: tensor-parallel all-reduce bytes */
         double tp_bandwidth;
         double tp_latency; /* per pass: the all-reduces' fixed cost */
+        /* Fixed cost per kernel: a kernel takes at least kernel_floor however
+         * few bytes it moves.  Per pass on this GPU: */
+        double kernel_floor;      /* seconds; 0 = not modelled (the host bounds the pass) */
+        double matmul_kernels;    /* weight matmuls */
+        double small_kernels;     /* norms, activations, residuals, rotary, cache writes,
+                                     activation quantization */
+        double attention_kernels; /* attention proper */
+        double clock_share;       /* sustained clock at the power limit / at the TDP */
 };
+
+/*
+ * Fixed cost of one ring all-reduce over ranks GPUs: NCCL's own latency
+ * model for the ring algorithm with its low-latency protocol, a base
+ * latency plus one hop latency per ring step, 2 (n - 1) steps
+ * (src/graph/tuning.cc).  nvlink: peers on NVLink / NVSwitch, else PCIe;
+ * nodes > 1 puts the inter-node steps on the network.  Seconds; 0 for one
+ * rank.  Shared by the pass model and the serving planner.
+ */
+double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink);
+
+/*
+ * Sustained tensor clock at power limit watts as a share of the clock at
+ * the part's TDP: dynamic power goes with f V^2 and voltage with frequency
+ * over the DVFS range, so f ~ P^(1/3).  1 when limit is 0, at or above the
+ * TDP, or the TDP is unknown.
+ */
+double est_power_clock_share(double limit_watts, double tdp_watts);
 
 /*
  * Seconds for one forward pass over tokens new tokens (all sequences of
@@ -638,7 +686,31 @@ struct estimate_result {
         double link_bytes_per_s;
         double memory_seconds_per_step; /* inference decode: bytes / bandwidth */
         double data_seconds_per_step;   /* input pipeline: samples per process / throughput */
+        double offload_seconds_per_step; /* optimizer off the GPU, not overlapped: the CPU
+                                            step and its PCIe traffic, or a paged optimizer's
+                                            unified-memory migration */
+        uint64_t paged_overflow_bytes;   /* paged optimizer states that do not fit on the GPU */
+        double clock_share;              /* sustained clock at the power limit / at the TDP */
         enum est_bottleneck bottleneck;
+
+        /* goodput (training runs with a dataset): interruptions and checkpoints */
+        struct est_goodput {
+                bool present;
+                double gpu_hours;              /* ideal: total_seconds x GPUs / 3600 */
+                double failures_per_gpu_hour;  /* as used */
+                double mtbf_seconds;           /* of the whole job: 1 / (rate x GPUs) */
+                double expected_interruptions; /* over the effective wall time */
+                double checkpoint_bytes;       /* whole job: weights + optimizer states */
+                double checkpoint_write_bytes_per_s;
+                double checkpoint_seconds;     /* one save, as written */
+                double checkpoint_blocking_seconds; /* of which training waits */
+                double checkpoint_interval_s;  /* between saves */
+                bool interval_optimal;         /* Young/Daly, not the request's */
+                double restart_seconds;
+                double lost_seconds_per_interruption; /* restart + half an interval */
+                double goodput;                /* ideal / effective */
+                double effective_seconds;      /* wall time with saves, restarts, lost work */
+        } goodput;
 
         /* inference */
         double prefill_seconds;

@@ -210,6 +210,10 @@ double speed_eager_op_seconds(void);
 bool compute_precision_unsupported(const struct estimate_input *in, const struct gpu_spec *g);
 enum est_precision compute_precision_suggestion(const struct estimate_input *in,
                                                 const struct gpu_spec *g);
+/* Interruptions, checkpoints and the wall time a training run really
+ * takes (r->goodput); after compute_fill. */
+void compute_goodput(const struct estimate_input *in, const struct derived *d,
+                     struct estimate_result *r);
 void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r);
 

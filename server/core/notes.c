@@ -78,6 +78,9 @@ static const struct note_def defs[] = {
         {EST_A_FSDP_UNLIMITED, "fsdp_unlimited_all_gathers"},
         {EST_A_ALLOCATOR_REPLAY, "allocator_replay"},
         {EST_A_DEFAULT_TARGET, "default_target_length"},
+        {EST_A_OFFLOAD_STEP, "offloaded_optimizer_step"},
+        {EST_A_PAGED_OVERFLOW, "paged_optimizer_overflow"},
+        {EST_A_POWER_LIMIT, "power_limit_clock"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -176,6 +179,26 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_DEFAULT_SEQUENCE:
                 snprintf(buf, len, "sequence_length not given: %.0f tokens", a);
+                break;
+        case EST_A_OFFLOAD_STEP:
+                snprintf(buf, len,
+                         "optimizer offloaded to the CPU: the step streams every rank's states "
+                         "through the node's DRAM at %.3g GB/s and the gradients and weights "
+                         "cross PCIe, %.3g s per step that the next forward waits for",
+                         a / 1e9, b);
+                break;
+        case EST_A_PAGED_OVERFLOW:
+                snprintf(buf, len,
+                         "paged optimizer: %.2f GiB of its states do not fit on the GPU and move "
+                         "out and back in every step over unified memory (%.3g s per step)",
+                         a / GIB, b);
+                break;
+        case EST_A_POWER_LIMIT:
+                snprintf(buf, len,
+                         "power limit %.0f W: the tensor units sustain %.3f of the clock they "
+                         "hold at the part's TDP (clock ~ power^(1/3)); memory bandwidth is "
+                         "unchanged",
+                         a, b);
                 break;
         case EST_A_DEFAULT_TARGET:
                 snprintf(buf, len,
@@ -308,8 +331,11 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_ADAFACTOR:
                 snprintf(buf, len,
-                         "Adafactor with a first moment (beta1 set) and factored second moment: ~4 "
-                         "bytes per parameter");
+                         "Adafactor as transformers' Trainer builds it (no first moment, beta1 "
+                         "None): a factored second moment, rows + columns per matrix and whole "
+                         "for vectors (%.3g MiB in all), and step temporaries of about twice the "
+                         "largest parameter in fp32 (%.3g MiB)",
+                         a / (1024.0 * 1024.0), b / (1024.0 * 1024.0));
                 break;
         case EST_A_NF4:
                 snprintf(buf, len,

@@ -90,11 +90,35 @@ static const double eager_ops_per_block_layernorm = 25;
 static const double compiled_ops_per_block = 12;
 static const double launch_seconds = 4e-6; /* cudaLaunchKernel from a compiled wrapper */
 static const double serving_step_seconds = 0.5e-3;
-/* A small-message NCCL all-reduce inside an NVLink node costs about 10
- * microseconds however little it carries (nccl-tests all_reduce_perf
- * latency at 8 bytes to 64 KiB on DGX A100/H100); decode's per-layer
- * all-reduces carry a few KiB. */
-static const double all_reduce_latency_seconds = 10e-6;
+/*
+ * NCCL's latency model for a ring all-reduce with the LL protocol, the one
+ * it picks for the few KiB a decode step's all-reduce carries
+ * (NVIDIA/nccl src/graph/tuning.cc at 01afd20: baseLat Ring/LL 3.6 us;
+ * hwLat Ring/LL per step 0.47 us over NVLink, 1.0 us over PCIe, 2.7 us
+ * over the network; steps 2 (n - 1) for an all-reduce, of which
+ * 2 (nodes - 1) cross the network; intra-node steps of a multi-node ring
+ * count 1.8 times).  On 8 NVLink GPUs: 3.6 + 14 x 0.47 = 10.2 us; on 8
+ * PCIe GPUs 17.6 us.
+ */
+static const double ring_base_latency_s = 3.6e-6;
+static const double ring_step_latency_nvlink_s = 0.47e-6;
+static const double ring_step_latency_pcie_s = 1.0e-6;
+static const double ring_step_latency_net_s = 2.7e-6;
+/* Collectives over NVLink reach about 0.8 of the link's one-way rate
+ * (nccl-tests all_reduce_perf bus bandwidth on DGX H100: about 360-370 of
+ * 450 GB/s). */
+static const double collective_bandwidth_efficiency = 0.8;
+/*
+ * The least time a kernel takes however few bytes it moves.  Measured by
+ * tests/measure/time_floors.py on an H100 SXM with PyTorch 2.11
+ * (tests/data/time_floors_h100.json): a 4,096-element add launched 2,000
+ * times back to back costs 1.18 us per kernel replayed from a CUDA graph
+ * and 10.9 us from eager PyTorch (the Python dispatch, eager_op_seconds
+ * below).  Engines that launch from C++ without graphs (llama.cpp before
+ * its CUDA graphs, ggml-cuda PR 6766 of May 2024; ExLlama) pay the launch
+ * itself, launch_seconds.
+ */
+static const double kernel_floor_graph_s = 1.18e-6;
 /*
  * Weight-only quantized kernels unpack every weight on the CUDA cores
  * before the multiply, in the same instruction stream as the loads: about
@@ -189,6 +213,65 @@ double speed_attention_efficiency(const struct gpu_spec *g, const struct estimat
         return attention_efficiency_hopper;
 }
 
+double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink)
+{
+        if (!(ranks > 1))
+                return 0;
+        double steps = 2 * (ranks - 1);
+        double net_steps = nodes > 1 ? 2 * (nodes - 1) : 0;
+        double hop = nvlink ? ring_step_latency_nvlink_s : ring_step_latency_pcie_s;
+        if (nodes > 1)
+                hop *= 1.8;
+        if (net_steps > steps)
+                net_steps = steps;
+        return ring_base_latency_s + (steps - net_steps) * hop + net_steps * ring_step_latency_net_s;
+}
+
+double est_power_clock_share(double limit_watts, double tdp_watts)
+{
+        if (!(limit_watts > 0) || !(tdp_watts > 0) || limit_watts >= tdp_watts)
+                return 1;
+        return cbrt(limit_watts / tdp_watts);
+}
+
+/*
+ * Kernels one decode pass launches per block, by engine, counted from
+ * their model code: vLLM's Llama (fused qkv_proj and gate_up_proj; fused
+ * add + RMSNorm twice, rotary, reshape_and_cache, silu_and_mul: 4 matmuls,
+ * 5 small kernels, 1 attention); gpt-fast (wqkv, wo, w1, w3, w2: 5
+ * matmuls, Inductor's fused norm, rotary, cache update and silu-mul
+ * kernels: 5); llama.cpp's llama graph (q, k, v, o, gate, up, down as 7
+ * mat-vecs, each quantized weight's input first converted to q8_1 by its
+ * own kernel; rms_norm and mul twice, rope twice, two cache copies, a
+ * contiguous copy, two residual adds, silu and mul: 14; without flash
+ * attention KQ, softmax and KQV are 3 kernels); ExLlama (7 q4 matmuls,
+ * 2 norms, rotary, 2 residual adds, silu-mul: 6 small, attention through
+ * PyTorch's SDPA).
+ */
+static void decode_kernels(const struct estimate_input *in, struct est_speed *sp, double layers,
+                           double attn_layers)
+{
+        bool quantized = in->quantization != EST_QUANT_NONE && in->quantization != EST_QUANT_FP8;
+        double mm = 4, small = 5, attn = 1;
+        double floor_s = kernel_floor_graph_s;
+        if (in->framework == EST_FW_LLAMA_CPP) {
+                mm = 7;
+                small = 14 + (quantized ? 7 : 0);
+                attn = in->flash_attention ? 1 : 3;
+                floor_s = launch_seconds;
+        } else if (in->framework == EST_FW_EXLLAMA) {
+                mm = 7;
+                small = 6;
+                floor_s = launch_seconds;
+        } else if (in->framework == EST_FW_NONE) {
+                mm = 5;
+        }
+        sp->kernel_floor = floor_s;
+        sp->matmul_kernels = mm * layers;
+        sp->small_kernels = small * layers;
+        sp->attention_kernels = attn * attn_layers;
+}
+
 double speed_bandwidth_efficiency(void)
 {
         return bandwidth_efficiency;
@@ -272,10 +355,15 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         double f = (double)a->ffn * (a->experts > 1 ? a->active_experts : 1) + a->shared_expert_ffn;
         /* Megatron-LM runs Transformer Engine's fused norm, activation,
          * rotary and softmax kernels (megatron/core/fusions). */
+        /* Framework none at inference is a serving engine (fused kernels,
+         * flash attention) unless the request says flash_attention false:
+         * then it is eager PyTorch, as transformers' generate() runs. */
+        bool eager_none = in->framework == EST_FW_NONE && (in->set & EST_SET_FLASH) &&
+                          !in->flash_attention;
         bool fused = in->compile || in->framework == EST_FW_VLLM ||
                      in->framework == EST_FW_MEGATRON || in->framework == EST_FW_LLAMA_CPP ||
                      in->framework == EST_FW_EXLLAMA ||
-                     (!d->training && in->framework == EST_FW_NONE);
+                     (!d->training && in->framework == EST_FW_NONE && !eager_none);
         /* ggml graphs keep activations in fp32 (GGML_TYPE_F32) and each
          * cuBLAS matmul converts its input to fp16 and its fp16 result back
          * (ggml_cuda_op_mul_mat_cublas: to_fp16_cuda, to_fp32_cuda). */
@@ -286,12 +374,17 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         sp->peak = g ? g->flops[prec] : 0;
         if (g && sp->peak <= 0 && prec == GPU_TF32)
                 sp->peak = g->flops[GPU_FP32];
+        /* A power cap lowers the clock the tensor units sustain; memory
+         * bandwidth does not follow the SM clock. */
+        sp->clock_share = est_power_clock_share(in->power_limit_watts, g ? g->tdp_watts : 0);
+        sp->peak *= sp->clock_share;
         sp->bandwidth = g ? g->memory_bandwidth_bytes_per_s : 0;
         sp->gemm_efficiency = speed_gemm_efficiency(g, prec, in);
         sp->gemm_peak = sp->peak;
         if (in->fp16_accumulation && prec == GPU_FP16 && g &&
-            g->fp16_accumulate_flops * fp16_accumulate_realised > sp->peak)
-                sp->gemm_peak = g->fp16_accumulate_flops * fp16_accumulate_realised;
+            g->fp16_accumulate_flops * fp16_accumulate_realised * sp->clock_share > sp->peak)
+                sp->gemm_peak =
+                        g->fp16_accumulate_flops * fp16_accumulate_realised * sp->clock_share;
         /* Serving engines always run fused attention (paged attention,
          * FlashInfer, TensorRT-LLM FMHA, llama.cpp's flash kernels). */
         bool flash = in->flash_attention || (fused && !d->training);
@@ -353,6 +446,7 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         if (fused && !in->compile && !d->training) {
                 sp->host_seconds_per_pass = 0;
                 sp->step_overhead = serving_step_seconds;
+                decode_kernels(in, sp, layers, attn_layers);
         } else {
                 double ops =
                         fused ? compiled_ops_per_block
@@ -367,8 +461,10 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
          * volume 2 (t-1)/t. */
         if (tp > 1) {
                 sp->tp_bytes = layers * 2 * 2 * (tp - 1) / tp * h * d->e_a;
-                sp->tp_bandwidth = g && g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 32e9;
-                sp->tp_latency = layers * 2 * all_reduce_latency_seconds;
+                sp->tp_bandwidth = (g && g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 32e9) *
+                                   collective_bandwidth_efficiency;
+                bool nvlink = g && g->link == GPU_LINK_NVLINK;
+                sp->tp_latency = layers * 2 * est_ring_all_reduce_latency_seconds(tp, 1, nvlink);
         }
 }
 
@@ -418,6 +514,19 @@ void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
         if (sp->state_bytes > 0 && kv_tokens_read > 0 && context > 0)
                 p->attention_memory += kv_tokens_read / context * sp->state_bytes / bw;
         p->elementwise = tokens * sp->elementwise_bytes / bw;
+        /*
+         * Each kernel takes at least the floor: the pass's time is the sum
+         * over kernels of max(bytes / bandwidth, floor).  Within a class the
+         * kernels are alike in size, so the class costs max(its bytes /
+         * bandwidth, its kernels x floor): small-batch decode's norms and
+         * rotary move a few KiB each and cost the floor; a prompt's do not.
+         */
+        if (sp->kernel_floor > 0) {
+                p->gemm_memory = fmax(p->gemm_memory, sp->matmul_kernels * sp->kernel_floor);
+                p->elementwise = fmax(p->elementwise, sp->small_kernels * sp->kernel_floor);
+                p->attention_memory =
+                        fmax(p->attention_memory, sp->attention_kernels * sp->kernel_floor);
+        }
         if (sp->dequant_ops > 0 && sp->alu_rate > 0)
                 p->dequant = sp->dequant_ops * share / sp->alu_rate;
         if (rebuild) /* its own kernel: packed read and fp16 write */

@@ -490,6 +490,27 @@ static int read_models(struct reader *rd)
         return 0;
 }
 
+/* The validation tables travel with the catalog so that what is derived
+ * from them (the API's error bars) follows the data; the same documents as
+ * db_measurements_json() and db_throughput_json(). */
+static const char sql_validation[] =
+        "SELECT (SELECT coalesce(json_agg(json_build_object("
+        " 'id', id, 'category', category, 'measured_bytes', measured_bytes, 'kind', kind,"
+        " 'request', request) ORDER BY id COLLATE \"C\"), '[]'::json)::text FROM measurements),"
+        " (SELECT coalesce(json_agg(json_build_object("
+        " 'id', id, 'category', category, 'metric', metric, 'measured', measured,"
+        " 'request', request) ORDER BY id COLLATE \"C\"), '[]'::json)::text"
+        " FROM throughput_measurements)";
+
+static int read_validation(struct reader *rd)
+{
+        if (PQntuples(rd->res) != 1)
+                return -1;
+        rd->t->validation_memory_json = cell_text_nn(rd, 0);
+        rd->t->validation_time_json = cell_text_nn(rd, 1);
+        return rd->failed ? -1 : 0;
+}
+
 static const struct {
         const char *what;
         const char *sql;
@@ -502,6 +523,7 @@ static const struct {
         {"current_purchase_prices", sql_purchase_prices, read_purchase_prices},
         {"settings", sql_settings, read_settings},
         {"models", sql_models, read_models},
+        {"validation", sql_validation, read_validation},
 };
 
 static int exec_command(PGconn *conn, const char *sql)

@@ -294,7 +294,15 @@ static void run_lightest(struct search *sr, struct run_memo *m, const struct gpu
                 m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
                 m->per_gpu_needed = sr->res.per_gpu_needed_bytes;
                 m->cpu_bytes = sr->res.cpu_total_bytes;
-                m->total_seconds = sr->res.total_seconds;
+                /* The wall time a run really takes: interruptions, restarts
+                 * and checkpoint saves included (core/compute.c, goodput);
+                 * a run interrupted faster than it progresses has no plan. */
+                if (sr->res.goodput.present && !(sr->res.goodput.effective_seconds > 0)) {
+                        m->ok = false;
+                        return;
+                }
+                m->total_seconds = sr->res.goodput.present ? sr->res.goodput.effective_seconds
+                                                           : sr->res.total_seconds;
                 m->tokens_per_second = sr->res.tokens_per_second;
                 m->seconds_per_step = sr->res.seconds_per_step;
                 m->bottleneck = sr->res.bottleneck;

@@ -31,3 +31,20 @@ test('the database holds every measured case exactly as tests/data has it', asyn
                 assert.deepEqual(s.request, c.request, c.id);
         }
 });
+
+test('the database holds every throughput case exactly as tests/data has it', async () => {
+        const file = JSON.parse(readFileSync(join(ROOT, 'tests/data/throughput.json'), 'utf8'));
+        const r = await get('/api/v1/validation');
+        assert.equal(r.status, 200, r.text);
+        const served = new Map(r.json.time.cases.map((c) => [c.id, c]));
+        assert.deepEqual([...served.keys()].sort(), file.cases.map((c) => c.id).sort());
+        for (const c of file.cases) {
+                const s = served.get(c.id);
+                assert.equal(s.category, c.category, c.id);
+                assert.equal(s.metric, c.metric, c.id);
+                assert.ok(Math.abs(s.measured - c.measured) <= 1e-12 * c.measured, c.id);
+                assert.deepEqual(s.request, c.request, c.id);
+                // every case runs: none is refused by the engine
+                assert.notEqual(s.error, null, `${c.id}: ${JSON.stringify(s.problem)}`);
+        }
+});

@@ -454,6 +454,12 @@ test('validation view shows every measured case', async () => {
         assert.ok(json.time.cases.length >= 30);
         assert.ok((await page.textContent('#val-time-median')).includes((100 * json.time.summary.median_abs_error).toFixed(1)),
                   'the median the API reports');
+        // The error bars' leave-one-out coverage, as the API reports it.
+        for (const [id, c] of [['#val-coverage', json.summary.interval_coverage],
+                               ['#val-time-coverage', json.time.summary.interval_coverage]]) {
+                const text = await page.textContent(id);
+                assert.ok(text.includes((100 * c.leave_one_out).toFixed(1)) && text.includes(`${c.cases}`), text);
+        }
         for (const g of json.time.summary.by_category) {
                 const row = page.locator(`#validation-time-categories tr[data-category="${g.category}"]`);
                 assert.equal(await row.count(), 1, g.category);

@@ -128,9 +128,9 @@ static void test_fp16_weights(void **state)
 /* seeds/002: optimizer states for a 3B model, fp32 training (states not
  * halved), read from the engine's output:
  *   AdamW: exp_avg + exp_avg_sq, 4 + 4 bytes:       8 x 3e9 = 24e9
- *   Adafactor (beta1 set): 4-byte first moment + factored second moment
- *     (a row and a column per matrix, Shazeer & Stern 2018): about 4 x 3e9
- *     = 12e9 ("about 12 GB")
+ *   Adafactor (beta1 set, as the seed assumes: runtime.adafactor_beta1):
+ *     4-byte first moment + factored second moment (a row and a column per
+ *     matrix, Shazeer & Stern 2018): about 4 x 3e9 = 12e9 ("about 12 GB")
  *   8-bit Adam: two 1-byte states + an fp32 absmax per 2048 (Dettmers et
  *     al. 2022): 2.004 x 3e9, about 6e9
  *   SGD with momentum and Lion: one fp32 buffer, 12e9; SGD none.
@@ -152,6 +152,7 @@ static void test_optimizer_states_3b(void **state)
                 in.mode = EST_FINE_TUNE;
                 in.precision = EST_FP32;
                 in.optimizer = rows[i].opt;
+                in.adafactor_first_moment = true;
                 in.batch_size = 1;
                 in.sequence_length = 8;
                 in.set |= EST_SET_OPTIMIZER;

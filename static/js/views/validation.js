@@ -130,8 +130,18 @@ function summary(d) {
                         el('strong', { id: 'val-p90' }, fmt.percent(p90))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Measured cases'),
                         el('strong', {}, fmt.integer(typeof n === 'number' ? n : casesOf(d).length))),
+                coverageBox(s.interval_coverage, 'val-coverage'),
                 s.comparison ? el('p', { class: 'muted' }, `Compared: ${s.comparison}.`) : null,
                 byCategory(s.by_category));
+}
+
+// The error bars' leave-one-out coverage: how often the measured value fell
+// inside the interval an estimate would have shown without that case.
+function coverageBox(c, id) {
+        if (!c || typeof c.leave_one_out !== 'number') return null;
+        return el('div', { class: 'big', title: `Each estimate shows the 10th-90th percentile of measured / estimated over similar measured runs (target ${fmt.percent(c.target)}); here every case was left out in turn and checked against the interval built from the others.` },
+                el('span', { class: 'label' }, 'Error bars held the measured value (leave-one-out)'),
+                el('strong', { id }, `${fmt.percent(c.leave_one_out)} of ${fmt.integer(c.cases)}`));
 }
 
 // The per-category figures: one row per category the API reports.
@@ -202,6 +212,7 @@ function timeSection(t) {
                         el('strong', { id: 'val-time-p90' }, fmt.percent(s.p90_abs_error))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Measured cases'),
                         el('strong', {}, fmt.integer(s.count))),
+                coverageBox(s.interval_coverage, 'val-time-coverage'),
                 byCategory(s.by_category, 'validation-time-categories'));
         const order = new Map((s.by_category || []).map((g, i) => [g.category, i]));
         const rows = (t.cases || []).slice().sort((a, b) =>

@@ -1,0 +1,331 @@
+/*
+ * test_time_physics.c - the time mechanisms behind the tail (core/speed.c,
+ * core/compute.c): ring all-reduce latency, the power-capped clock, kernel
+ * floors in small-batch decode, encoder (prefill-only) throughput, paged
+ * optimizer overflow, the CPU-offloaded optimizer step and goodput.  Each
+ * expected figure is worked by hand in the comment beside it from the
+ * formula's source.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/estimate.h"
+
+#include "engine_fixtures.h"
+
+static struct estimate_result res;
+
+static void run(const struct estimate_input *in, const struct gpu_spec *g, size_t n)
+{
+        run_into(&res, in, g, n);
+}
+
+static void assert_close(double got, double want, double rel)
+{
+        if (!(fabs(got - want) <= rel * fabs(want)))
+                fail_msg("got %.9g, want %.9g (+-%.2g%%)", got, want, 100 * rel);
+}
+
+/* NCCL's ring/LL model (src/graph/tuning.cc): 3.6 us + 2 (n - 1) hops.
+ *   8 GPUs on NVLink: 3.6 + 14 x 0.47 = 10.18 us
+ *   8 GPUs on PCIe:   3.6 + 14 x 1.0  = 17.6 us
+ *   2 GPUs on NVLink: 3.6 + 2 x 0.47  = 4.54 us
+ *   16 GPUs on 2 nodes: 30 steps, 2 on the network (2.7 us), the other
+ *   28 at 1.8 x 0.47 = 0.846 us: 3.6 + 23.688 + 5.4 = 32.688 us */
+static void test_ring_latency(void **state)
+{
+        (void)state;
+        assert_close(est_ring_all_reduce_latency_seconds(8, 1, true), 10.18e-6, 1e-9);
+        assert_close(est_ring_all_reduce_latency_seconds(8, 1, false), 17.6e-6, 1e-9);
+        assert_close(est_ring_all_reduce_latency_seconds(2, 1, true), 4.54e-6, 1e-9);
+        assert_close(est_ring_all_reduce_latency_seconds(16, 2, true), 32.688e-6, 1e-9);
+        assert_true(est_ring_all_reduce_latency_seconds(1, 1, true) == 0);
+}
+
+/* f ~ P^(1/3): a 700 W part held to 500 W sustains (5/7)^(1/3) = 0.89390
+ * of its clock; an A100 400 W part capped at 330 W (0.825)^(1/3) =
+ * 0.93789; no cap, or a cap above the TDP, changes nothing.  Through the
+ * engine, a GPU with a 700 W TDP capped at 350 W runs its matmuls at
+ * 0.5^(1/3) = 0.79370 of the peak. */
+static void test_power_capped_clock(void **state)
+{
+        (void)state;
+        assert_close(est_power_clock_share(500, 700), 0.8939035350965676, 1e-12);
+        assert_close(est_power_clock_share(330, 400), 0.9378887276834518, 1e-12);
+        assert_true(est_power_clock_share(0, 700) == 1);
+        assert_true(est_power_clock_share(800, 700) == 1);
+        assert_true(est_power_clock_share(300, 0) == 1);
+
+        struct estimate_input in;
+        struct gpu_spec g = gpu("h100", 80e9, 3.35e12, 989.4e12);
+        g.tdp_watts = 700;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_INFERENCE;
+        in.precision = EST_BF16;
+        in.batch_size = 1;
+        in.prompt_tokens = 2048;
+        in.generated_tokens = 0;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_close(res.speed.peak, 989.4e12, 1e-12);
+        assert_close(res.clock_share, 1, 1e-12);
+        in.power_limit_watts = 350;
+        run(&in, &g, 1);
+        assert_close(res.speed.peak, 989.4e12 * 0.7937005259840998, 1e-12);
+        assert_close(res.clock_share, 0.7937005259840998, 1e-12);
+        /* A memory variant keeps the clock and changes the bandwidth. */
+        in.power_limit_watts = 0;
+        in.memory_bandwidth_bytes_per_s = 2.4e12;
+        run(&in, &g, 1);
+        assert_close(res.speed.bandwidth, 2.4e12, 1e-12);
+}
+
+/* A tiny decoder whose every kernel is shorter than the floor: 32 blocks,
+ * hidden 256, 4 heads of 64, FFN 512 (gated), vocabulary 1,000.  Its
+ * largest matmul moves 512 x 256 x 2 B = 262 KB, 0.16 us at 0.8 x 2 TB/s,
+ * so every kernel costs the floor.
+ *   vLLM (CUDA graphs, 1.18 us): per block 4 matmuls + 5 small + 1
+ *   attention = 10 kernels; 32 x 10 x 1.18 us = 377.6 us, plus the
+ *   0.5 ms serving step: 877.6 us, 1,139.47 tokens/s at batch 1.
+ *   llama.cpp (C++ launches, 4 us, fp16, no flash attention): 7 matmuls
+ *   + 14 small + 3 attention = 24 kernels; 32 x 24 x 4 us = 3.072 ms
+ *   + 0.5 ms = 3.572 ms, 279.96 tokens/s. */
+static struct model_arch tiny_decoder(void)
+{
+        struct model_arch a = llama2_7b();
+        a.hidden = 256;
+        a.heads = 4;
+        a.kv_heads = 4;
+        a.head_dim = 64;
+        a.ffn = 512;
+        a.vocab = 1000;
+        return a;
+}
+
+static void test_decode_kernel_floor(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 80e9, 2.0e12, 312e12);
+        estimate_input_defaults(&in);
+        in.arch = tiny_decoder();
+        in.mode = EST_INFERENCE;
+        in.precision = EST_FP16;
+        in.batch_size = 1;
+        in.prompt_tokens = 16;
+        in.generated_tokens = 64;
+        in.framework = EST_FW_VLLM;
+        in.gpu_index = 0;
+        estimate_apply_framework(&in);
+        run(&in, &g, 1);
+        assert_close(res.decode_tokens_per_second, 1.0 / 877.6e-6, 1e-6);
+
+        estimate_input_defaults(&in);
+        in.arch = tiny_decoder();
+        in.mode = EST_INFERENCE;
+        in.precision = EST_FP16;
+        in.batch_size = 1;
+        in.prompt_tokens = 16;
+        in.generated_tokens = 64;
+        in.framework = EST_FW_LLAMA_CPP;
+        in.gpu_index = 0;
+        estimate_apply_framework(&in);
+        in.flash_attention = false;
+        run(&in, &g, 1);
+        assert_close(res.decode_tokens_per_second, 1.0 / 3.572e-3, 1e-6);
+}
+
+/* An encoder has no generated tokens: its throughput is the prompt tokens
+ * over the prefill.  BERT-base shaped (12 layers, 768, 12 heads, FFN 3072,
+ * vocabulary 30,522), batch 32 x 128 tokens = 4,096 tokens; the FLOPs per
+ * token are 2 x 84,934,656 block matrix weights (12 x (4 x 768^2 + 2 x
+ * 768 x 3072)) + 4 x 128 x 768 x 12 (scores and values over all 128
+ * tokens) = 169,869,312 + 4,718,592 = 174,587,904, so 715,112,054,784
+ * FLOPs in all; the MFU is that over (peak x prefill seconds). */
+static void test_encoder_inference_throughput(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 80e9, 2.0e12, 312e12);
+        struct model_arch a;
+        memset(&a, 0, sizeof(a));
+        strcpy(a.name, "bert-base");
+        strcpy(a.model_type, "bert");
+        a.kind = MODEL_ENCODER;
+        a.layers = 12;
+        a.hidden = 768;
+        a.heads = 12;
+        a.kv_heads = 12;
+        a.head_dim = 64;
+        a.ffn = 3072;
+        a.vocab = 30522;
+        a.max_positions = 512;
+        a.norm = MODEL_NORM_LAYERNORM;
+        a.position = MODEL_POS_LEARNED;
+        a.activation = MODEL_ACT_GELU;
+        estimate_input_defaults(&in);
+        in.arch = a;
+        in.mode = EST_INFERENCE;
+        in.precision = EST_FP16;
+        in.batch_size = 32;
+        in.sequence_length = 128;
+        in.prompt_tokens = 128;
+        in.generated_tokens = 0;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_true(res.prefill_seconds > 0);
+        assert_close(res.flops_per_step, 715112054784.0, 1e-3);
+        assert_close(res.tokens_per_second, 4096 / res.prefill_seconds, 1e-9);
+        assert_close(res.mfu, 715112054784.0 / (312e12 * res.prefill_seconds), 1e-3);
+}
+
+/* A paged 32-bit AdamW (8 B per parameter of states) beside an fp32
+ * LLaMA-2-7B on a 16 GB card: the weights alone (4 x 6.74e9 = 27 GB)
+ * exceed the card, so every state byte is
+ * overflow: 8 x 6,738,415,616 = 53,907,324,928 B.  Each step moves it in
+ * and out, the two directions of a 32 GB/s PCIe link at once at 0.8 of
+ * its rate: 2 x 53.907e9 / (2 x 0.8 x 32e9) = 2.10575 s. */
+static void test_paged_overflow(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("card16", 16e9, 1.0e12, 165e12);
+        g.host_link_bytes_per_s = 32e9;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_FP32;
+        in.optimizer = EST_OPT_PAGED_ADAMW;
+        in.batch_size = 1;
+        in.sequence_length = 512;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_int_equal(res.paged_overflow_bytes, 53907324928ull);
+        assert_close(res.offload_seconds_per_step, 2.10575, 1e-5);
+        assert_true(res.seconds_per_step >= res.compute_seconds_per_step + 2.10575);
+        /* On a GPU that holds everything nothing moves. */
+        struct gpu_spec big = gpu("big", 400e9, 1.0e12, 165e12);
+        run(&in, &big, 1);
+        assert_int_equal(res.paged_overflow_bytes, 0);
+        assert_true(res.offload_seconds_per_step == 0);
+}
+
+/* An fp32 LLaMA-2-7B with its fused AdamW offloaded to the CPU: the step
+ * streams 2 x 4 (weights) + 4 (gradient) + 2 x 8 (states) = 28 B per
+ * parameter through host DRAM (100 GB/s stated), and the gradients come
+ * down and the weights go up over PCIe (4 + 4 B at 32 GB/s):
+ *   one GPU:  6,738,415,616 x (28 / 100e9 + 8 / 32e9) = 3.571360 s
+ *   8 GPUs of one node under FSDP: each sends its eighth over its own
+ *   PCIe link (0.210575 s) and the node's DRAM steps all eight eighths
+ *   (1.886756 s): 2.097332 s. */
+static void test_cpu_offloaded_step(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 80e9, 2.0e12, 312e12);
+        g.host_link_bytes_per_s = 32e9;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_FP32;
+        in.optimizer = EST_OPT_ADAMW;
+        in.optimizer_impl = EST_OPT_IMPL_FUSED;
+        in.offload = EST_OFFLOAD_OPTIMIZER;
+        in.host_memory_bytes_per_s = 100e9;
+        in.batch_size = 1;
+        in.sequence_length = 512;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        assert_close(res.offload_seconds_per_step, P7 * (28 / 100e9 + 8 / 32e9), 1e-9);
+        in.strategy = EST_FSDP;
+        in.gpus = 8;
+        run(&in, &g, 1);
+        assert_close(res.offload_seconds_per_step, P7 / 8 * 8 / 32e9 + P7 / 8 * 28 * 8 / 100e9,
+                     1e-9);
+}
+
+/* Goodput of a long run, Young/Daly: 1,024 GPUs failing at 2e-5 per
+ * GPU-hour give a job MTBF of 3600 / (2e-5 x 1024) = 175,781.25 s.  The
+ * checkpoint is written at 100 GB/s; its bytes are the estimate's own
+ * (weights + states), so the save takes C = bytes / 1e11 s and blocks.
+ * The interval is sqrt(2 C M); each interruption loses the restart
+ * (600 s) + half an interval; the wall time is
+ * T (1 + C / tau) / (1 - (600 + tau / 2) / M). */
+static void test_goodput(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("h100", 80e9, 3.35e12, 989.4e12);
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16_MIXED;
+        in.batch_size = 1;
+        in.sequence_length = 4096;
+        in.strategy = EST_FSDP;
+        in.gpus = 1024;
+        in.nodes = 128;
+        in.dataset_tokens = 1000000000000ull;
+        in.failures_per_gpu_hour = 2e-5;
+        in.checkpoint_write_bytes_per_s = 1e11;
+        in.gpu_index = 0;
+        run(&in, &g, 1);
+        const struct est_goodput *gp = &res.goodput;
+        assert_true(gp->present);
+        assert_close(gp->mtbf_seconds, 175781.25, 1e-12);
+        /* bf16 mixed AdamW: 4 B fp32 weights (autocast keeps them) + 8 B states */
+        assert_close(gp->checkpoint_bytes, P7 * (4 + 8), 1e-3);
+        double c = gp->checkpoint_bytes / 1e11;
+        assert_close(gp->checkpoint_seconds, c, 1e-12);
+        double tau = sqrt(2 * c * 175781.25);
+        assert_close(gp->checkpoint_interval_s, tau, 1e-12);
+        double w = res.total_seconds * (1 + c / tau) / (1 - (600 + tau / 2) / 175781.25);
+        assert_close(gp->effective_seconds, w, 1e-12);
+        assert_close(gp->goodput, res.total_seconds / w, 1e-12);
+        assert_close(gp->expected_interruptions, w / 175781.25, 1e-12);
+        /* An asynchronous save blocks only for the copy to host memory
+         * (bytes / 1,024 GPUs / 32 GB/s PCIe) but the next save waits for
+         * the write: the interval is at least the write, C = bytes / 1e11. */
+        in.checkpoint_async = true;
+        run(&in, &g, 1);
+        assert_close(res.goodput.checkpoint_blocking_seconds, c / 1024 * 1e11 / 32e9, 1e-12);
+        assert_true(res.goodput.checkpoint_interval_s >= c);
+        /* Interrupted faster than it can progress: it never finishes. */
+        in.checkpoint_async = false;
+        in.failures_per_gpu_hour = 0.5; /* MTBF 3600 / 512 = 7.03 s, under the restart */
+        run(&in, &g, 1);
+        assert_true(res.goodput.present);
+        assert_true(res.goodput.goodput == 0 && res.goodput.effective_seconds == 0);
+        /* Inference has no goodput block. */
+        in.mode = EST_INFERENCE;
+        in.strategy = EST_SINGLE;
+        in.gpus = 1;
+        in.nodes = 1;
+        in.prompt_tokens = 128;
+        in.generated_tokens = 16;
+        run(&in, &g, 1);
+        assert_false(res.goodput.present);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_ring_latency),
+                cmocka_unit_test(test_power_capped_clock),
+                cmocka_unit_test(test_decode_kernel_floor),
+                cmocka_unit_test(test_encoder_inference_throughput),
+                cmocka_unit_test(test_paged_overflow),
+                cmocka_unit_test(test_cpu_offloaded_step),
+                cmocka_unit_test(test_goodput),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
