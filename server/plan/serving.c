@@ -47,7 +47,19 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         const struct serving_slo *s = &rq->slo;
 
         memset(err, 0, sizeof(*err));
-        if (!(t->requests_per_second > 0) || t->requests_per_second > TRAFFIC_RPS_MAX)
+        if (t->concurrency != 0) {
+                if (!(t->concurrency >= 1) || t->concurrency > 65536)
+                        return fail(err, "/traffic/concurrency", "range",
+                                    "concurrency must be 1..65536");
+                if (t->requests_per_second != 0)
+                        return fail(err, "/traffic/concurrency", "contradiction",
+                                    "give requests_per_second (open loop) or concurrency "
+                                    "(closed loop), not both");
+                if (!rq->deployment.gpu)
+                        return fail(err, "/traffic/concurrency", "contradiction",
+                                    "a fixed concurrency is evaluated on one deployment: "
+                                    "name it in deployment {gpu, tensor_parallel}");
+        } else if (!(t->requests_per_second > 0) || t->requests_per_second > TRAFFIC_RPS_MAX)
                 return fail(err, "/traffic/requests_per_second", "range",
                             "requests_per_second must be above 0 and at most 1000000");
         if (!(t->prompt_tokens >= 1) || t->prompt_tokens > TOKENS_MAX)
@@ -80,7 +92,7 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         if (s->ttft_p50_s > 0 && s->ttft_p95_s > 0 && s->ttft_p50_s > s->ttft_p95_s)
                 return fail(err, "/slo/ttft_p50_ms", "contradiction",
                             "ttft_p50_ms cannot exceed ttft_p95_ms");
-        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->tpot_s == 0)
+        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->tpot_s == 0 && !rq->deployment.gpu)
                 return fail(err, "/slo", "required",
                             "state at least one of ttft_p50_ms, ttft_p95_ms, tpot_ms");
         if (rq->constraints.max_gpus > DEPLOYMENT_GPUS_MAX)
@@ -88,6 +100,10 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         if (rq->constraints.budget_usd_per_hour < 0)
                 return fail(err, "/constraints/budget_usd_per_hour", "range",
                             "budget_usd_per_hour must be positive");
+        if (rq->deployment.gpu &&
+            (rq->deployment.tensor_parallel < 1 || rq->deployment.tensor_parallel > SERVING_TP_MAX))
+                return fail(err, "/deployment/tensor_parallel", "range",
+                            "tensor_parallel must be 1..8 (one instance)");
         if (rq->n_options == 0 || rq->n_options > SERVING_OPTIONS_MAX)
                 return fail(err, "/options", "range", "between 1 and 8 weight options");
         return 0;
@@ -222,7 +238,12 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
                         (unsigned long long)c->kv_capacity_tokens, ctx);
                 return -1;
         }
-        c->max_sequences = seqs > SERVING_MAX_NUM_SEQS ? SERVING_MAX_NUM_SEQS : (uint32_t)seqs;
+        uint32_t engine_seqs = rq->engine.max_sequences ? rq->engine.max_sequences
+                                                        : SERVING_MAX_NUM_SEQS;
+        c->max_sequences = seqs > engine_seqs ? engine_seqs : (uint32_t)seqs;
+        serving_step_model_init(&c->step, &c->speed, &rq->engine, tp,
+                                (double)rq->model.arch.layers + rq->model.arch.decoder_layers,
+                                s->gpus[gi].link == GPU_LINK_NVLINK);
         c->prefill_s = est_speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
         if (!(c->prefill_s > 0)) {
                 exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);
@@ -240,6 +261,15 @@ static double replica_capacity(const struct serving_config *c, const struct serv
         serving_replica_load(c, &rq->traffic, hi * 1e-9, &l);
         if (!serving_meets(&l, &rq->slo))
                 return 0;
+        /* Chunked prefill can carry more than one standalone prefill a pass
+         * time: widen until the replica no longer keeps up. */
+        for (int i = 0; i < 20; i++) {
+                serving_replica_load(c, &rq->traffic, hi, &l);
+                if (!serving_meets(&l, &rq->slo))
+                        break;
+                lo = hi;
+                hi *= 2;
+        }
         for (int i = 0; i < BISECTION_STEPS; i++) {
                 double mid = (lo + hi) / 2;
                 serving_replica_load(c, &rq->traffic, mid, &l);
@@ -249,6 +279,33 @@ static double replica_capacity(const struct serving_config *c, const struct serv
                         hi = mid;
         }
         return lo;
+}
+
+/* The deployment asked for by name, at the offered load (priced or not). */
+static void evaluate_deployment(struct search *s)
+{
+        const struct serving_request *rq = s->rq;
+        struct serving_evaluation *ev = &s->out->evaluation;
+        size_t gi = catalog_gpu_index(s->snap, rq->deployment.gpu);
+        size_t before = s->out->n_excluded;
+
+        memset(ev, 0, sizeof(*ev));
+        ev->present = true;
+        if (build_config(s, gi, rq->deployment.tensor_parallel, 0, &ev->config)) {
+                snprintf(ev->reason, sizeof(ev->reason), "%s",
+                         s->out->n_excluded > before ? s->out->excluded[before].reason
+                                                     : "cannot be built");
+                s->out->n_excluded = before; /* said here, not in the search's list */
+                return;
+        }
+        ev->ok = true;
+        ev->capacity_rps = serving_replica_max_rate(&ev->config, &rq->traffic);
+        if (rq->traffic.concurrency > 0)
+                serving_replica_load_closed(&ev->config, &rq->traffic, rq->traffic.concurrency,
+                                            &ev->load);
+        else
+                serving_replica_load(&ev->config, &rq->traffic, rq->traffic.requests_per_second,
+                                     &ev->load);
 }
 
 /* Why a shape misses the SLOs even with a single request in flight. */
@@ -384,13 +441,23 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                         return fail(err, "/constraints/providers", "unknown",
                                     "%s is not a catalog provider id",
                                     rq->constraints.providers[i]);
+        if (rq->deployment.gpu && catalog_gpu_index(snap, rq->deployment.gpu) == SIZE_MAX)
+                return fail(err, "/deployment/gpu", "unknown", "%s is not a catalog GPU id",
+                            rq->deployment.gpu);
         s.res = malloc(sizeof(*s.res));
         if (!s.res)
                 return fail(err, "", "memory", "out of memory");
+        if (rq->deployment.gpu)
+                evaluate_deployment(&s);
+        if (rq->traffic.concurrency > 0) { /* a closed loop is evaluated, not planned */
+                free(s.res);
+                return 0;
+        }
 
         for (size_t gi = 0; gi < s.n_gpus; gi++) {
                 const struct gpu_spec *g = &s.gpus[gi];
-                if (!listed(rq->constraints.gpus, rq->constraints.n_gpus, g->id))
+                if (!listed(rq->constraints.gpus, rq->constraints.n_gpus, g->id) ||
+                    (rq->deployment.gpu && strcmp(rq->deployment.gpu, g->id)))
                         continue;
                 /* Offerings that can host this GPU under the constraints. */
                 int max_gpi = 0;
@@ -417,6 +484,8 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                         uint32_t tp = degrees[d];
                         if ((int)tp > max_gpi)
                                 break;
+                        if (rq->deployment.gpu && tp != rq->deployment.tensor_parallel)
+                                continue;
                         if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0))
                                 continue;
                         for (size_t o = 0; o < rq->n_options; o++) {

@@ -42,6 +42,7 @@
 
 #include "catalog/catalog.h"
 #include "core/estimate.h"
+#include "core/serving_step.h"
 
 #define SERVING_OPTIONS_MAX     8
 #define SERVING_FILTER_MAX      32
@@ -49,11 +50,20 @@
 #define SERVING_FRONTIER_POINTS 10
 #define SERVING_MAX_NUM_SEQS    256 /* vLLM's default max_num_seqs */
 
+/* How prompt and output lengths spread around their means. */
+enum serving_lengths {
+        SERVING_LENGTHS_FIXED = 0, /* every request at the mean (random-token benchmarks) */
+        SERVING_LENGTHS_EXPONENTIAL /* many short, a long tail (ShareGPT-like chat) */
+};
+
 struct serving_traffic {
-        double requests_per_second; /* > 0 */
+        double requests_per_second; /* open loop (Poisson arrivals); 0 with concurrency */
+        double concurrency;         /* closed loop: users each sending the next request when
+                                       the last answer ends; 0 = open loop */
         double prompt_tokens;       /* mean */
         double output_tokens;       /* mean */
         double max_context_tokens;  /* longest prompt + output to admit; 0 = 2 x mean */
+        enum serving_lengths lengths;
 };
 
 struct serving_slo {
@@ -83,9 +93,16 @@ struct serving_constraints {
 /* Latency and load of one replica at an arrival rate. */
 struct serving_load {
         bool feasible;      /* stable and within the KV capacity */
+        bool overloaded;    /* the offered rate exceeds what the replica serves */
+        double offered_rps, delivered_rps; /* requests/s asked and served */
         double concurrency; /* sequences in flight (Little's law) */
-        double ttft_p50_s, ttft_p95_s, ttft_mean_s;
-        double tpot_s;
+        double ttft_p50_s, ttft_p95_s, ttft_p99_s, ttft_mean_s;
+        double tpot_s; /* mean time per output token */
+        double tpot_p50_s, tpot_p99_s;
+        double itl_p50_s, itl_p99_s; /* between streamed chunks */
+        double itl_burst_tokens;     /* tokens per streamed chunk (multi-step: k) */
+        double e2e_p50_s, e2e_p99_s;
+        double step_s; /* one decode iteration at this load */
         double prefill_utilisation;
 };
 
@@ -95,6 +112,7 @@ struct serving_config {
         uint32_t tensor_parallel;
         struct serving_option option;
         struct est_speed speed;      /* per GPU of the replica */
+        struct serving_step_model step; /* the engine's iteration on this shape */
         uint64_t kv_capacity_tokens; /* cache tokens one replica holds */
         uint32_t max_sequences;      /* at max_context_tokens, capped at 256 */
         double prefill_s;            /* one prompt */
@@ -113,6 +131,21 @@ struct serving_plan {
         double output_tokens_per_second;
         double usd_per_hour;
         double usd_per_million_output_tokens;
+};
+
+/* One replica shape asked for by name: evaluated at the offered load. */
+struct serving_deployment {
+        const char *gpu; /* catalog id; NULL = none asked */
+        uint32_t tensor_parallel;
+};
+
+struct serving_evaluation {
+        bool present;
+        bool ok;             /* false: reason says why it cannot serve */
+        char reason[200];
+        struct serving_config config;
+        struct serving_load load;
+        double capacity_rps; /* the most requests/s the replica serves (overload point) */
 };
 
 struct serving_excluded {
@@ -145,10 +178,13 @@ struct serving_result {
         struct serving_curve *curves; /* the configurations of the best plans */
         size_t n_curves;
         uint64_t configurations; /* GPU x TP x option shapes evaluated */
+        struct serving_evaluation evaluation; /* of the deployment asked for */
 };
 
 struct serving_request {
         struct estimate_input model; /* a decoded estimate request: model, framework */
+        struct serving_engine engine;
+        struct serving_deployment deployment;
         struct serving_option options[SERVING_OPTIONS_MAX];
         size_t n_options;
         struct serving_traffic traffic;
@@ -185,6 +221,18 @@ void serving_result_free(struct serving_result *r);
  */
 void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
                           double lambda, struct serving_load *out);
+
+/*
+ * The same replica under a closed loop of n users (each sends its next
+ * request when the last answer ends): the arrival rate that loop
+ * sustains, with the wait for a free slot when n exceeds what the replica
+ * runs at once.
+ */
+void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
+                                 double users, struct serving_load *out);
+
+/* The most requests/s one replica serves at all (its saturation point). */
+double serving_replica_max_rate(const struct serving_config *c, const struct serving_traffic *t);
 
 /* One decode step of n sequences at mean context ctx (at least one sequence). */
 double serving_decode_step(const struct serving_config *c, double n, double ctx);
