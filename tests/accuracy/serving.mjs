@@ -26,6 +26,7 @@ export function requestFor(c, lengths) {
                 model: { id: c.model },
                 precision: c.precision,
                 quantization: c.quantization,
+                ...(c.kv_cache_precision ? { kv_cache_precision: c.kv_cache_precision } : {}),
                 engine: { name: c.engine, version: c.engine_version.replace(/^NIM /, ''), ...c.engine_settings },
                 deployment: { gpu: c.gpu, tensor_parallel: c.tensor_parallel },
                 traffic,
