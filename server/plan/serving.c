@@ -231,7 +231,12 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
         c->speed = r->speed;
         c->speed.kv_bytes = (double)r->kv_bytes_per_token;
         c->kv_capacity_tokens = r->serving_kv_bytes / r->kv_bytes_per_token;
-        double seqs = floor((double)c->kv_capacity_tokens / ctx);
+        /* Paged caches (vLLM, SGLang, TensorRT-LLM) hold what a sequence has
+         * written so far: P + G / 2 on average while it runs; the longest
+         * context must still fit once. */
+        double held = t->prompt_tokens + t->output_tokens / 2;
+        double seqs = (double)c->kv_capacity_tokens < ctx ? 0
+                                                          : floor((double)c->kv_capacity_tokens / held);
         if (seqs < 1) {
                 exclude(s, gi, SIZE_MAX, tp, oi,
                         "the KV cache holds %llu tokens, less than one %.0f-token context",
