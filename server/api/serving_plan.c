@@ -589,11 +589,15 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
         const struct catalog_offering *offs = catalog_offerings(s, &n_off);
         json_t *plans = json_array(), *frontier = json_array(), *excluded = json_array();
         char q[600];
+        char load[64];
+        if (rq->traffic.concurrency > 0)
+                snprintf(load, sizeof(load), "to %g concurrent users", rq->traffic.concurrency);
+        else
+                snprintf(load, sizeof(load), "at %g requests/s", rq->traffic.requests_per_second);
         int len = snprintf(q, sizeof(q),
-                           "Serve %s at %g requests/s, prompts of about %.0f tokens and answers "
+                           "Serve %s %s, prompts of about %.0f tokens and answers "
                            "of about %.0f tokens",
-                           model_name, rq->traffic.requests_per_second, rq->traffic.prompt_tokens,
-                           rq->traffic.output_tokens);
+                           model_name, load, rq->traffic.prompt_tokens, rq->traffic.output_tokens);
         const char *sep = ", keeping ";
         if (rq->slo.ttft_p50_s > 0) {
                 len += snprintf(q + len, sizeof(q) - (size_t)len,
@@ -738,11 +742,34 @@ static void serving_answer(const struct catalog_snapshot *s, json_t *body, void 
             decode_slo(rs, body, req) || decode_constraints(rs, body, req) ||
             decode_engine(rs, body, req) || decode_deployment(rs, body, req))
                 goto out;
+        /* A context past the model's positions: the rule estimate applies
+         * (validate.c): refused with a learned position table, else warned
+         * with the same code and sentence. */
+        double context = req->traffic.prompt_tokens + req->traffic.output_tokens;
+        bool beyond = context > req->model.arch.max_positions;
+        if (beyond && req->model.arch.position == MODEL_POS_LEARNED) {
+                api_problem_field(rs, 400, "/traffic/prompt_tokens", "range",
+                                  "sequence_length exceeds the model's learned position table");
+                goto out;
+        }
         if (serving_search(s, req, &r, &err)) {
                 api_problem_field(rs, 400, err.pointer, err.rule, err.detail);
                 goto out;
         }
-        api_reply_json(rs, 200, result_json(s, req, &r, req->model.arch.name));
+        json_t *answer = result_json(s, req, &r, req->model.arch.name);
+        json_t *warnings = json_array();
+        if (beyond) {
+                struct est_note note = {.code = EST_W_SEQUENCE_BEYOND_MAX,
+                                        .a = context,
+                                        .b = req->model.arch.max_positions};
+                char text[400];
+                json_array_append_new(warnings,
+                                      json_pack("{s:s, s:s}", "code",
+                                                estimate_note_name(note.code), "text",
+                                                estimate_note_text(&note, text, sizeof(text))));
+        }
+        json_object_set_new(answer, "warnings", warnings);
+        api_reply_json(rs, 200, answer);
 out:
         serving_result_free(&r);
         free(req);
