@@ -174,7 +174,7 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
         out->e2e_p99_s = out->ttft_p99_s + fmax(g99 - 1, 0) * out->tpot_p99_s;
         out->concurrency = n + lambda * mean;
         out->delivered_rps = lambda;
-        out->feasible = n <= c->max_sequences;
+        out->feasible = out->concurrency <= c->max_sequences;
         out->overloaded = !out->feasible;
 }
 
