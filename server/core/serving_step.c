@@ -23,26 +23,31 @@ static const double ring_hop_nvlink_seconds = 3.4e-6;
 static const double ring_hop_pcie_seconds = 5.7e-6;
 
 /*
- * Tile quantization: cuBLAS and CUTLASS kernels compute output tiles of
- * 128 rows; a matmul over m rows costs ceil(m / 128) tiles (NVIDIA, "Matrix
- * Multiplication Background User's Guide", tile quantization), so a
- * 200-token prompt runs its matmuls at 200 / 256 of the rate a long one
- * reaches.
+ * Matmuls near the roofline's ridge point do not hide their weight reads
+ * behind their math: measured on an H100 SXM (tests/data/serving_gemm_h100.json,
+ * the four matmuls of a Llama block), the time over M tokens follows
+ * sqrt(compute^2 + memory^2) within about 14% from M = 1 to 1024, where
+ * the larger of the two is 25-35% short at M = 160-384.  That is what puts
+ * a 200-token prompt at half the FLOP rate of a 4,000-token one (463
+ * against 720 TFLOP/s there).  The same rows show weight streaming at
+ * 0.79-0.86 of the peak bandwidth for M <= 64, the 0.80 speed.c uses.
  */
-static const double gemm_tile_rows = 128;
+/*
+ * Decode kernel floor: besides its matmuls a block runs about 8 small
+ * kernels in decode (two norms, rotary, cache write, attention, activation,
+ * two residual adds; vLLM's and SGLang's Llama forward) whose work is too
+ * small to fill the GPU; each still takes about 3 us, the run time of a
+ * near-empty kernel replayed from a CUDA graph (NVIDIA, "Getting Started
+ * with CUDA Graphs", 2019: 2.9 us per kernel).  To be unified with the
+ * decode floors of speed.c.
+ */
+static const double small_kernels_per_block = 8;
+static const double small_kernel_seconds = 3e-6;
 
 /* Without CUDA graphs each pass launches its kernels one by one: about 12
  * per block (speed.c, compiled runtimes) at about 4 us each. */
 static const double kernels_per_block = 12;
 static const double kernel_launch_seconds = 4e-6;
-
-/*
- * Decode's weight and cache reads: serving engines' decode passes reach
- * 60-75% of the peak HBM bandwidth (model bandwidth utilisation; Databricks,
- * "LLM Inference Performance Engineering: Best Practices", 2023), below the
- * 80% streaming kernels reach: 0.70.
- */
-static const double decode_bandwidth_efficiency = 0.70;
 
 static const char *const engine_names[SERVING_ENGINE_COUNT] = {
         "vllm", "vllm_v0", "sglang", "tensorrt_llm", "tgi", "llama_cpp"};
@@ -57,12 +62,14 @@ int serving_engine_parse(const char *name)
         static const struct {
                 const char *alias;
                 enum serving_engine_kind kind;
-        } aliases[] = {
-                {"trtllm", SERVING_ENGINE_TRTLLM},      {"tensorrt-llm", SERVING_ENGINE_TRTLLM},
-                {"trt-llm", SERVING_ENGINE_TRTLLM},     {"nim", SERVING_ENGINE_TRTLLM},
-                {"text-generation-inference", SERVING_ENGINE_TGI},
-                {"llama.cpp", SERVING_ENGINE_LLAMA_CPP}, {"llama-cpp", SERVING_ENGINE_LLAMA_CPP},
-                {"llama-server", SERVING_ENGINE_LLAMA_CPP}};
+        } aliases[] = {{"trtllm", SERVING_ENGINE_TRTLLM},
+                       {"tensorrt-llm", SERVING_ENGINE_TRTLLM},
+                       {"trt-llm", SERVING_ENGINE_TRTLLM},
+                       {"nim", SERVING_ENGINE_TRTLLM},
+                       {"text-generation-inference", SERVING_ENGINE_TGI},
+                       {"llama.cpp", SERVING_ENGINE_LLAMA_CPP},
+                       {"llama-cpp", SERVING_ENGINE_LLAMA_CPP},
+                       {"llama-server", SERVING_ENGINE_LLAMA_CPP}};
 
         if (!name)
                 return -1;
@@ -184,8 +191,6 @@ void serving_step_model_init(struct serving_step_model *m, const struct est_spee
         m->speed = *sp;
         m->speed.step_overhead = 0; /* the engine's host costs replace the flat figure */
         m->speed.tp_latency = 0;    /* priced here per all-reduce */
-        if (m->speed.bandwidth_efficiency > decode_bandwidth_efficiency)
-                m->speed.bandwidth_efficiency = decode_bandwidth_efficiency;
         m->engine = *e;
         if (tensor_parallel > 1) {
                 /* Two all-reduces per block forward (Megatron-LM, Shoeybi et
@@ -194,6 +199,7 @@ void serving_step_model_init(struct serving_step_model *m, const struct est_spee
                 m->all_reduce_seconds =
                         serving_step_ring_all_reduce_seconds(tensor_parallel, nvlink);
         }
+        m->kernel_floor_seconds = blocks * small_kernels_per_block * small_kernel_seconds;
         if (!e->cuda_graphs)
                 m->launch_seconds = blocks * kernels_per_block * kernel_launch_seconds;
 }
@@ -211,10 +217,9 @@ double serving_step_seconds(const struct serving_step_model *m, double decode_se
                 return 0;
         double context = (n * decode_context + c * prefill_context) / tokens;
         speed_pass_parts(&m->speed, tokens, context, n * decode_context, &p);
-        /* The matmuls compute whole 128-row tiles. */
-        double padded = ceil(tokens / gemm_tile_rows) * gemm_tile_rows;
-        p.gemm_compute *= padded / tokens;
-        double gpu = speed_parts_gpu(&p);
+        double small = fmax(fmax(p.attention_compute, p.attention_memory) + p.elementwise,
+                            m->kernel_floor_seconds);
+        double gpu = hypot(p.gemm_compute, p.gemm_memory) + small + p.dequant + p.tensor_parallel;
         if (!(gpu > 0))
                 return 0;
         double host = e->iteration_seconds / (e->scheduler_steps ? e->scheduler_steps : 1) +

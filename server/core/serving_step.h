@@ -33,13 +33,13 @@ enum serving_engine_kind {
 /* How an engine puts waiting prompts into its iterations. */
 enum serving_prefill_mode {
         SERVING_PREFILL_SEPARATE, /* a prefill pass of its own; decodes wait (prefill first) */
-        SERVING_PREFILL_MIXED     /* prompt chunks ride in the decode iterations (chunked prefill) */
+        SERVING_PREFILL_MIXED /* prompt chunks ride in the decode iterations (chunked prefill) */
 };
 
 struct serving_engine {
         enum serving_engine_kind kind;
         enum serving_prefill_mode prefill;
-        uint32_t scheduler_steps;    /* decode iterations per scheduling (vLLM num_scheduler_steps) */
+        uint32_t scheduler_steps; /* decode iterations per scheduling (vLLM num_scheduler_steps) */
         uint32_t max_batched_tokens; /* tokens one iteration may carry */
         uint32_t max_sequences;      /* running sequences at most */
         bool cuda_graphs;            /* decode replayed from CUDA graphs */
@@ -70,11 +70,12 @@ double serving_step_ring_all_reduce_seconds(double n, bool nvlink);
  * What a forward pass costs on a serving replica, independent of the load.
  */
 struct serving_step_model {
-        struct est_speed speed;      /* per GPU: pass cost without fixed overheads */
+        struct est_speed speed; /* per GPU: pass cost without fixed overheads */
         struct serving_engine engine;
         double all_reduces_per_pass; /* 2 per transformer block under tensor parallelism */
         double all_reduce_seconds;   /* one, at its ring latency */
         double launch_seconds;       /* kernel launches per pass without CUDA graphs */
+        double kernel_floor_seconds; /* the small kernels' least time per pass */
 };
 
 /*
