@@ -694,17 +694,15 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
 
 static const char *const extra_keys_none[] = {NULL};
 
-/* The answer to one body on snapshot s (api_answer_fn: cached by the caller). */
-static void serving_answer(const struct catalog_snapshot *s, json_t *body, void *ctx,
-                           struct api_response *rs)
+json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
+                                struct api_response *rs)
 {
         struct serving_request *req = NULL;
         struct serving_result r;
         struct serving_error err;
         struct api_estimate_error aerr;
-        json_t *model = NULL, *w;
+        json_t *model = NULL, *w, *answer = NULL;
 
-        (void)ctx;
         memset(&r, 0, sizeof(r));
         if (api_fields_known(rs, body, "", body_keys))
                 goto out;
@@ -756,7 +754,7 @@ static void serving_answer(const struct catalog_snapshot *s, json_t *body, void 
                 api_problem_field(rs, 400, err.pointer, err.rule, err.detail);
                 goto out;
         }
-        json_t *answer = result_json(s, req, &r, req->model.arch.name);
+        answer = result_json(s, req, &r, req->model.arch.name);
         json_t *warnings = json_array();
         if (beyond) {
                 struct est_note note = {.code = EST_W_SEQUENCE_BEYOND_MAX,
@@ -769,11 +767,22 @@ static void serving_answer(const struct catalog_snapshot *s, json_t *body, void 
                                                 estimate_note_text(&note, text, sizeof(text))));
         }
         json_object_set_new(answer, "warnings", warnings);
-        api_reply_json(rs, 200, answer);
 out:
         serving_result_free(&r);
         free(req);
         json_decref(model);
+        return answer;
+}
+
+/* The answer to one body on snapshot s (api_answer_fn: cached by the caller). */
+static void serving_answer(const struct catalog_snapshot *s, json_t *body, void *ctx,
+                           struct api_response *rs)
+{
+        json_t *answer = api_serving_plan_answer(s, body, rs);
+
+        (void)ctx;
+        if (answer)
+                api_reply_json(rs, 200, answer);
 }
 
 void api_serving_plan(const struct api_request *rq, struct api_response *rs)

@@ -8,30 +8,11 @@
 // Usage: node serving.mjs BASE_URL [tests/data/serving_loadtests.json]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { servingRequest } from './serving_request.mjs';
 
 const base = (process.argv[2] || 'http://127.0.0.1:8080').replace(/\/$/, '');
 const file = process.argv[3] || fileURLToPath(new URL('../data/serving_loadtests.json', import.meta.url));
 const data = JSON.parse(readFileSync(file, 'utf8'));
-
-export function requestFor(c, lengths) {
-        const l = c.lengths ? lengths[c.lengths] : null;
-        const traffic = {
-                prompt_tokens: l ? l.prompt_tokens_mean : c.prompt_tokens,
-                output_tokens: l ? l.output_tokens_mean : c.output_tokens,
-                lengths: l ? 'sharegpt' : 'fixed',
-        };
-        if (c.load.concurrency) traffic.concurrency = c.load.concurrency;
-        else traffic.requests_per_second = c.load.requests_per_second;
-        return {
-                model: { id: c.model },
-                precision: c.precision,
-                quantization: c.quantization,
-                ...(c.kv_cache_precision ? { kv_cache_precision: c.kv_cache_precision } : {}),
-                engine: { name: c.engine, version: c.engine_version.replace(/^NIM /, ''), ...c.engine_settings },
-                deployment: { gpu: c.gpu, tensor_parallel: c.tensor_parallel },
-                traffic,
-        };
-}
 
 const pick = (load, metric, stat) => {
         if (metric === 'ttft_ms') return stat === 'median' ? load.ttft_p50_ms : load.ttft_mean_ms;
@@ -50,7 +31,7 @@ const errors = {};
 let failed = 0;
 console.log(`${'case'.padEnd(48)} ${'metric'.padEnd(15)} ${'measured'.padStart(9)} ${'model'.padStart(9)} ${'error'.padStart(8)}`);
 for (const c of data.cases) {
-        const body = requestFor(c, data.lengths);
+        const body = servingRequest(c, data.lengths);
         const res = await fetch(`${base}/api/v1/serving_plan`, { method: 'POST', body: JSON.stringify(body) });
         const ans = await res.json();
         const dep = ans.deployment;
