@@ -159,25 +159,31 @@ static int decode_traffic(struct api_response *rs, json_t *body, struct serving_
 
 static int decode_slo(struct api_response *rs, json_t *body, struct serving_request *rq)
 {
-        static const char *const keys[] = {"ttft_p50_ms", "ttft_p95_ms", "tpot_ms", NULL};
+        static const char *const keys[] = {"ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms",
+                                           "tpot_ms",     "itl_p99_ms",  NULL};
         json_t *s = json_object_get(body, "slo");
-        double p50 = 0, p95 = 0, tpot = 0;
+        double p50 = 0, p95 = 0, p99 = 0, tpot = 0, itl = 0;
 
         if (!s && json_object_get(body, "deployment"))
                 return 0; /* a deployment is evaluated without targets */
         if (!json_is_object(s)) {
                 api_problem_field(rs, 400, "/slo", s ? "type" : "required",
-                                  "slo must be an object {ttft_p50_ms, ttft_p95_ms, tpot_ms}");
+                                  "slo must be an object {ttft_p50_ms, ttft_p95_ms, ttft_p99_ms, "
+                                  "tpot_ms, itl_p99_ms}");
                 return -1;
         }
         if (api_fields_known(rs, s, "/slo", keys) ||
             api_field_number(rs, s, "/slo", "ttft_p50_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p50) ||
             api_field_number(rs, s, "/slo", "ttft_p95_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p95) ||
-            api_field_number(rs, s, "/slo", "tpot_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &tpot))
+            api_field_number(rs, s, "/slo", "ttft_p99_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p99) ||
+            api_field_number(rs, s, "/slo", "tpot_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &tpot) ||
+            api_field_number(rs, s, "/slo", "itl_p99_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &itl))
                 return -1;
         rq->slo.ttft_p50_s = p50 / 1e3;
         rq->slo.ttft_p95_s = p95 / 1e3;
+        rq->slo.ttft_p99_s = p99 / 1e3;
         rq->slo.tpot_s = tpot / 1e3;
+        rq->slo.itl_p99_s = itl / 1e3;
         return 0;
 }
 
@@ -611,9 +617,21 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                                 rq->slo.ttft_p95_s * 1e3);
                 sep = ", ";
         }
-        if (rq->slo.tpot_s > 0)
+        if (rq->slo.ttft_p99_s > 0) {
+                len += snprintf(q + len, sizeof(q) - (size_t)len,
+                                "%stime to first token p99 under %g ms", sep,
+                                rq->slo.ttft_p99_s * 1e3);
+                sep = ", ";
+        }
+        if (rq->slo.tpot_s > 0) {
                 len += snprintf(q + len, sizeof(q) - (size_t)len,
                                 "%stime per output token under %g ms", sep, rq->slo.tpot_s * 1e3);
+                sep = ", ";
+        }
+        if (rq->slo.itl_p99_s > 0)
+                len += snprintf(q + len, sizeof(q) - (size_t)len,
+                                "%sinter-token latency p99 under %g ms", sep,
+                                rq->slo.itl_p99_s * 1e3);
         snprintf(q + len, sizeof(q) - (size_t)len, ": what is the cheapest deployment?");
 
         for (size_t i = 0; i < r->n_plans; i++)

@@ -80,12 +80,13 @@ struct serving_step_model {
 
 /*
  * Build the step model from a pass model (est_speed from estimate_run),
- * the engine, the tensor-parallel degree, the model's transformer blocks
- * and whether the GPUs talk over NVLink.
+ * the engine, the tensor-parallel degree, the model's transformer blocks,
+ * whether the GPUs talk over NVLink and whether they are Hopper-class
+ * (matmuls at their burst rate, see serving_step.c).
  */
 void serving_step_model_init(struct serving_step_model *m, const struct est_speed *sp,
                              const struct serving_engine *e, uint32_t tensor_parallel,
-                             double blocks, bool nvlink);
+                             double blocks, bool nvlink, bool hopper);
 
 /*
  * Seconds of one iteration: decode_sequences sequences each add one token

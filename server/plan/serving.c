@@ -92,9 +92,17 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         if (s->ttft_p50_s > 0 && s->ttft_p95_s > 0 && s->ttft_p50_s > s->ttft_p95_s)
                 return fail(err, "/slo/ttft_p50_ms", "contradiction",
                             "ttft_p50_ms cannot exceed ttft_p95_ms");
-        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->tpot_s == 0 && !rq->deployment.gpu)
+        if (s->ttft_p99_s < 0 || s->ttft_p99_s > SLO_SECONDS_MAX || s->itl_p99_s < 0 ||
+            s->itl_p99_s > SLO_SECONDS_MAX)
+                return fail(err, "/slo", "range", "targets must be above 0 and at most 3600000 ms");
+        if (s->ttft_p95_s > 0 && s->ttft_p99_s > 0 && s->ttft_p95_s > s->ttft_p99_s)
+                return fail(err, "/slo/ttft_p95_ms", "contradiction",
+                            "ttft_p95_ms cannot exceed ttft_p99_ms");
+        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->ttft_p99_s == 0 && s->tpot_s == 0 &&
+            s->itl_p99_s == 0 && !rq->deployment.gpu)
                 return fail(err, "/slo", "required",
-                            "state at least one of ttft_p50_ms, ttft_p95_ms, tpot_ms");
+                            "state at least one of ttft_p50_ms, ttft_p95_ms, ttft_p99_ms, "
+                            "tpot_ms, itl_p99_ms");
         if (rq->constraints.max_gpus > DEPLOYMENT_GPUS_MAX)
                 return fail(err, "/constraints/max_gpus", "range", "max_gpus must be 1..64");
         if (rq->constraints.budget_usd_per_hour < 0)
@@ -248,7 +256,10 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
         c->max_sequences = seqs > engine_seqs ? engine_seqs : (uint32_t)seqs;
         serving_step_model_init(&c->step, &c->speed, &rq->engine, tp,
                                 (double)rq->model.arch.layers + rq->model.arch.decoder_layers,
-                                s->gpus[gi].link == GPU_LINK_NVLINK);
+                                s->gpus[gi].link == GPU_LINK_NVLINK,
+                                /* Hopper-class: speed.c's test (>= 500 TFLOP/s bf16) */
+                                !strcmp(s->gpus[gi].vendor, "NVIDIA") &&
+                                        s->gpus[gi].flops[GPU_BF16] >= 500e12);
         c->prefill_s = est_speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
         if (!(c->prefill_s > 0)) {
                 exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);
@@ -296,6 +307,12 @@ static void evaluate_deployment(struct search *s)
 
         memset(ev, 0, sizeof(*ev));
         ev->present = true;
+        uint32_t tp = rq->deployment.tensor_parallel;
+        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0)) {
+                snprintf(ev->reason, sizeof(ev->reason),
+                         "%u attention heads do not split over %u GPUs", rq->model.arch.heads, tp);
+                return;
+        }
         if (build_config(s, gi, rq->deployment.tensor_parallel, 0, &ev->config)) {
                 snprintf(ev->reason, sizeof(ev->reason), "%s",
                          s->out->n_excluded > before ? s->out->excluded[before].reason
@@ -335,6 +352,16 @@ static void exclude_unloaded(struct search *s, const struct serving_config *c, i
                         "time to first token %.0f ms for one prompt exceeds the p50 target of "
                         "%.0f ms",
                         l.ttft_p50_s * 1e3, slo->ttft_p50_s * 1e3);
+        else if (slo->ttft_p99_s > 0 && l.ttft_p99_s > slo->ttft_p99_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "time to first token %.0f ms for one prompt exceeds the p99 target of "
+                        "%.0f ms",
+                        l.ttft_p99_s * 1e3, slo->ttft_p99_s * 1e3);
+        else if (slo->itl_p99_s > 0 && l.itl_p99_s > slo->itl_p99_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "inter-token latency p99 %.1f ms with one sequence exceeds the %.1f ms "
+                        "target",
+                        l.itl_p99_s * 1e3, slo->itl_p99_s * 1e3);
         else
                 exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
                         "cannot hold one %.0f-token sequence at the targets",
@@ -485,14 +512,29 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                         catalog_pricing_name(rq->constraints.pricing), g->name);
                         continue;
                 }
-                for (size_t d = 0; d < sizeof(degrees) / sizeof(degrees[0]); d++) {
-                        uint32_t tp = degrees[d];
-                        if ((int)tp > max_gpi)
+                /* A degree asked for is tried whatever it is (3, 6, ...): it
+                 * runs on the next instance size, its spare GPUs stated. */
+                const uint32_t *tps = degrees;
+                size_t n_tps = sizeof(degrees) / sizeof(degrees[0]);
+                if (rq->deployment.gpu) {
+                        tps = &rq->deployment.tensor_parallel;
+                        n_tps = 1;
+                }
+                for (size_t d = 0; d < n_tps; d++) {
+                        uint32_t tp = tps[d];
+                        if ((int)tp > max_gpi) {
+                                if (rq->deployment.gpu)
+                                        exclude(&s, gi, SIZE_MAX, tp, -1,
+                                                "no priced instance holds %u %s", tp, g->name);
                                 break;
-                        if (rq->deployment.gpu && tp != rq->deployment.tensor_parallel)
+                        }
+                        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0)) {
+                                if (rq->deployment.gpu)
+                                        exclude(&s, gi, SIZE_MAX, tp, -1,
+                                                "%u attention heads do not split over %u GPUs",
+                                                rq->model.arch.heads, tp);
                                 continue;
-                        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0))
-                                continue;
+                        }
                         for (size_t o = 0; o < rq->n_options; o++) {
                                 struct serving_config c;
                                 out->configurations++;
@@ -558,6 +600,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                 if (!price ||
                     !listed(rq->constraints.gpus, rq->constraints.n_gpus,
                             s.gpus[off->gpu_index].id) ||
+                    (rq->deployment.gpu && strcmp(rq->deployment.gpu, s.gpus[off->gpu_index].id)) ||
                     !listed(rq->constraints.providers, rq->constraints.n_providers,
                             provs[off->provider_index].id))
                         continue;

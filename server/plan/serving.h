@@ -69,7 +69,9 @@ struct serving_traffic {
 struct serving_slo {
         double ttft_p50_s; /* 0 = no target */
         double ttft_p95_s;
-        double tpot_s; /* mean time per output token at load */
+        double ttft_p99_s;
+        double tpot_s;    /* mean time per output token at load */
+        double itl_p99_s; /* between streamed chunks (prefill stalls, multi-step bursts) */
 };
 
 /* One way to hold the weights: precision, quantization, KV cache dtype. */

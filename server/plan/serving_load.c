@@ -125,12 +125,29 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
         /* Waiting for the next scheduling point, uniform over k T. */
         double block = k * T;
         double wb_mean = block / 2, wb50 = block / 2, wb95 = 0.95 * block, wb99 = 0.99 * block;
-        /* Queueing for prefill capacity. */
-        double service = mixed ? T : t_pf;
-        double wq_mean = rho * service / (2 * (1 - rho));
-        double wq50 = wait_quantile(rho, wq_mean, 0.50);
-        double wq95 = wait_quantile(rho, wq_mean, 0.95);
-        double wq99 = wait_quantile(rho, wq_mean, 0.99);
+        /* Queueing for prefill capacity.  With chunked prefill the queue is
+         * for the GPU's prefill work, not for budget tokens: a prompt keeps
+         * the iterations busy for the marginal time of its tokens, t_w =
+         * T(n, c + P) - T(n, c), and prompts arrive at lambda, so
+         * rho = lambda t_w with service t_w (M/D/1). */
+        double service = t_pf, qrho = rho;
+        if (mixed) {
+                service = fmax(serving_step_seconds(&c->step, n, ctx, chunk + P, P / 2) -
+                                       serving_step_seconds(&c->step, n, ctx, chunk, P / 2),
+                               0);
+                qrho = fmax(lambda * service, rho);
+                if (!(qrho < 1)) {
+                        out->ttft_p50_s = out->ttft_p95_s = out->ttft_p99_s = INFINITY;
+                        out->ttft_mean_s = INFINITY;
+                        out->overloaded = true;
+                        return;
+                }
+                service = fmax(service, T);
+        }
+        double wq_mean = qrho * service / (2 * (1 - qrho));
+        double wq50 = wait_quantile(qrho, wq_mean, 0.50);
+        double wq95 = wait_quantile(qrho, wq_mean, 0.95);
+        double wq99 = wait_quantile(qrho, wq_mean, 0.99);
         /* The request's own prefill at its prompt length. */
         double room = fmax(budget - n - chunk, 1);
         double own[4];
@@ -254,6 +271,10 @@ bool serving_meets(const struct serving_load *l, const struct serving_slo *slo)
         if (slo->ttft_p95_s > 0 && l->ttft_p95_s > slo->ttft_p95_s)
                 return false;
         if (slo->tpot_s > 0 && l->tpot_s > slo->tpot_s)
+                return false;
+        if (slo->ttft_p99_s > 0 && l->ttft_p99_s > slo->ttft_p99_s)
+                return false;
+        if (slo->itl_p99_s > 0 && l->itl_p99_s > slo->itl_p99_s)
                 return false;
         return true;
 }

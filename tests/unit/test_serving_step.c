@@ -67,7 +67,7 @@ static void test_ring_all_reduce_latency(void **state)
         assert_true(serving_step_ring_all_reduce_seconds(1, true) == 0);
         toy_speed(&sp);
         toy_engine(&e, SERVING_PREFILL_MIXED, 1, 0, 0, 0);
-        serving_step_model_init(&m, &sp, &e, 4, 80, true);
+        serving_step_model_init(&m, &sp, &e, 4, 80, true, false);
         near(m.all_reduces_per_pass * m.all_reduce_seconds, 4.608e-3, 1e-9);
 }
 
@@ -91,7 +91,7 @@ static void test_chunked_prefill_step(void **state)
         (void)state;
         toy_speed(&sp);
         toy_engine(&e, SERVING_PREFILL_MIXED, 1, 0.2e-3, 10e-6, 0);
-        serving_step_model_init(&m, &sp, &e, 1, 32, false);
+        serving_step_model_init(&m, &sp, &e, 1, 32, false, false);
         near(serving_step_seconds(&m, 32, 500, 480, 240), 10.27449e-3, 1e-5);
         near(serving_step_seconds(&m, 32, 500, 4064, 2032), 19.86212e-3, 1e-5);
         near(serving_step_seconds(&m, 32, 500, 0, 0), (8.75094 + 1.288) * 1e-3, 1e-5);
@@ -122,7 +122,7 @@ static void test_multi_step_ttft(void **state)
         memset(&c, 0, sizeof(c));
         toy_speed(&sp);
         toy_engine(&e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
-        serving_step_model_init(&c.step, &sp, &e, 1, 32, false);
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
         c.max_sequences = 256;
         c.prefill_s = 0.0101;
         serving_replica_load(&c, &t, 1e-6, &l);
@@ -131,7 +131,7 @@ static void test_multi_step_ttft(void **state)
         near(l.itl_p50_s, 96.18e-3, 1e-4);
         near(l.itl_burst_tokens, 10.0, 1e-12);
         e.scheduler_steps = 1;
-        serving_step_model_init(&c.step, &sp, &e, 1, 32, false);
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
         serving_replica_load(&c, &t, 1e-6, &l);
         near(l.ttft_p50_s, 25.78614e-3, 1e-4);
 }
@@ -157,7 +157,7 @@ static void test_saturation_point(void **state)
         memset(&c, 0, sizeof(c));
         toy_speed(&sp);
         toy_engine(&e, SERVING_PREFILL_MIXED, 1, 0, 0, 0);
-        serving_step_model_init(&c.step, &sp, &e, 1, 32, false);
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
         c.max_sequences = 50;
         c.prefill_s = 0.010;
         /* To 0.1%: the prefill queue adds a few microseconds. */
