@@ -259,6 +259,7 @@ static int decode_constraints(struct api_response *rs, json_t *body, struct serv
  *                              max_batch_size (TensorRT-LLM), max_concurrent_requests
  *                              (TGI), parallel (llama.cpp)
  *   CUDA graphs                enforce_eager (vLLM), disable_cuda_graph (SGLang)
+ *   tensor_parallel_size, tp   must agree with deployment.tensor_parallel
  * Options with no effect on the step time (max_model_len,
  * disable_radix_cache, enable_torch_compile, disable_log_requests, ...)
  * are accepted and ignored.
@@ -270,6 +271,7 @@ enum engine_setting {
         ES_SEQS,
         ES_EAGER,
         ES_NO_GRAPHS,
+        ES_TP,
         ES_IGNORE
 };
 
@@ -296,9 +298,9 @@ static const struct {
         {"enable_torch_compile", ES_IGNORE},
         {"disable_log_requests", ES_IGNORE},
         {"enable_prefix_caching", ES_IGNORE},
-        {"tensor_parallel_size", ES_IGNORE},
-        {"tp", ES_IGNORE},
-        {"tp_size", ES_IGNORE},
+        {"tensor_parallel_size", ES_TP},
+        {"tp", ES_TP},
+        {"tp_size", ES_TP},
 };
 
 /* "--max-num-seqs" and "max-num-seqs" as max_num_seqs. */
@@ -408,6 +410,14 @@ static int decode_engine(struct api_response *rs, json_t *body, struct serving_r
                         return -1;
                 }
                 uint32_t x = (uint32_t)json_integer_value(v);
+                if (what == ES_TP) {
+                        if (rq->deployment.gpu && rq->deployment.tensor_parallel == x)
+                                continue;
+                        api_problem_field(rs, 400, pointer, "contradiction",
+                                          "the tensor-parallel degree is the deployment's: give "
+                                          "deployment {gpu, tensor_parallel} (the same degree)");
+                        return -1;
+                }
                 if (what == ES_STEPS)
                         rq->engine.scheduler_steps = x;
                 else if (what == ES_TOKENS)
@@ -756,7 +766,7 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
         req->constraints.gpu_memory_utilization = req->model.gpu_memory_utilization;
         if (decode_options(rs, body, req) || decode_traffic(rs, body, req) ||
             decode_slo(rs, body, req) || decode_constraints(rs, body, req) ||
-            decode_engine(rs, body, req) || decode_deployment(rs, body, req))
+            decode_deployment(rs, body, req) || decode_engine(rs, body, req))
                 goto out;
         /* A context past the model's positions: the rule estimate applies
          * (validate.c): refused with a learned position table, else warned

@@ -85,3 +85,42 @@ test('a closed loop of more users than the replica holds waits for slots: TTFT g
         assert.ok(b.json.deployment.load.ttft_mean_ms > 2 * a.json.deployment.load.ttft_mean_ms);
         assert.equal(a.json.plans.length, 0, 'a closed loop is evaluated, not planned');
 });
+
+test('engines and their settings under their own option names; the preset is stated', async () => {
+        const base = {
+                model: { id: 'llama-3.1-8b' },
+                traffic: { requests_per_second: 2, prompt_tokens: 500, output_tokens: 200 },
+                slo: { tpot_ms: 100 },
+        };
+        // vLLM before 0.8 is the V0 engine; dashes, leading dashes and
+        // underscores are one spelling.
+        const v0 = await post('/api/v1/serving_plan', {
+                ...base,
+                engine: { name: 'vllm', version: '0.6.0', '--num-scheduler-steps': 10, 'max-num-seqs': 128,
+                          enable_chunked_prefill: false, max_model_len: 4096 },
+        });
+        assert.equal(v0.status, 200, v0.text.slice(0, 300));
+        assert.equal(v0.json.engine.name, 'vllm_v0');
+        assert.equal(v0.json.engine.scheduler_steps, 10);
+        assert.equal(v0.json.engine.max_sequences, 128);
+        assert.equal(v0.json.engine.prefill, 'separate');
+        assert.ok(v0.json.assumptions.some((a) => /engine vllm_v0: prefill in passes of its own, 10 scheduler step/.test(a)));
+        for (const p of v0.json.plans)
+                assert.ok(p.max_concurrency_per_replica <= 128);
+        const sg = await post('/api/v1/serving_plan', { ...base, engine: { name: 'sglang', chunked_prefill_size: 4096, max_running_requests: 64 } });
+        assert.equal(sg.json.engine.max_batched_tokens, 4096);
+        assert.equal(sg.json.engine.max_sequences, 64);
+        const trt = await post('/api/v1/serving_plan', { ...base, engine: 'trtllm' });
+        assert.equal(trt.json.engine.name, 'tensorrt_llm');
+        assert.equal(trt.json.engine.prefill, 'chunked');
+        const bad = await post('/api/v1/serving_plan', { ...base, engine: { name: 'vllm', max_num_seqz: 3 } });
+        assert.equal(bad.status, 400);
+        assert.equal(bad.json.pointer, '/engine/max_num_seqz');
+        assert.match(bad.json.detail, /max_num_seqs/);
+        const tp = await post('/api/v1/serving_plan', { ...base, engine: { name: 'vllm', 'tensor-parallel-size': 2 } });
+        assert.equal(tp.status, 400);
+        assert.equal(tp.json.pointer, '/engine/tensor-parallel-size');
+        const unknown = await post('/api/v1/serving_plan', { ...base, engine: 'deepspeed-mii' });
+        assert.equal(unknown.status, 400);
+        assert.match(unknown.json.detail, /vllm, vllm_v0, sglang, tensorrt_llm, tgi, llama_cpp/);
+});
