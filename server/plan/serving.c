@@ -13,7 +13,7 @@
 #define TOKENS_MAX          16777216.0
 #define SLO_SECONDS_MAX     3600.0
 #define DEPLOYMENT_GPUS_MAX 64
-#define BISECTION_STEPS     48
+#define BISECTION_STEPS     30
 #define CURVES_MAX          6
 
 static int fail(struct serving_error *err, const char *pointer, const char *rule, const char *fmt,

@@ -8,7 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#define FIXED_POINT_STEPS 200
+#define FIXED_POINT_STEPS     400
+#define FIXED_POINT_TOLERANCE 1e-7
 
 /* Time t such that P(wait > t) = 1 - q for the prefill queue (M/M/1 tail). */
 static double wait_quantile(double rho, double mean, double q)
@@ -80,16 +81,16 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
 
         memset(out, 0, sizeof(*out));
         out->offered_rps = lambda;
+        /* n and T (and with chunked prefill the chunk, lambda P T) are
+         * iterated together to their joint fixed point; past the sequences
+         * the replica runs at once the load is infeasible anyway. */
         for (int i = 0; i < FIXED_POINT_STEPS; i++) {
+                double T_prev = T;
                 if (mixed) {
-                        T = serving_decode_step(c, n, ctx);
-                        for (int j = 0; j < 50; j++) {
-                                chunk = lambda * P * T;
-                                double next = serving_step_seconds(&c->step, n, ctx, chunk, P / 2);
-                                if (fabs(next - T) < 1e-12)
-                                        break;
-                                T = next;
-                        }
+                        if (!(T > 0))
+                                T = serving_decode_step(c, n, ctx);
+                        chunk = lambda * P * T;
+                        T = serving_step_seconds(&c->step, n, ctx, chunk, P / 2);
                         rho = chunk / fmax(budget - n, 1);
                         tpot = T;
                 } else {
@@ -104,13 +105,14 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
                 if (!(rho < 1) || !isfinite(tpot))
                         break;
                 double next = fmax(lambda * (G - 1) * tpot, 1e-9);
-                if (fabs(next - n) <= 1e-9 * (n + 1)) {
-                        n = next;
+                bool settled = fabs(next - n) <= FIXED_POINT_TOLERANCE * (n + 1) &&
+                               fabs(T - T_prev) <= FIXED_POINT_TOLERANCE * T;
+                n = next;
+                if (settled) {
                         ok = true;
                         break;
                 }
-                n = next;
-                if (n > 4.0 * 65536)
+                if (n > 2.0 * c->max_sequences + 16)
                         break;
         }
         out->prefill_utilisation = rho;
@@ -207,7 +209,7 @@ double serving_replica_max_rate(const struct serving_config *c, const struct ser
                 lo = hi;
                 hi *= 2;
         }
-        for (int i = 0; i < 48; i++) {
+        for (int i = 0; i < 30; i++) {
                 double mid = (lo + hi) / 2;
                 serving_replica_load(c, t, mid, &l);
                 if (l.feasible)
