@@ -237,7 +237,8 @@ double serving_step_seconds(const struct serving_step_model *m, double decode_se
         speed_pass_parts(&m->speed, tokens, context, n * decode_context, &p);
         double small = fmax(fmax(p.attention_compute, p.attention_memory) + p.elementwise,
                             m->kernel_floor_seconds);
-        double gpu = hypot(p.gemm_compute, p.gemm_memory) + small + p.dequant + p.tensor_parallel;
+        double gpu = sqrt(p.gemm_compute * p.gemm_compute + p.gemm_memory * p.gemm_memory) +
+                     small + p.dequant + p.tensor_parallel;
         if (!(gpu > 0))
                 return 0;
         double host = e->iteration_seconds / (e->scheduler_steps ? e->scheduler_steps : 1) +
