@@ -688,16 +688,20 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                 "[s, s, s, s, s]",
                 "bf16 weights are served in fp16 on GPUs without bf16 units (V100, T4), as vLLM "
                 "does; the plan's weights say so",
-                "continuous batching with prefills first (vLLM's default scheduler): a prefill "
-                "pre-empts the decode steps, so time per output token is the decode step / (1 - "
-                "prefill utilisation)",
-                "prefill queue as M/D/1 with Poisson arrivals: mean wait rho t / (2 (1 - rho)), "
-                "tail of the M/M/1 form; concurrency from Little's law",
+                "continuous batching: each scheduler iteration decodes every running "
+                "sequence and, with chunked prefill, carries prompt chunks up to the batched-"
+                "token budget; engines that prefill first run a prefill pass of their own that "
+                "stalls decoding",
+                "Poisson arrivals (or a closed loop of users): decoding sequences by Little's "
+                "law; prefill queue M/D/1 over the prefill work, tail of the M/M/1 form; "
+                "lengths fixed or exponential (ShareGPT-like)",
                 "KV-cache capacity from the engine's vLLM-style reservation "
-                "(gpu_memory_utilization); at most 256 sequences per replica (vLLM max_num_seqs)",
-                "step times from the engine's pass model (matmuls, attention, memory traffic, "
-                "serving-step overhead), validated against published decode and prefill "
-                "measurements (GET /api/v1/validation, time)");
+                "(gpu_memory_utilization); a sequence holds its prompt and half its answer "
+                "on average, and the engine's running-sequence limit applies",
+                "iteration time: matmuls as measured on an H100 (sqrt(compute^2 + memory^2)), "
+                "attention and memory traffic from the pass model, a floor for the small "
+                "kernels, TP all-reduces at NCCL's ring latency; validated against published "
+                "load tests (GET /api/v1/validation/serving)");
         char eng[300];
         const struct serving_engine *e = &rq->engine;
         snprintf(eng, sizeof(eng),

@@ -10,22 +10,25 @@
  *
  *   1. memory: the engine's vLLM-style reservation (estimate_run with
  *      serving settings) gives the KV-cache capacity of one replica, hence
- *      its most concurrent sequences at the longest context;
- *   2. latency at load: one replica receiving lambda requests/s serves
- *      prefills first (vLLM's default scheduler) and decodes the running
- *      sequences together (continuous batching).  With t_p the prefill of
- *      one prompt and s(n) the decode step of n sequences (speed.c):
- *        prefill utilisation  rho = lambda t_p                (< 1)
- *        time per token       TPOT = s(n) / (1 - rho)         (prefills
- *                             pre-empt decode steps)
- *        queueing for prefill M/D/1: mean wait rho t_p / (2 (1 - rho))
- *                             (Pollaczek-Khinchine), tail P(W > t) =
- *                             rho exp(-rho t / mean wait) (the M/M/1 form)
- *        TTFT = wait + t_p + s(n) / 2 (the decode step in flight)
- *        n = lambda (TTFT + G x TPOT)                          (Little's law)
- *      solved for n by fixed-point iteration;
+ *      how many sequences it holds (each its prompt and half its answer on
+ *      average, the longest context fitting once; at most the engine's
+ *      running-sequence limit);
+ *   2. latency at load (serving_load.c over core/serving_step.c): each
+ *      scheduler iteration of the engine is one pass over the running
+ *      sequences' next tokens, plus prompt chunks up to the engine's
+ *      batched-token budget where it mixes them (chunked prefill), or
+ *      preceded by a prefill pass of its own that the prompts arriving
+ *      during a block of num_scheduler_steps iterations share; its time is
+ *      the roofline pass with the engine's host costs and the TP
+ *      all-reduces.  At lambda requests/s the decoding sequences follow
+ *      Little's law, n = lambda (G - 1) TPOT, solved with the iteration
+ *      time as one fixed point; TTFT = front end + the wait for the next
+ *      scheduling point + the prefill queue (M/D/1 over the prefill work)
+ *      + the request's own prefill at its length quantile;
  *   3. capacity: the largest lambda one replica serves within the SLOs
- *      and its KV capacity (bisection; latency grows with lambda);
+ *      and its KV capacity (bisection; latency grows with lambda); a
+ *      deployment asked for by name is also evaluated at the offered load,
+ *      open loop or a closed loop of users, and says when it is overloaded;
  *   4. replicas = ceil(rate / capacity), packed into whole instances;
  *      cost = instances x instance price; ranked by cost per hour, then
  *      by TTFT p95.
