@@ -49,6 +49,14 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs);
 /* POST /api/v1/serving_plan (serving_plan.c, search in plan/serving.c) */
 void api_serving_plan(const struct api_request *rq, struct api_response *rs);
 
+/*
+ * The serving plan for one request body on snapshot s, as the JSON object
+ * POST /api/v1/serving_plan answers (the caller owns it), or NULL with rs
+ * holding the problem document.  Thread-safe.
+ */
+json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
+                                struct api_response *rs);
+
 /* Encoders.  index is into catalog_gpus(); detail adds offerings with prices and purchase prices. */
 json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail);
 /* A price row in the contract's shape; its offering is looked up in s by id. */

@@ -20,6 +20,7 @@
 #include "api/estimate.h"
 #include "api/handler.h"
 #include "api/health.h"
+#include "api/serving_validation.h"
 #include "api/validation.h"
 
 const struct api_route api_routes[] = {
@@ -60,6 +61,7 @@ const struct api_route api_routes[] = {
         {"GET", "/api/v1/models", api_models_list, 0},
         {"GET", "/api/v1/models/{id}", api_models_get, 0},
         {"GET", "/api/v1/validation", api_validation_handle, API_ROUTE_DB},
+        {"GET", "/api/v1/validation/serving", api_serving_validation_handle, API_ROUTE_DB},
         {"GET", "/api/v1/scenarios", api_scenarios_handle, API_ROUTE_DB},
 
         {NULL, NULL, NULL, 0},

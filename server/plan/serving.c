@@ -13,7 +13,7 @@
 #define TOKENS_MAX          16777216.0
 #define SLO_SECONDS_MAX     3600.0
 #define DEPLOYMENT_GPUS_MAX 64
-#define BISECTION_STEPS     48
+#define BISECTION_STEPS     30
 #define CURVES_MAX          6
 
 static int fail(struct serving_error *err, const char *pointer, const char *rule, const char *fmt,
@@ -47,7 +47,19 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         const struct serving_slo *s = &rq->slo;
 
         memset(err, 0, sizeof(*err));
-        if (!(t->requests_per_second > 0) || t->requests_per_second > TRAFFIC_RPS_MAX)
+        if (t->concurrency != 0) {
+                if (!(t->concurrency >= 1) || t->concurrency > 65536)
+                        return fail(err, "/traffic/concurrency", "range",
+                                    "concurrency must be 1..65536");
+                if (t->requests_per_second != 0)
+                        return fail(err, "/traffic/concurrency", "contradiction",
+                                    "give requests_per_second (open loop) or concurrency "
+                                    "(closed loop), not both");
+                if (!rq->deployment.gpu)
+                        return fail(err, "/traffic/concurrency", "contradiction",
+                                    "a fixed concurrency is evaluated on one deployment: "
+                                    "name it in deployment {gpu, tensor_parallel}");
+        } else if (!(t->requests_per_second > 0) || t->requests_per_second > TRAFFIC_RPS_MAX)
                 return fail(err, "/traffic/requests_per_second", "range",
                             "requests_per_second must be above 0 and at most 1000000");
         if (!(t->prompt_tokens >= 1) || t->prompt_tokens > TOKENS_MAX)
@@ -80,14 +92,26 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         if (s->ttft_p50_s > 0 && s->ttft_p95_s > 0 && s->ttft_p50_s > s->ttft_p95_s)
                 return fail(err, "/slo/ttft_p50_ms", "contradiction",
                             "ttft_p50_ms cannot exceed ttft_p95_ms");
-        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->tpot_s == 0)
+        if (s->ttft_p99_s < 0 || s->ttft_p99_s > SLO_SECONDS_MAX || s->itl_p99_s < 0 ||
+            s->itl_p99_s > SLO_SECONDS_MAX)
+                return fail(err, "/slo", "range", "targets must be above 0 and at most 3600000 ms");
+        if (s->ttft_p95_s > 0 && s->ttft_p99_s > 0 && s->ttft_p95_s > s->ttft_p99_s)
+                return fail(err, "/slo/ttft_p95_ms", "contradiction",
+                            "ttft_p95_ms cannot exceed ttft_p99_ms");
+        if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->ttft_p99_s == 0 && s->tpot_s == 0 &&
+            s->itl_p99_s == 0 && !rq->deployment.gpu)
                 return fail(err, "/slo", "required",
-                            "state at least one of ttft_p50_ms, ttft_p95_ms, tpot_ms");
+                            "state at least one of ttft_p50_ms, ttft_p95_ms, ttft_p99_ms, "
+                            "tpot_ms, itl_p99_ms");
         if (rq->constraints.max_gpus > DEPLOYMENT_GPUS_MAX)
                 return fail(err, "/constraints/max_gpus", "range", "max_gpus must be 1..64");
         if (rq->constraints.budget_usd_per_hour < 0)
                 return fail(err, "/constraints/budget_usd_per_hour", "range",
                             "budget_usd_per_hour must be positive");
+        if (rq->deployment.gpu &&
+            (rq->deployment.tensor_parallel < 1 || rq->deployment.tensor_parallel > SERVING_TP_MAX))
+                return fail(err, "/deployment/tensor_parallel", "range",
+                            "tensor_parallel must be 1..8 (one instance)");
         if (rq->n_options == 0 || rq->n_options > SERVING_OPTIONS_MAX)
                 return fail(err, "/options", "range", "between 1 and 8 weight options");
         return 0;
@@ -215,14 +239,27 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
         c->speed = r->speed;
         c->speed.kv_bytes = (double)r->kv_bytes_per_token;
         c->kv_capacity_tokens = r->serving_kv_bytes / r->kv_bytes_per_token;
-        double seqs = floor((double)c->kv_capacity_tokens / ctx);
+        /* Paged caches (vLLM, SGLang, TensorRT-LLM) hold what a sequence has
+         * written so far: P + G / 2 on average while it runs; the longest
+         * context must still fit once. */
+        double held = t->prompt_tokens + t->output_tokens / 2;
+        double seqs = (double)c->kv_capacity_tokens < ctx ? 0
+                                                          : floor((double)c->kv_capacity_tokens / held);
         if (seqs < 1) {
                 exclude(s, gi, SIZE_MAX, tp, oi,
                         "the KV cache holds %llu tokens, less than one %.0f-token context",
                         (unsigned long long)c->kv_capacity_tokens, ctx);
                 return -1;
         }
-        c->max_sequences = seqs > SERVING_MAX_NUM_SEQS ? SERVING_MAX_NUM_SEQS : (uint32_t)seqs;
+        uint32_t engine_seqs = rq->engine.max_sequences ? rq->engine.max_sequences
+                                                        : SERVING_MAX_NUM_SEQS;
+        c->max_sequences = seqs > engine_seqs ? engine_seqs : (uint32_t)seqs;
+        serving_step_model_init(&c->step, &c->speed, &rq->engine, tp,
+                                (double)rq->model.arch.layers + rq->model.arch.decoder_layers,
+                                s->gpus[gi].link == GPU_LINK_NVLINK,
+                                /* Hopper-class: speed.c's test (>= 500 TFLOP/s bf16) */
+                                !strcmp(s->gpus[gi].vendor, "NVIDIA") &&
+                                        s->gpus[gi].flops[GPU_BF16] >= 500e12);
         c->prefill_s = est_speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
         if (!(c->prefill_s > 0)) {
                 exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);
@@ -240,6 +277,15 @@ static double replica_capacity(const struct serving_config *c, const struct serv
         serving_replica_load(c, &rq->traffic, hi * 1e-9, &l);
         if (!serving_meets(&l, &rq->slo))
                 return 0;
+        /* Chunked prefill can carry more than one standalone prefill a pass
+         * time: widen until the replica no longer keeps up. */
+        for (int i = 0; i < 20; i++) {
+                serving_replica_load(c, &rq->traffic, hi, &l);
+                if (!serving_meets(&l, &rq->slo))
+                        break;
+                lo = hi;
+                hi *= 2;
+        }
         for (int i = 0; i < BISECTION_STEPS; i++) {
                 double mid = (lo + hi) / 2;
                 serving_replica_load(c, &rq->traffic, mid, &l);
@@ -249,6 +295,39 @@ static double replica_capacity(const struct serving_config *c, const struct serv
                         hi = mid;
         }
         return lo;
+}
+
+/* The deployment asked for by name, at the offered load (priced or not). */
+static void evaluate_deployment(struct search *s)
+{
+        const struct serving_request *rq = s->rq;
+        struct serving_evaluation *ev = &s->out->evaluation;
+        size_t gi = catalog_gpu_index(s->snap, rq->deployment.gpu);
+        size_t before = s->out->n_excluded;
+
+        memset(ev, 0, sizeof(*ev));
+        ev->present = true;
+        uint32_t tp = rq->deployment.tensor_parallel;
+        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0)) {
+                snprintf(ev->reason, sizeof(ev->reason),
+                         "%u attention heads do not split over %u GPUs", rq->model.arch.heads, tp);
+                return;
+        }
+        if (build_config(s, gi, rq->deployment.tensor_parallel, 0, &ev->config)) {
+                snprintf(ev->reason, sizeof(ev->reason), "%s",
+                         s->out->n_excluded > before ? s->out->excluded[before].reason
+                                                     : "cannot be built");
+                s->out->n_excluded = before; /* said here, not in the search's list */
+                return;
+        }
+        ev->ok = true;
+        ev->capacity_rps = serving_replica_max_rate(&ev->config, &rq->traffic);
+        if (rq->traffic.concurrency > 0)
+                serving_replica_load_closed(&ev->config, &rq->traffic, rq->traffic.concurrency,
+                                            &ev->load);
+        else
+                serving_replica_load(&ev->config, &rq->traffic, rq->traffic.requests_per_second,
+                                     &ev->load);
 }
 
 /* Why a shape misses the SLOs even with a single request in flight. */
@@ -273,6 +352,16 @@ static void exclude_unloaded(struct search *s, const struct serving_config *c, i
                         "time to first token %.0f ms for one prompt exceeds the p50 target of "
                         "%.0f ms",
                         l.ttft_p50_s * 1e3, slo->ttft_p50_s * 1e3);
+        else if (slo->ttft_p99_s > 0 && l.ttft_p99_s > slo->ttft_p99_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "time to first token %.0f ms for one prompt exceeds the p99 target of "
+                        "%.0f ms",
+                        l.ttft_p99_s * 1e3, slo->ttft_p99_s * 1e3);
+        else if (slo->itl_p99_s > 0 && l.itl_p99_s > slo->itl_p99_s)
+                exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
+                        "inter-token latency p99 %.1f ms with one sequence exceeds the %.1f ms "
+                        "target",
+                        l.itl_p99_s * 1e3, slo->itl_p99_s * 1e3);
         else
                 exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
                         "cannot hold one %.0f-token sequence at the targets",
@@ -391,13 +480,23 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                     "no catalog provider \"%.80s\" (GET /api/v1/providers)",
                                     rq->constraints.providers[i]);
                 }
+        if (rq->deployment.gpu && catalog_gpu_index(snap, rq->deployment.gpu) == SIZE_MAX)
+                return fail(err, "/deployment/gpu", "exists",
+                            "no catalog GPU \"%.80s\" (GET /api/v1/gpus)", rq->deployment.gpu);
         s.res = malloc(sizeof(*s.res));
         if (!s.res)
                 return fail(err, "", "memory", "out of memory");
+        if (rq->deployment.gpu)
+                evaluate_deployment(&s);
+        if (rq->traffic.concurrency > 0) { /* a closed loop is evaluated, not planned */
+                free(s.res);
+                return 0;
+        }
 
         for (size_t gi = 0; gi < s.n_gpus; gi++) {
                 const struct gpu_spec *g = &s.gpus[gi];
-                if (!listed(rq->constraints.gpus, rq->constraints.n_gpus, g->id))
+                if (!listed(rq->constraints.gpus, rq->constraints.n_gpus, g->id) ||
+                    (rq->deployment.gpu && strcmp(rq->deployment.gpu, g->id)))
                         continue;
                 /* Offerings that can host this GPU under the constraints. */
                 int max_gpi = 0;
@@ -420,12 +519,29 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                         catalog_pricing_name(rq->constraints.pricing), g->name);
                         continue;
                 }
-                for (size_t d = 0; d < sizeof(degrees) / sizeof(degrees[0]); d++) {
-                        uint32_t tp = degrees[d];
-                        if ((int)tp > max_gpi)
+                /* A degree asked for is tried whatever it is (3, 6, ...): it
+                 * runs on the next instance size, its spare GPUs stated. */
+                const uint32_t *tps = degrees;
+                size_t n_tps = sizeof(degrees) / sizeof(degrees[0]);
+                if (rq->deployment.gpu) {
+                        tps = &rq->deployment.tensor_parallel;
+                        n_tps = 1;
+                }
+                for (size_t d = 0; d < n_tps; d++) {
+                        uint32_t tp = tps[d];
+                        if ((int)tp > max_gpi) {
+                                if (rq->deployment.gpu)
+                                        exclude(&s, gi, SIZE_MAX, tp, -1,
+                                                "no priced instance holds %u %s", tp, g->name);
                                 break;
-                        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0))
+                        }
+                        if (tp > 1 && (rq->model.arch.heads % tp || rq->model.arch.kv_heads == 0)) {
+                                if (rq->deployment.gpu)
+                                        exclude(&s, gi, SIZE_MAX, tp, -1,
+                                                "%u attention heads do not split over %u GPUs",
+                                                rq->model.arch.heads, tp);
                                 continue;
+                        }
                         for (size_t o = 0; o < rq->n_options; o++) {
                                 struct serving_config c;
                                 out->configurations++;
@@ -491,6 +607,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                 if (!price ||
                     !listed(rq->constraints.gpus, rq->constraints.n_gpus,
                             s.gpus[off->gpu_index].id) ||
+                    (rq->deployment.gpu && strcmp(rq->deployment.gpu, s.gpus[off->gpu_index].id)) ||
                     !listed(rq->constraints.providers, rq->constraints.n_providers,
                             provs[off->provider_index].id))
                         continue;

@@ -10,22 +10,25 @@
  *
  *   1. memory: the engine's vLLM-style reservation (estimate_run with
  *      serving settings) gives the KV-cache capacity of one replica, hence
- *      its most concurrent sequences at the longest context;
- *   2. latency at load: one replica receiving lambda requests/s serves
- *      prefills first (vLLM's default scheduler) and decodes the running
- *      sequences together (continuous batching).  With t_p the prefill of
- *      one prompt and s(n) the decode step of n sequences (speed.c):
- *        prefill utilisation  rho = lambda t_p                (< 1)
- *        time per token       TPOT = s(n) / (1 - rho)         (prefills
- *                             pre-empt decode steps)
- *        queueing for prefill M/D/1: mean wait rho t_p / (2 (1 - rho))
- *                             (Pollaczek-Khinchine), tail P(W > t) =
- *                             rho exp(-rho t / mean wait) (the M/M/1 form)
- *        TTFT = wait + t_p + s(n) / 2 (the decode step in flight)
- *        n = lambda (TTFT + G x TPOT)                          (Little's law)
- *      solved for n by fixed-point iteration;
+ *      how many sequences it holds (each its prompt and half its answer on
+ *      average, the longest context fitting once; at most the engine's
+ *      running-sequence limit);
+ *   2. latency at load (serving_load.c over core/serving_step.c): each
+ *      scheduler iteration of the engine is one pass over the running
+ *      sequences' next tokens, plus prompt chunks up to the engine's
+ *      batched-token budget where it mixes them (chunked prefill), or
+ *      preceded by a prefill pass of its own that the prompts arriving
+ *      during a block of num_scheduler_steps iterations share; its time is
+ *      the roofline pass with the engine's host costs and the TP
+ *      all-reduces.  At lambda requests/s the decoding sequences follow
+ *      Little's law, n = lambda (G - 1) TPOT, solved with the iteration
+ *      time as one fixed point; TTFT = front end + the wait for the next
+ *      scheduling point + the prefill queue (M/D/1 over the prefill work)
+ *      + the request's own prefill at its length quantile;
  *   3. capacity: the largest lambda one replica serves within the SLOs
- *      and its KV capacity (bisection; latency grows with lambda);
+ *      and its KV capacity (bisection; latency grows with lambda); a
+ *      deployment asked for by name is also evaluated at the offered load,
+ *      open loop or a closed loop of users, and says when it is overloaded;
  *   4. replicas = ceil(rate / capacity), packed into whole instances;
  *      cost = instances x instance price; ranked by cost per hour, then
  *      by TTFT p95.
@@ -42,6 +45,7 @@
 
 #include "catalog/catalog.h"
 #include "core/estimate.h"
+#include "core/serving_step.h"
 
 #define SERVING_OPTIONS_MAX     8
 #define SERVING_FILTER_MAX      32
@@ -49,17 +53,28 @@
 #define SERVING_FRONTIER_POINTS 10
 #define SERVING_MAX_NUM_SEQS    256 /* vLLM's default max_num_seqs */
 
+/* How prompt and output lengths spread around their means. */
+enum serving_lengths {
+        SERVING_LENGTHS_FIXED = 0, /* every request at the mean (random-token benchmarks) */
+        SERVING_LENGTHS_EXPONENTIAL /* many short, a long tail (ShareGPT-like chat) */
+};
+
 struct serving_traffic {
-        double requests_per_second; /* > 0 */
+        double requests_per_second; /* open loop (Poisson arrivals); 0 with concurrency */
+        double concurrency;         /* closed loop: users each sending the next request when
+                                       the last answer ends; 0 = open loop */
         double prompt_tokens;       /* mean */
         double output_tokens;       /* mean */
         double max_context_tokens;  /* longest prompt + output to admit; 0 = 2 x mean */
+        enum serving_lengths lengths;
 };
 
 struct serving_slo {
         double ttft_p50_s; /* 0 = no target */
         double ttft_p95_s;
-        double tpot_s; /* mean time per output token at load */
+        double ttft_p99_s;
+        double tpot_s;    /* mean time per output token at load */
+        double itl_p99_s; /* between streamed chunks (prefill stalls, multi-step bursts) */
 };
 
 /* One way to hold the weights: precision, quantization, KV cache dtype. */
@@ -83,9 +98,16 @@ struct serving_constraints {
 /* Latency and load of one replica at an arrival rate. */
 struct serving_load {
         bool feasible;      /* stable and within the KV capacity */
+        bool overloaded;    /* the offered rate exceeds what the replica serves */
+        double offered_rps, delivered_rps; /* requests/s asked and served */
         double concurrency; /* sequences in flight (Little's law) */
-        double ttft_p50_s, ttft_p95_s, ttft_mean_s;
-        double tpot_s;
+        double ttft_p50_s, ttft_p95_s, ttft_p99_s, ttft_mean_s;
+        double tpot_s; /* mean time per output token */
+        double tpot_p50_s, tpot_p99_s;
+        double itl_p50_s, itl_p99_s; /* between streamed chunks */
+        double itl_burst_tokens;     /* tokens per streamed chunk (multi-step: k) */
+        double e2e_p50_s, e2e_p99_s;
+        double step_s; /* one decode iteration at this load */
         double prefill_utilisation;
 };
 
@@ -95,6 +117,7 @@ struct serving_config {
         uint32_t tensor_parallel;
         struct serving_option option;
         struct est_speed speed;      /* per GPU of the replica */
+        struct serving_step_model step; /* the engine's iteration on this shape */
         uint64_t kv_capacity_tokens; /* cache tokens one replica holds */
         uint32_t max_sequences;      /* at max_context_tokens, capped at 256 */
         double prefill_s;            /* one prompt */
@@ -113,6 +136,21 @@ struct serving_plan {
         double output_tokens_per_second;
         double usd_per_hour;
         double usd_per_million_output_tokens;
+};
+
+/* One replica shape asked for by name: evaluated at the offered load. */
+struct serving_deployment {
+        const char *gpu; /* catalog id; NULL = none asked */
+        uint32_t tensor_parallel;
+};
+
+struct serving_evaluation {
+        bool present;
+        bool ok;             /* false: reason says why it cannot serve */
+        char reason[200];
+        struct serving_config config;
+        struct serving_load load;
+        double capacity_rps; /* the most requests/s the replica serves (overload point) */
 };
 
 struct serving_excluded {
@@ -145,10 +183,13 @@ struct serving_result {
         struct serving_curve *curves; /* the configurations of the best plans */
         size_t n_curves;
         uint64_t configurations; /* GPU x TP x option shapes evaluated */
+        struct serving_evaluation evaluation; /* of the deployment asked for */
 };
 
 struct serving_request {
         struct estimate_input model; /* a decoded estimate request: model, framework */
+        struct serving_engine engine;
+        struct serving_deployment deployment;
         struct serving_option options[SERVING_OPTIONS_MAX];
         size_t n_options;
         struct serving_traffic traffic;
@@ -185,6 +226,18 @@ void serving_result_free(struct serving_result *r);
  */
 void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
                           double lambda, struct serving_load *out);
+
+/*
+ * The same replica under a closed loop of n users (each sends its next
+ * request when the last answer ends): the arrival rate that loop
+ * sustains, with the wait for a free slot when n exceeds what the replica
+ * runs at once.
+ */
+void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
+                                 double users, struct serving_load *out);
+
+/* The most requests/s one replica serves at all (its saturation point). */
+double serving_replica_max_rate(const struct serving_config *c, const struct serving_traffic *t);
 
 /* One decode step of n sequences at mean context ctx (at least one sequence). */
 double serving_decode_step(const struct serving_config *c, double n, double ctx);

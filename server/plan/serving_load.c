@@ -8,9 +8,10 @@
 #include <math.h>
 #include <string.h>
 
-#define FIXED_POINT_STEPS 200
+#define FIXED_POINT_STEPS     400
+#define FIXED_POINT_TOLERANCE 1e-7
 
-/* Time t such that P(wait > t) = 1 - q for the prefill queue. */
+/* Time t such that P(wait > t) = 1 - q for the prefill queue (M/M/1 tail). */
 static double wait_quantile(double rho, double mean, double q)
 {
         if (rho <= 0 || mean <= 0 || rho <= 1 - q)
@@ -18,48 +19,249 @@ static double wait_quantile(double rho, double mean, double q)
         return mean / rho * log(rho / (1 - q));
 }
 
+/*
+ * The q-quantile of a length with mean m: every request at m (fixed), or
+ * exponential, the maximum-entropy spread for a known mean, which is the
+ * shape of chat traffic (ShareGPT turns: many short, a long tail):
+ * -ln(1 - q) m, capped at the longest context admitted.
+ */
+static double length_quantile(const struct serving_traffic *t, double m, double q, double cap)
+{
+        if (t->lengths != SERVING_LENGTHS_EXPONENTIAL)
+                return m;
+        double x = -log(1 - q) * m;
+        return cap > 0 && x > cap ? cap : x;
+}
+
 double serving_decode_step(const struct serving_config *c, double n, double ctx)
 {
         double seqs = n < 1 ? 1 : n;
-        return est_speed_pass_seconds(&c->speed, seqs, ctx, seqs * ctx);
+        return serving_step_seconds(&c->step, seqs, ctx, 0, 0);
 }
 
+/* A prefill pass of its own over tokens prompt tokens (prefill first). */
+static double prefill_pass(const struct serving_config *c, double tokens)
+{
+        return serving_step_seconds(&c->step, 0, 0, tokens, tokens / 2);
+}
+
+/*
+ * The iteration model of serving_step.c under Poisson arrivals at lambda.
+ * n decoding sequences (Little: lambda x (G - 1) x TPOT) share each
+ * iteration of time T.
+ *
+ * Prefill in passes of its own (vLLM V0, SGLang): the prompts that arrive
+ * during a block of k decode iterations (k = num_scheduler_steps) are
+ * prefilled together in one pass of time t_pf before the next block, so
+ * prefill passes take rho = (lambda / batch) t_pf of the time and
+ * TPOT = T / (1 - rho).
+ *
+ * Chunked prefill (vLLM V1, TensorRT-LLM, TGI 3, llama.cpp): each
+ * iteration also carries the prompt tokens that arrived during the last,
+ * c = lambda P T, up to the batched-token budget B - n; TPOT = T(n, c).
+ *
+ * TTFT = front end + the wait for the next scheduling point (uniform over
+ * k T) + the queue for prefill capacity (M/D/1 mean rho t / (2 (1 - rho)),
+ * M/M/1-shaped tail) + the request's own prefill.  Quantiles above the
+ * median add the components' excesses over their means in quadrature
+ * (independent parts).
+ */
 void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
                           double lambda, struct serving_load *out)
 {
-        double tp = c->prefill_s, G = t->output_tokens;
-        double ctx = t->prompt_tokens + G / 2;
-        double rho = lambda * tp;
+        const struct serving_engine *e = &c->step.engine;
+        double P = t->prompt_tokens, G = t->output_tokens;
+        double ctx = P + G / 2;
+        double k = e->scheduler_steps ? e->scheduler_steps : 1;
+        double cap = t->max_context_tokens > 0 ? t->max_context_tokens : 16 * (P + G);
+        double budget = e->max_batched_tokens ? e->max_batched_tokens : 8192;
+        bool mixed = e->prefill == SERVING_PREFILL_MIXED;
+        double n = 1, T = 0, rho = 0, tpot = 0, t_pf = 0, batch = 1, chunk = 0;
+        bool ok = false;
 
         memset(out, 0, sizeof(*out));
-        out->prefill_utilisation = rho;
-        if (!(rho < 1) || !(tp > 0)) {
-                out->ttft_p50_s = out->ttft_p95_s = out->ttft_mean_s = out->tpot_s = INFINITY;
-                return;
-        }
-        double wait = rho * tp / (2 * (1 - rho)); /* Pollaczek-Khinchine, M/D/1 */
-        double n = lambda * (tp + G * serving_decode_step(c, 1, ctx));
-        double step = 0;
-        bool converged = false;
+        out->offered_rps = lambda;
+        /* n and T (and with chunked prefill the chunk, lambda P T) are
+         * iterated together to their joint fixed point; past the sequences
+         * the replica runs at once the load is infeasible anyway. */
         for (int i = 0; i < FIXED_POINT_STEPS; i++) {
-                step = serving_decode_step(c, n, ctx);
-                double next = lambda * (wait + tp + step / 2 + G * step / (1 - rho));
-                if (fabs(next - n) <= 1e-9 * (n + 1)) {
-                        n = next;
-                        converged = true;
+                double T_prev = T;
+                if (mixed) {
+                        if (!(T > 0))
+                                T = serving_decode_step(c, n, ctx);
+                        chunk = lambda * P * T;
+                        T = serving_step_seconds(&c->step, n, ctx, chunk, P / 2);
+                        rho = chunk / fmax(budget - n, 1);
+                        tpot = T;
+                } else {
+                        T = serving_decode_step(c, n, ctx);
+                        batch = 1 + lambda * k * T;
+                        if (batch * P > budget)
+                                batch = fmax(1, budget / P);
+                        t_pf = prefill_pass(c, batch * P);
+                        rho = lambda / batch * t_pf;
+                        tpot = rho < 1 ? T / (1 - rho) : INFINITY;
+                }
+                if (!(rho < 1) || !isfinite(tpot))
+                        break;
+                double next = fmax(lambda * (G - 1) * tpot, 1e-9);
+                bool settled = fabs(next - n) <= FIXED_POINT_TOLERANCE * (n + 1) &&
+                               fabs(T - T_prev) <= FIXED_POINT_TOLERANCE * T;
+                n = next;
+                if (settled) {
+                        ok = true;
                         break;
                 }
-                n = next;
-                if (n > 4.0 * SERVING_MAX_NUM_SEQS * 16)
-                        break; /* the decode steps grow faster than they drain */
+                if (n > 2.0 * c->max_sequences + 16)
+                        break;
         }
-        step = serving_decode_step(c, n, ctx);
-        out->concurrency = n;
-        out->tpot_s = step / (1 - rho);
-        out->ttft_mean_s = wait + tp + step / 2;
-        out->ttft_p50_s = wait_quantile(rho, wait, 0.50) + tp + step / 2;
-        out->ttft_p95_s = wait_quantile(rho, wait, 0.95) + tp + step / 2;
-        out->feasible = converged && n <= c->max_sequences;
+        out->prefill_utilisation = rho;
+        out->step_s = T;
+        if (!ok) {
+                out->ttft_p50_s = out->ttft_p95_s = out->ttft_p99_s = out->ttft_mean_s = INFINITY;
+                out->tpot_s = out->tpot_p50_s = out->tpot_p99_s = INFINITY;
+                out->itl_p50_s = out->itl_p99_s = out->e2e_p50_s = out->e2e_p99_s = INFINITY;
+                out->overloaded = true;
+                return;
+        }
+        /* Waiting for the next scheduling point, uniform over k T. */
+        double block = k * T;
+        double wb_mean = block / 2, wb50 = block / 2, wb95 = 0.95 * block, wb99 = 0.99 * block;
+        /* Queueing for prefill capacity.  With chunked prefill the queue is
+         * for the GPU's prefill work, not for budget tokens: a prompt keeps
+         * the iterations busy for the marginal time of its tokens, t_w =
+         * T(n, c + P) - T(n, c), and prompts arrive at lambda, so
+         * rho = lambda t_w with service t_w (M/D/1). */
+        double service = t_pf, qrho = rho;
+        if (mixed) {
+                service = fmax(serving_step_seconds(&c->step, n, ctx, chunk + P, P / 2) -
+                                       serving_step_seconds(&c->step, n, ctx, chunk, P / 2),
+                               0);
+                qrho = fmax(lambda * service, rho);
+                if (!(qrho < 1)) {
+                        out->ttft_p50_s = out->ttft_p95_s = out->ttft_p99_s = INFINITY;
+                        out->ttft_mean_s = INFINITY;
+                        out->overloaded = true;
+                        return;
+                }
+                service = fmax(service, T);
+        }
+        double wq_mean = qrho * service / (2 * (1 - qrho));
+        double wq50 = wait_quantile(qrho, wq_mean, 0.50);
+        double wq95 = wait_quantile(qrho, wq_mean, 0.95);
+        double wq99 = wait_quantile(qrho, wq_mean, 0.99);
+        /* The request's own prefill at its prompt length. */
+        double room = fmax(budget - n - chunk, 1);
+        double own[4];
+        const double qs[4] = {0.5, 0.95, 0.99, -1};
+        for (int i = 0; i < 4; i++) {
+                double len = qs[i] < 0 ? P : length_quantile(t, P, qs[i], cap);
+                if (mixed) {
+                        double chunks = ceil(len / room);
+                        own[i] = chunks * serving_step_seconds(&c->step, n, ctx,
+                                                               chunk + fmin(len, room), len / 2);
+                } else {
+                        own[i] = prefill_pass(c, fmax(batch - 1, 0) * P + len);
+                }
+        }
+        double F = e->frontend_seconds;
+        double mean = F + wb_mean + wq_mean + own[3];
+        out->ttft_mean_s = mean;
+        out->ttft_p50_s = F + wb50 + wq50 + own[0];
+        out->ttft_p95_s = mean + sqrt(pow(wb95 - wb_mean, 2) + pow(fmax(wq95 - wq_mean, 0), 2) +
+                                      pow(fmax(own[1] - own[3], 0), 2));
+        out->ttft_p99_s = mean + sqrt(pow(wb99 - wb_mean, 2) + pow(fmax(wq99 - wq_mean, 0), 2) +
+                                      pow(fmax(own[2] - own[3], 0), 2));
+        /* TPOT: the mean over a request's tokens; its tail from the number
+         * of running sequences, Poisson-spread (n + 2.33 sqrt n). */
+        out->tpot_s = out->tpot_p50_s = tpot;
+        double n99 = n + 2.33 * sqrt(n);
+        out->tpot_p99_s = mixed ? serving_step_seconds(&c->step, n99, ctx, chunk, P / 2)
+                                : serving_decode_step(c, n99, ctx) / (1 - rho);
+        /* ITL: k tokens per streamed chunk under multi-step; the slow
+         * chunks are those that wait out a prefill (or carry a full one). */
+        out->itl_burst_tokens = k;
+        out->itl_p50_s = k * T;
+        if (mixed)
+                out->itl_p99_s = serving_step_seconds(&c->step, n, ctx,
+                                                      fmin(room + chunk, length_quantile(t, P, 0.99, cap)),
+                                                      P / 2);
+        else
+                out->itl_p99_s = rho > 0.01 ? k * T + t_pf : k * T;
+        double g50 = length_quantile(t, G, 0.5, cap), g99 = length_quantile(t, G, 0.99, cap);
+        out->e2e_p50_s = out->ttft_p50_s + fmax(g50 - 1, 0) * tpot;
+        out->e2e_p99_s = out->ttft_p99_s + fmax(g99 - 1, 0) * out->tpot_p99_s;
+        out->concurrency = n + lambda * mean;
+        out->delivered_rps = lambda;
+        out->feasible = out->concurrency <= c->max_sequences;
+        out->overloaded = !out->feasible;
+}
+
+double serving_replica_max_rate(const struct serving_config *c, const struct serving_traffic *t)
+{
+        struct serving_load l;
+        double lo = 0, hi = c->prefill_s > 0 ? 1.0 / c->prefill_s : 1;
+
+        for (int i = 0; i < 30; i++) {
+                serving_replica_load(c, t, hi, &l);
+                if (!l.feasible)
+                        break;
+                lo = hi;
+                hi *= 2;
+        }
+        for (int i = 0; i < 30; i++) {
+                double mid = (lo + hi) / 2;
+                serving_replica_load(c, t, mid, &l);
+                if (l.feasible)
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/*
+ * Closed loop: n users each in one request at a time, so n = lambda x
+ * (TTFT + (G - 1) TPOT) (Little's law over the whole request).  Solved for
+ * lambda by bisection (the time in the system grows with lambda).  When
+ * even the replica's saturation rate leaves users over, they queue for a
+ * slot: the extra wait is (users - in service) / rate.
+ */
+void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
+                                 double users, struct serving_load *out)
+{
+        double G = t->output_tokens > 1 ? t->output_tokens : 1;
+        double lmax = serving_replica_max_rate(c, t) * (1 - 1e-6);
+        double lo = 0, hi = lmax;
+        struct serving_load l;
+
+        serving_replica_load(c, t, lmax, &l);
+        double in_service = lmax * (l.ttft_mean_s + (G - 1) * l.tpot_s);
+        if (in_service < users) {
+                double queue = (users - in_service) / lmax;
+                *out = l;
+                out->ttft_mean_s += queue;
+                out->ttft_p50_s += queue;
+                out->ttft_p95_s += queue;
+                out->ttft_p99_s += queue;
+                out->e2e_p50_s += queue;
+                out->e2e_p99_s += queue;
+                out->offered_rps = out->delivered_rps = lmax;
+                out->concurrency = users;
+                out->overloaded = true;
+                out->feasible = true;
+                return;
+        }
+        for (int i = 0; i < 60; i++) {
+                double mid = (lo + hi) / 2;
+                serving_replica_load(c, t, mid, &l);
+                double n = mid * (l.ttft_mean_s + (G - 1) * l.tpot_s);
+                if (l.feasible && n < users)
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        serving_replica_load(c, t, lo, out);
 }
 
 bool serving_meets(const struct serving_load *l, const struct serving_slo *slo)
@@ -71,6 +273,10 @@ bool serving_meets(const struct serving_load *l, const struct serving_slo *slo)
         if (slo->ttft_p95_s > 0 && l->ttft_p95_s > slo->ttft_p95_s)
                 return false;
         if (slo->tpot_s > 0 && l->tpot_s > slo->tpot_s)
+                return false;
+        if (slo->ttft_p99_s > 0 && l->ttft_p99_s > slo->ttft_p99_s)
+                return false;
+        if (slo->itl_p99_s > 0 && l->itl_p99_s > slo->itl_p99_s)
                 return false;
         return true;
 }

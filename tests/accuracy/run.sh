@@ -46,3 +46,7 @@ if [ -z "$url" ]; then
         done
 fi
 node "$root/tests/accuracy/time.mjs" "$url"
+
+echo
+echo "== serving latency under load (tests/data/serving_loadtests.json, POST /api/v1/serving_plan)"
+node "$root/tests/accuracy/serving.mjs" "$url"

@@ -514,3 +514,23 @@ test('after all that: the server is alive, answers normally and the catalog is u
         const page = await get('/');
         assert.equal(page.status, 200);
 });
+
+test('serving_plan warns, as estimate does, when a prompt exceeds the model\'s context', async () => {
+        // Llama 3.1 8B has 131,072 positions (rotary): a 200,000-token prompt
+        // is warned about with estimate's code and sentence, not refused.
+        const body = {
+                model: { id: 'llama-3.1-8b' },
+                traffic: { requests_per_second: 0.01, prompt_tokens: 200000, output_tokens: 100 },
+                slo: { tpot_ms: 1000 },
+        };
+        const est = await request('POST', E, { body: { model: { id: 'llama-3.1-8b' }, workload: { mode: 'inference', prompt_tokens: 200000, generated_tokens: 100 } } });
+        assert.equal(est.status, 200, est.text.slice(0, 300));
+        const estWarn = est.json.warnings.find((w) => w.code === 'sequence_beyond_max_positions');
+        assert.ok(estWarn, JSON.stringify(est.json.warnings));
+        const r = await request('POST', '/api/v1/serving_plan', { body });
+        assert.equal(r.status, 200, r.text.slice(0, 300));
+        const w = r.json.warnings.find((x) => x.code === 'sequence_beyond_max_positions');
+        assert.ok(w, JSON.stringify(r.json.warnings));
+        assert.equal(w.text, "sequence_length 200100 exceeds the model's max positions 131072");
+        assert.equal(w.text, estWarn.text);
+});

@@ -1,6 +1,6 @@
 /*
- * test_speed.c - the time model's pieces (core/speed.c) and the serving
- * planner's load model (plan/serving.c) against hand calculations written
+ * test_speed.c - the time model's pieces (core/speed.c)
+ * against hand calculations written
  * out beside each check.
  */
 #include <stdarg.h>
@@ -135,94 +135,6 @@ static void test_ring_all_reduce(void **state)
         assert_true(est_ring_all_reduce_bytes(1e9, 1) == 0);
 }
 
-/*
- * A replica whose decode step is a flat 10 ms (serving overhead only) and
- * whose prefill takes 100 ms; prompts and answers of 100 tokens.  At
- * lambda = 1 request/s:
- *   rho = 1 x 0.1 = 0.1
- *   mean prefill wait (M/D/1) = 0.1 x 0.1 / (2 x 0.9) = 5.556e-3 s
- *   TPOT = 0.010 / 0.9 = 11.111e-3 s
- *   TTFT mean = 5.556e-3 + 0.1 + 0.005 = 0.110556 s
- *   p95 wait: rho = 0.1 > 0.05, so (5.556e-3 / 0.1) x ln(0.1 / 0.05)
- *            = 0.055556 x 0.693147 = 0.038508 s -> TTFT p95 0.143508 s
- *   p50 wait: rho = 0.1 <= 0.5: no wait -> TTFT p50 0.105 s
- *   in flight (Little): 1 x (0.110556 + 100 x 0.011111) = 1.221667
- */
-static void flat_replica(struct serving_config *c, uint32_t max_sequences)
-{
-        memset(c, 0, sizeof(*c));
-        c->speed.peak = 1e30;
-        c->speed.bandwidth = 1e30;
-        c->speed.gemm_efficiency = c->speed.attention_efficiency = 1;
-        c->speed.bandwidth_efficiency = 1;
-        c->speed.linear_flops = 1;
-        c->speed.step_overhead = 0.010;
-        c->prefill_s = 0.100;
-        c->max_sequences = max_sequences;
-}
-
-static void test_replica_load(void **state)
-{
-        struct serving_config c;
-        struct serving_traffic t = {
-                .requests_per_second = 1, .prompt_tokens = 100, .output_tokens = 100};
-        struct serving_load l;
-        (void)state;
-        flat_replica(&c, 256);
-        serving_replica_load(&c, &t, 1.0, &l);
-        assert_true(l.feasible);
-        near(l.prefill_utilisation, 0.1, 1e-9);
-        near(l.tpot_s, 0.0111111, 1e-5);
-        near(l.ttft_mean_s, 0.110556, 1e-5);
-        near(l.ttft_p95_s, 0.143508, 1e-5);
-        near(l.ttft_p50_s, 0.105, 1e-5);
-        near(l.concurrency, 1.221667, 1e-5);
-}
-
-/*
- * KV capacity bounds concurrency: the same replica whose cache holds one
- * sequence cannot take 1 request/s (1.22 in flight) but can take 0.5/s:
- *   rho = 0.05, wait = 0.05 x 0.1 / 1.9 = 2.632e-3, TPOT = 0.01 / 0.95
- *   = 10.526e-3, TTFT mean = 0.107632, n = 0.5 x (0.107632 + 1.052632)
- *   = 0.580132 <= 1.
- */
-static void test_kv_capacity_bounds_concurrency(void **state)
-{
-        struct serving_config c;
-        struct serving_traffic t = {
-                .requests_per_second = 1, .prompt_tokens = 100, .output_tokens = 100};
-        struct serving_load l;
-        (void)state;
-        flat_replica(&c, 1);
-        serving_replica_load(&c, &t, 1.0, &l);
-        assert_false(l.feasible);
-        serving_replica_load(&c, &t, 0.5, &l);
-        assert_true(l.feasible);
-        near(l.concurrency, 0.580132, 1e-5);
-}
-
-/*
- * The TPOT target 12.5 ms on the flat replica: 0.010 / (1 - rho) <= 0.0125
- * holds while rho <= 0.2, i.e. up to 2 requests/s.  Prefills saturate the
- * replica at 10/s (rho = 1): never feasible there.
- */
-static void test_tpot_target_and_saturation(void **state)
-{
-        struct serving_config c;
-        struct serving_traffic t = {
-                .requests_per_second = 1, .prompt_tokens = 100, .output_tokens = 100};
-        struct serving_slo slo = {.tpot_s = 0.0125};
-        struct serving_load l;
-        (void)state;
-        flat_replica(&c, 256);
-        serving_replica_load(&c, &t, 1.99, &l);
-        assert_true(serving_meets(&l, &slo));
-        serving_replica_load(&c, &t, 2.01, &l);
-        assert_false(serving_meets(&l, &slo));
-        serving_replica_load(&c, &t, 10.0, &l);
-        assert_false(l.feasible);
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -232,9 +144,6 @@ int main(void)
                 cmocka_unit_test(test_decode_int4_unpacking),
                 cmocka_unit_test(test_pipeline_bubble),
                 cmocka_unit_test(test_ring_all_reduce),
-                cmocka_unit_test(test_replica_load),
-                cmocka_unit_test(test_kv_capacity_bounds_concurrency),
-                cmocka_unit_test(test_tpot_target_and_saturation),
         };
         return cmocka_run_group_tests_name("speed", tests, NULL, NULL);
 }
