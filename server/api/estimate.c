@@ -17,7 +17,7 @@
 
 #include "api/aliases.h"
 #include "api/catalog_common.h"
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 #include "api/jsonw.h"
 #include "app.h"
 #include "catalog/catalog.h"

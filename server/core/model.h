@@ -5,7 +5,7 @@
  * (GPT-2, LLaMA, Mistral, Mixtral, Qwen2) or an encoder-decoder (T5) with
  * the handful of numbers that decide its parameter count, its activation
  * memory and its FLOPs.  It is a plain value: no pointers, copyable with
- * '=', filled by the Hugging Face config importer (api/hf_config.h), by the
+ * '=', filled by the Hugging Face config importer (models/hf_config.h), by the
  * "architecture" request object, or by model_arch_from_parameters().
  *
  * The functions here are pure arithmetic on one struct: they allocate

@@ -1,6 +1,6 @@
 /*
  * test_hf_families.c - the config.json importer on one published config per
- * family (api/hf_config.c), against the family's published parameter count
+ * family (models/hf_config.c), against the family's published parameter count
  * (within 0.5 %), and the KV cache per token against hand calculations,
  * sliding windows and multi-head latent attention included.
  *
@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 #include "core/model.h"
 
 static void import(const char *text, struct model_arch *a)

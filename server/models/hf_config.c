@@ -7,7 +7,7 @@
  * T5Config); the module layout each family implies (norm placement,
  * biases, pooler, MLM head) follows the matching modeling_*.py.
  */
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 
 #include <stdio.h>
 #include <string.h>
