@@ -15,6 +15,8 @@ struct db_pool;
 struct catalog;
 struct metrics;
 struct answer_cache;
+struct fetched_store;
+struct hub_settings;
 
 struct app {
         const struct config *config;
@@ -22,6 +24,8 @@ struct app {
         struct catalog *catalog;      /* server/catalog/catalog.h: snapshot holder */
         struct metrics *metrics;      /* server/http/metrics.h */
         struct answer_cache *answers; /* server/plan/answer_cache.h; NULL: answers uncached */
+        struct fetched_store *fetched;   /* server/models/fetched.h: models read from the Hub */
+        const struct hub_settings *hub;  /* server/models/hub.h; NULL: no Hub look-ups */
         atomic_bool stopping;         /* set by SIGTERM/SIGINT: drain and exit */
 };
 

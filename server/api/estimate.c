@@ -17,6 +17,7 @@
 
 #include "api/aliases.h"
 #include "api/catalog_common.h"
+#include "api/model_lookup.h"
 #include "models/hf_config.h"
 #include "api/jsonw.h"
 #include "app.h"
@@ -1373,7 +1374,9 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         struct api_estimate_error e;
         struct estimate_error ee;
         struct estimate_result *r = NULL;
+        struct api_model_source source;
 
+        memset(&source, 0, sizeof(source));
         if (!rq->body || rq->body_len == 0) {
                 api_problem_field(rs, 400, "", "required", "a JSON request body is required");
                 return;
@@ -1390,10 +1393,18 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 snap = catalog_acquire(rq->app->catalog);
         if (snap)
                 gpus = catalog_gpus(snap, &n_gpus);
+        int looked = api_model_lookup(rq, snap, body, &source, rs);
+        if (looked == API_STATUS_WAIT) {
+                rs->status = API_STATUS_WAIT;
+                goto out;
+        }
+        if (looked)
+                goto out;
         if (api_estimate_decode(body, snap, NULL, &in, &e)) {
                 api_problem_field(rs, e.status ? e.status : 400, e.pointer, e.rule, e.detail);
                 goto out;
         }
+        api_model_source_apply(&source, &in);
         r = malloc(sizeof(*r));
         if (!r) {
                 api_problem(rs, 500, "out of memory");
@@ -1408,12 +1419,14 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem(rs, 500, "out of memory");
                 goto out;
         }
+        text = api_model_source_annotate(text, &len, &source, &in);
         free(rs->body);
         rs->status = 200;
         rs->content_type = "application/json";
         rs->body = text;
         rs->body_len = len;
 out:
+        api_model_source_free(&source);
         free(r);
         json_decref(body);
         if (snap)

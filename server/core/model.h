@@ -90,7 +90,9 @@ struct model_arch {
         float dropout; /* hidden/attention dropout probability (masks cost 1 byte/element) */
         uint64_t extra_parameters; /* block-matrix parameters the shape does not place: the
                                       remainder that makes a bare parameter count exact
-                                      (model_arch_from_parameters); 0 otherwise */
+                                      (model_arch_from_parameters), a vision tower; 0 otherwise */
+        uint64_t vision_parameters; /* of extra_parameters: the vision tower and its projector
+                                       of a vision-language checkpoint (reported, not re-added) */
         /* Family structure beyond the classic block (0 = absent). */
         uint32_t block_norms;       /* norms per block; 0 = the classic 2 (1: GPT-J, Falcon-7B
                                        parallel blocks; 4: Gemma 2/3 pre+post norms) */

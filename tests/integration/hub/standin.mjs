@@ -37,13 +37,13 @@ const sha1 = (s) => createHash('sha1').update(s).digest('hex');
 
 // A small LLaMA-shaped config for the made-up repositories: 2 x 1000 x 256
 // embeddings and head + 2 x (4 x 256^2 + 3 x 256 x 512 + 2 x 256) + 256
-// = 512,000 + 2 x 1,049,088 + 256 = 2,610,432 parameters.
+// = 512,000 + 2 x 655,872 + 256 = 1,824,000 parameters.
 const TINY = {
         model_type: 'llama', hidden_size: 256, intermediate_size: 512, num_hidden_layers: 2,
         num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 1000,
         max_position_embeddings: 2048, tie_word_embeddings: false,
 };
-export const TINY_PARAMETERS = 2610432;
+export const TINY_PARAMETERS = 1824000;
 
 function madeUp() {
         const m = (name, extra = {}) => ({ repo: `gpuplan-test/${name}`, sha: sha1(name), gated: false,

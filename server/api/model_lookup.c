@@ -1,0 +1,369 @@
+/*
+ * model_lookup.c - Hub models in an estimate request (see model_lookup.h).
+ */
+#include "api/model_lookup.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "api/catalog_common.h"
+#include "app.h"
+#include "catalog/catalog.h"
+#include "config.h"
+#include "core/estimate.h"
+#include "models/hf_config.h"
+#include "models/hub.h"
+#include "models/resolve.h"
+
+#define REVISION_MAX 200
+
+static unsigned config_group(json_t *q, const char *key)
+{
+        json_t *g = json_object_get(q, key);
+        json_int_t v = json_is_integer(g) ? json_integer_value(g) : 0;
+        return v >= 16 && v <= 65536 ? (unsigned)v : 0;
+}
+
+static int bits_of(json_t *q, const char *key)
+{
+        json_t *b = json_object_get(q, key);
+        return json_is_integer(b) ? (int)json_integer_value(b) : 0;
+}
+
+int api_quantization_from_config(json_t *config, const char **quantization,
+                                 unsigned *group_size, char *format, size_t formatlen)
+{
+        json_t *q = json_object_get(config, "quantization_config");
+        const char *m;
+
+        if (!q && json_is_object(json_object_get(config, "text_config")))
+                q = json_object_get(json_object_get(config, "text_config"), "quantization_config");
+        m = json_string_value(json_object_get(q, "quant_method"));
+        *group_size = 0;
+        if (!m)
+                return -1;
+        if (!strcasecmp(m, "gptq") || !strcasecmp(m, "awq")) {
+                /* GPTQConfig / AwqConfig (transformers utils/quantization_config.py):
+                 * bits (AutoAWQ writes w_bit), group_size (q_group_size). */
+                int bits = bits_of(q, "bits") ? bits_of(q, "bits") : bits_of(q, "w_bit");
+                *quantization = bits == 8 ? "int8" : "int4";
+                *group_size = config_group(q, "group_size") ? config_group(q, "group_size")
+                                                            : config_group(q, "q_group_size");
+                snprintf(format, formatlen, "%s %d-bit", !strcasecmp(m, "gptq") ? "GPTQ" : "AWQ",
+                         bits ? bits : 4);
+                return 0;
+        }
+        if (!strcasecmp(m, "bitsandbytes")) {
+                /* BitsAndBytesConfig: load_in_4bit (nf4 or fp4 codes, 4 bits
+                 * and a scale per 64) or load_in_8bit (LLM.int8()). */
+                bool four = json_is_true(json_object_get(q, "load_in_4bit")) ||
+                            json_is_true(json_object_get(q, "_load_in_4bit"));
+                *quantization = four ? "nf4" : "int8";
+                snprintf(format, formatlen, "bitsandbytes %s", four ? "4-bit" : "8-bit");
+                return 0;
+        }
+        if (!strcasecmp(m, "fp8")) {
+                /* FineGrainedFP8Config: e4m3 weights with a scale per 128 x 128
+                 * block (DeepSeek-V3, Kimi K2). */
+                *quantization = "fp8";
+                snprintf(format, formatlen, "fp8");
+                return 0;
+        }
+        if (!strcasecmp(m, "compressed-tensors")) {
+                /* compressed-tensors: config_groups.{group}.weights {num_bits,
+                 * type "int" | "float", group_size}. */
+                json_t *groups = json_object_get(q, "config_groups"), *g;
+                const char *k;
+                json_object_foreach(groups, k, g)
+                {
+                        json_t *w = json_object_get(g, "weights");
+                        int bits = bits_of(w, "num_bits");
+                        const char *type = json_string_value(json_object_get(w, "type"));
+                        if (bits == 4) {
+                                *quantization = "int4";
+                                *group_size = config_group(w, "group_size");
+                        } else if (bits == 8 && type && !strcmp(type, "float")) {
+                                *quantization = "fp8";
+                        } else if (bits == 8) {
+                                *quantization = "int8";
+                        } else {
+                                continue;
+                        }
+                        snprintf(format, formatlen, "compressed-tensors %s %d-bit",
+                                 type ? type : "int", bits);
+                        return 0;
+                }
+                return -1;
+        }
+        if (!strcasecmp(m, "mxfp4")) {
+                /* MXFP4 (OCP Microscaling Formats v1.0): 4-bit e2m1 weights
+                 * with an 8-bit shared scale per 32, 4.25 bits a weight; read
+                 * as int4 with a group of 32 (a 16-bit scale: 4.5 bits). */
+                *quantization = "int4";
+                *group_size = 32;
+                snprintf(format, formatlen, "MXFP4");
+                return 0;
+        }
+        return -1;
+}
+
+static bool revision_valid(const char *s)
+{
+        size_t n = strlen(s);
+        if (n == 0 || n > REVISION_MAX || strstr(s, ".."))
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') &&
+                    c != '.' && c != '_' && c != '-' && c != '/')
+                        return false;
+        }
+        return true;
+}
+
+static int fail(struct api_response *rs, int status, const char *pointer, const char *rule,
+                const char *detail)
+{
+        api_problem_field(rs, status, pointer, rule, detail);
+        return -1;
+}
+
+/* Replace body.model by the fetched config and set the checkpoint's quantization. */
+static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
+                   struct api_response *rs)
+{
+        json_error_t je;
+        json_t *cfg = json_loads(src->entry.config, JSON_REJECT_DUPLICATES, &je);
+        struct model_arch arch;
+        char key[64], why[900], detail[1200], ptr[128];
+        const char *q = NULL;
+        unsigned group = 0;
+
+        if (!json_is_object(cfg)) {
+                json_decref(cfg);
+                return fail(rs, 502, "/model/id", "hub_unavailable",
+                            "the stored config.json is not a JSON object");
+        }
+        if (hf_config_import_ex(cfg, &arch, key, sizeof(key), why, sizeof(why))) {
+                snprintf(detail, sizeof(detail),
+                         "%s's config.json (revision %.12s) cannot be read: %s", src->entry.repo,
+                         src->entry.sha, why);
+                snprintf(ptr, sizeof(ptr), "/model/id");
+                json_decref(cfg);
+                return fail(rs, 422, ptr, "hf_config", detail);
+        }
+        src->config_parameters = model_parameters(&arch);
+        json_object_set_new(cfg, "_name_or_path", json_string(src->entry.repo));
+        json_object_del(model, "id");
+        json_object_del(model, "revision");
+        json_object_set_new(model, "hf_config", cfg);
+        if (!json_object_get(body, "quantization") &&
+            api_quantization_from_config(cfg, &q, &group, src->quant_format,
+                                         sizeof(src->quant_format)) == 0) {
+                json_object_set_new(body, "quantization", json_string(q));
+                if (group && !json_object_get(body, "quantization_group_size"))
+                        json_object_set_new(body, "quantization_group_size", json_integer(group));
+                src->quantization_set = true;
+        }
+        return 0;
+}
+
+int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot *snap,
+                     json_t *body, struct api_model_source *src, struct api_response *rs)
+{
+        json_t *model = json_object_get(body, "model"), *idv, *revv;
+        const struct hub_settings *hub = rq->app ? rq->app->hub : NULL;
+        char repo[FETCHED_REPO_MAX], rev[REVISION_MAX + 1], detail[1500];
+        const char *id, *revision = NULL;
+        struct fetched_problem p;
+        int64_t now = (int64_t)time(NULL);
+
+        memset(src, 0, sizeof(*src));
+        if (!json_is_object(model) || !json_is_string(idv = json_object_get(model, "id")))
+                return 0;
+        id = json_string_value(idv);
+        revv = json_object_get(model, "revision");
+        if (revv) {
+                if (!json_is_string(revv) || !revision_valid(json_string_value(revv)))
+                        return fail(rs, 400, "/model/revision", "type",
+                                    "revision must be a Hub branch, tag or commit sha (letters, "
+                                    "digits, '.', '_', '-', '/'; up to 200)");
+                revision = json_string_value(revv);
+        }
+        if (!revision && catalog_model(snap, id))
+                return 0;
+        if (!hub || !rq->app->fetched ||
+            !resolve_hub_id(id, hub->endpoint, repo, sizeof(repo), rev, sizeof(rev))) {
+                if (revision)
+                        return fail(rs, 400, "/model/revision", "contradiction",
+                                    "revision applies to a Hub id (org/name), not to a catalog "
+                                    "model");
+                return 0;
+        }
+        if (revision)
+                snprintf(rev, sizeof(rev), "%s", revision);
+        if (!fetched_find(rq->app->fetched, repo, rev, now, &src->entry)) {
+                struct resolve_ctx ctx = {rq->app->db, hub, 2000, now};
+                if (!rq->may_block)
+                        return API_STATUS_WAIT;
+                if (rq->app->config && rq->app->config->db_acquire_timeout_ms)
+                        ctx.db_timeout_ms = rq->app->config->db_acquire_timeout_ms;
+                if (fetched_get(rq->app->fetched, repo, rev, now, resolve_fill, &ctx, &src->entry,
+                                &p)) {
+                        if (p.status == 404 && snap) {
+                                char near[700];
+                                api_model_not_found(snap, id, near, sizeof(near));
+                                snprintf(detail, sizeof(detail), "%s; %s", p.detail, near);
+                        } else {
+                                snprintf(detail, sizeof(detail), "%s", p.detail);
+                        }
+                        return fail(rs, p.status, "/model/id", p.rule, detail);
+                }
+        }
+        src->hub = true;
+        return rewrite(body, model, src, rs);
+}
+
+static json_t *note(const char *code, const char *text)
+{
+        return json_pack("{s:s,s:s}", "code", code, "text", text);
+}
+
+/* The safetensors total when it counts parameters (no packed integer dtype). */
+static uint64_t safetensors_parameters(const char *text, char *dtypes, size_t len)
+{
+        json_t *st = text ? json_loads(text, 0, NULL) : NULL;
+        json_t *params = json_object_get(st, "parameters"), *v;
+        const char *k;
+        uint64_t total = 0;
+        size_t off = 0;
+        bool packed = false;
+
+        dtypes[0] = '\0';
+        json_object_foreach(params, k, v)
+        {
+                if (!json_is_integer(v) || json_integer_value(v) < 0)
+                        continue;
+                total += (uint64_t)json_integer_value(v);
+                packed |= !strcmp(k, "U8") || !strcmp(k, "I8") || !strcmp(k, "I32") ||
+                          !strcmp(k, "U32");
+                int w = snprintf(dtypes + off, len - off, "%s%s", off ? ", " : "", k);
+                if (w > 0 && (size_t)w < len - off)
+                        off += (size_t)w;
+        }
+        json_decref(st);
+        return packed ? 0 : total;
+}
+
+char *api_model_source_annotate(char *text, size_t *len, const struct api_model_source *src,
+                                const struct estimate_input *in)
+{
+        json_t *doc, *model, *source, *assumptions, *warnings;
+        char buf[600], when[32], dtypes[64];
+        time_t t;
+        struct tm tm;
+        uint64_t own = src->config_parameters, hub;
+        char *out;
+
+        (void)in;
+
+        if (!src->hub || !(doc = json_loads(text, 0, NULL)))
+                return text;
+        model = json_object_get(doc, "model");
+        assumptions = json_object_get(doc, "assumptions");
+        warnings = json_object_get(doc, "warnings");
+        t = (time_t)src->entry.fetched_at_s;
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        hub = safetensors_parameters(src->entry.safetensors, dtypes, sizeof(dtypes));
+        source = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:s}", "kind", "hub", "repo",
+                           src->entry.repo, "revision",
+                           src->entry.revision[0] ? src->entry.revision : "main", "sha",
+                           src->entry.sha, "etag", src->entry.etag[0] ? src->entry.etag : NULL,
+                           "gated", src->entry.gated, "stale", src->entry.stale, "fetched_at",
+                           when);
+        if (source) {
+                json_object_set_new(source, "config_parameters", json_integer((json_int_t)own));
+                if (hub)
+                        json_object_set_new(source, "safetensors_parameters",
+                                            json_integer((json_int_t)hub));
+                json_object_set_new(source, "parameters_source",
+                                    json_string(hub ? "safetensors" : "config"));
+                if (src->entry.quantization[0])
+                        json_object_set_new(source, "quantization",
+                                            json_string(src->entry.quantization));
+                json_object_set_new(model, "source", source);
+        }
+        if (hub) {
+                snprintf(buf, sizeof(buf),
+                         "parameters: %" PRIu64 " from the Hub's safetensors metadata of %s at "
+                         "%.12s (%s); the config.json alone gives %" PRIu64,
+                         hub, src->entry.repo, src->entry.sha, dtypes, own);
+                json_array_append_new(assumptions, note("hub_parameters", buf));
+                if (fabs((double)hub - (double)own) > 0.01 * (double)own) {
+                        snprintf(buf, sizeof(buf),
+                                 "the Hub's safetensors total for %s (%" PRIu64
+                                 ") and the count from its config.json (%" PRIu64
+                                 ") differ by %.1f%%: the checkpoint may hold tensors the "
+                                 "architecture does not name (a multi-token-prediction "
+                                 "layer, a vision tower) or the config may be incomplete",
+                                 src->entry.repo, hub, own,
+                                 100.0 * fabs((double)hub - (double)own) / (double)own);
+                        json_array_append_new(warnings, note("hub_parameters_differ", buf));
+                }
+        } else {
+                snprintf(buf, sizeof(buf),
+                         "parameters: %" PRIu64 " counted from %s's config.json at %.12s (%s)",
+                         own, src->entry.repo, src->entry.sha,
+                         src->entry.safetensors ? "the Hub's safetensors totals count packed "
+                                                  "quantized storage, not parameters"
+                                                : "the Hub gives no safetensors totals");
+                json_array_append_new(assumptions, note("config_parameters", buf));
+        }
+        if (src->quantization_set) {
+                snprintf(buf, sizeof(buf),
+                         "weights as stored: %s, from the checkpoint's quantization_config%s",
+                         src->quant_format,
+                         !strcmp(src->quant_format, "MXFP4")
+                                 ? " (read as int4 with a scale per 32 weights; the "
+                                   "checkpoint keeps attention, router and embeddings in bf16)"
+                                 : "");
+                json_array_append_new(assumptions, note("checkpoint_quantization", buf));
+        }
+        if (src->entry.stale) {
+                snprintf(buf, sizeof(buf),
+                         "the Hub could not be reached: %s is answered from the copy read at %s",
+                         src->entry.repo, when);
+                json_array_append_new(warnings, note("hub_stale", buf));
+        }
+        out = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(doc);
+        if (!out)
+                return text;
+        free(text);
+        *len = strlen(out);
+        return out;
+}
+
+void api_model_source_apply(const struct api_model_source *src, struct estimate_input *in)
+{
+        char dtypes[64];
+        uint64_t own = model_parameters(&in->arch),
+                 hub = src->hub ? safetensors_parameters(src->entry.safetensors, dtypes,
+                                                         sizeof(dtypes))
+                                : 0;
+        /* The checkpoint's own count wins; what the shape does not place is
+         * carried as extra parameters (weights, not activations). */
+        if (hub > own)
+                in->arch.extra_parameters += hub - own;
+}
+
+void api_model_source_free(struct api_model_source *src)
+{
+        fetched_entry_free(&src->entry);
+}

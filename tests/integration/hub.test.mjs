@@ -1,0 +1,165 @@
+// Models read from the Hugging Face Hub: a gpuplan process pointed at the
+// Hub stand-in (tests/integration/hub/standin.mjs) by HF_ENDPOINT, the
+// answers kept in PostgreSQL, and the Hub's failures as problem documents.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startServer, request, assertProblem } from './lib.mjs';
+import { startHub, loadFixtures, TINY_PARAMETERS } from './hub/standin.mjs';
+
+const INFER = { mode: 'inference', batch_size: 1, sequence_length: 512 };
+let hub, server;
+// A process of its own: the stand-in's answers stay out of other files'
+// server, and a short total time limit makes the slow case quick.
+const hubEnv = (extra = {}) => ({ HF_ENDPOINT: hub.url, HF_TOKEN: hub.token,
+        GPUPLAN_HUB_TIMEOUT_S: '2', GPUPLAN_HUB_MAX_KIB: '1024', GPUPLAN_THREADS: '2', ...extra });
+const estimate = (base, model, extra = {}) => request('POST', '/api/v1/estimate',
+        { base, body: { model, workload: INFER, ...extra } });
+
+test.before(async () => {
+        hub = await startHub({ slowMs: 20000 });
+        server = await startServer({ env: hubEnv() });
+});
+test.after(async () => {
+        await server?.stop();
+        await hub?.close();
+});
+
+test('the 20 Hub ids are answered with their published parameter counts (within 1%)', async () => {
+        const fixtures = loadFixtures();
+        assert.equal(fixtures.length, 20);
+        for (const f of fixtures) {
+                const r = await estimate(server.url, { id: f.repo });
+                assert.equal(r.status, 200, `${f.repo}: ${r.text}`);
+                const own = r.json.model.source.config_parameters;
+                const published = f.published_parameters - (f.tied_head_parameters || 0);
+                const err = Math.abs(own - published) / published;
+                assert.ok(err <= 0.01, `${f.repo}: ${own} against ${published} (${(100 * err).toFixed(2)}%; ${f.published_source})`);
+                assert.equal(r.json.model.source.repo, f.repo);
+                assert.equal(r.json.model.source.sha, f.sha);
+        }
+});
+
+test('a pre-quantized checkpoint is estimated as stored', async () => {
+        // gpt-oss ships its experts in MXFP4, DeepSeek-V3.1 in block fp8
+        const oss = await estimate(server.url, { id: 'openai/gpt-oss-20b' });
+        assert.equal(oss.json.input.quantization, 'int4');
+        assert.ok(oss.json.assumptions.some((a) => a.code === 'checkpoint_quantization' && /MXFP4/.test(a.text)));
+        const ds = await estimate(server.url, { id: 'deepseek-ai/DeepSeek-V3.1' });
+        assert.equal(ds.json.input.quantization, 'fp8');
+        // asking for a quantization overrides the checkpoint's
+        const asked = await estimate(server.url, { id: 'deepseek-ai/DeepSeek-V3.1' }, { quantization: 'none' });
+        assert.equal(asked.json.input.quantization, 'none');
+        assert.ok(asked.json.per_gpu.components.weights > 1.9 * ds.json.per_gpu.components.weights);
+});
+
+test('safetensors totals: used and named; a difference above 1% is a warning', async () => {
+        const bloom = await estimate(server.url, { id: 'bigscience/bloom-7b1' });
+        assert.equal(bloom.json.model.source.parameters_source, 'safetensors');
+        assert.ok(bloom.json.assumptions.some((a) => a.code === 'hub_parameters'));
+        assert.ok(!bloom.json.warnings.some((w) => w.code === 'hub_parameters_differ'));
+        const off = await estimate(server.url, { id: 'gpuplan-test/mismatch' });
+        assert.equal(off.status, 200, off.text);
+        assert.equal(off.json.model.source.config_parameters, TINY_PARAMETERS);
+        // the stand-in's total is 10% above the config's count, and the estimate counts it
+        assert.equal(off.json.model.checkpoint_parameters, Math.round(TINY_PARAMETERS * 1.1));
+        assert.ok(off.json.warnings.some((w) => w.code === 'hub_parameters_differ' && /10\.0%/.test(w.text)));
+});
+
+test('Hub ids as URLs, in any case, and pinned revisions', async () => {
+        const f = loadFixtures().find((x) => x.repo === 'HuggingFaceTB/SmolLM2-1.7B');
+        for (const id of ['https://huggingface.co/HuggingFaceTB/SmolLM2-1.7B', 'huggingfacetb/smollm2-1.7b',
+                `https://huggingface.co/HuggingFaceTB/SmolLM2-1.7B/tree/${f.sha}`]) {
+                const r = await estimate(server.url, { id });
+                assert.equal(r.status, 200, `${id}: ${r.text}`);
+                assert.equal(r.json.model.source.sha, f.sha);
+        }
+        const pinned = await estimate(server.url, { id: f.repo, revision: f.sha });
+        assert.equal(pinned.json.model.source.revision, f.sha);
+        const bad = await estimate(server.url, { id: f.repo, revision: 'no-such-branch' });
+        assertProblem(bad, 404, '/model/id');
+        assert.match(bad.json.detail, /no revision "no-such-branch"/);
+});
+
+test('32 concurrent first requests for one id make one fetch', async () => {
+        const id = 'Qwen/Qwen3-Next-80B-A3B-Instruct';
+        hub.resetHits();
+        const all = await Promise.all(Array.from({ length: 32 }, () => estimate(server.url, { id })));
+        for (const r of all)
+                assert.equal(r.status, 200, r.text);
+        // one model-info request and one config.json (its redirect and the copy)
+        assert.equal(hub.hits(id), 3);
+});
+
+test('the Hub\'s failures are problem documents that say what to do', async () => {
+        const missing = await estimate(server.url, { id: 'meta-llama/Llama-2-7b-hff' });
+        assertProblem(missing, 404, '/model/id');
+        assert.match(missing.json.detail, /the Hub has no model meta-llama\/Llama-2-7b-hff/);
+        assert.match(missing.json.detail, /closest: llama-2-7b/);
+
+        const slow = await estimate(server.url, { id: 'gpuplan-test/slow-model' });
+        assertProblem(slow, 504, '/model/id');
+        assert.match(slow.json.detail, /within 2\.0 s/);
+        assert.match(slow.json.detail, /hf_config/);
+
+        const huge = await estimate(server.url, { id: 'gpuplan-test/oversized' });
+        assertProblem(huge, 502, '/model/id');
+        assert.match(huge.json.detail, /larger than 1048576 bytes/);
+
+        const broken = await estimate(server.url, { id: 'gpuplan-test/malformed' });
+        assertProblem(broken, 502, '/model/id');
+        assert.match(broken.json.detail, /config\.json is not a JSON object/);
+
+        const loop = await estimate(server.url, { id: 'gpuplan-test/redirect-loop' });
+        assertProblem(loop, 502, '/model/id');
+        assert.match(loop.json.detail, /redirected more than 5 times/);
+
+        const refused = await estimate(server.url, { id: 'gpuplan-test/no-kv-heads' });
+        assertProblem(refused, 422, '/model/id');
+        assert.match(refused.json.detail, /num_key_value_heads/);
+});
+
+test('a gated id: 403 without a token naming HF_TOKEN, 200 with it', async () => {
+        const bare = await startServer({ env: hubEnv({ HF_TOKEN: undefined }) });
+        try {
+                const r = await estimate(bare.url, { id: 'gpuplan-test/gated-tiny' });
+                assertProblem(r, 403, '/model/id');
+                assert.match(r.json.detail, /HF_TOKEN must be set on the server/);
+        } finally {
+                await bare.stop();
+        }
+        const ok = await estimate(server.url, { id: 'gpuplan-test/gated-tiny' });
+        assert.equal(ok.status, 200, ok.text);
+        assert.equal(ok.json.model.source.gated, true);
+});
+
+test('GPUPLAN_HUB=off: an unknown Hub id says to paste the config or add the model', async () => {
+        const off = await startServer({ env: hubEnv({ GPUPLAN_HUB: 'off' }) });
+        try {
+                const r = await estimate(off.url, { id: 'someone/never-fetched-model' });
+                assertProblem(r, 404, '/model/id');
+                assert.match(r.json.detail, /GPUPLAN_HUB=off/);
+                assert.match(r.json.detail, /hf_config/);
+                assert.match(r.json.detail, /PUT \/api\/v1\/models/);
+        } finally {
+                await off.stop();
+        }
+});
+
+test('after the stand-in stops and the server restarts, a fetched id is still answered', async () => {
+        const id = 'stabilityai/stablelm-2-1_6b';
+        const first = await estimate(server.url, { id });
+        assert.equal(first.status, 200, first.text);
+        await server.stop();
+        await hub.close();
+        server = await startServer({ env: hubEnv() });
+        const again = await estimate(server.url, { id });
+        assert.equal(again.status, 200, again.text);
+        assert.equal(again.json.model.checkpoint_parameters, first.json.model.checkpoint_parameters);
+        assert.equal(again.json.model.source.sha, first.json.model.source.sha);
+        // one the database never saw is a 502 now, and says how long it tried
+        const never = await estimate(server.url, { id: 'tiiuae/falcon-40b-instruct' });
+        assertProblem(never, 502, '/model/id');
+        assert.match(never.json.detail, /cannot reach the Hub/);
+        hub = await startHub();
+});
