@@ -58,6 +58,8 @@ function madeUp() {
                 m('mismatch', { safetensors: { parameters: { BF16: Math.round(TINY_PARAMETERS * 1.1) },
                         total: Math.round(TINY_PARAMETERS * 1.1) } }),
                 m('gated-tiny', { gated: 'auto' }),
+                // answers after 300 ms, so that concurrent first requests overlap
+                m('concurrent', { delayMs: 300 }),
         ];
 }
 
@@ -106,8 +108,8 @@ export async function startHub({ port = 0, token = 'hf_standin_token', slowMs = 
                         m = models.get(repo.toLowerCase());
                         if (!m || (parts.length !== 4 && !(parts.length === 6 && parts[4] === 'revision')))
                                 return notFound(res);
-                        if (m.slow) {
-                                const t = setTimeout(() => info(parts[5]), slowMs);
+                        if (m.slow || m.delayMs) {
+                                const t = setTimeout(() => info(parts[5]), m.slow ? slowMs : m.delayMs);
                                 pending.add(t);
                                 res.on('close', () => clearTimeout(t));
                                 return;
