@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startServer, request, assertProblem } from './lib.mjs';
-import { startHub, loadFixtures, TINY_PARAMETERS } from './hub/standin.mjs';
+import { startHub, loadFixtures, loadQuantized, TINY_PARAMETERS } from './hub/standin.mjs';
 
 const INFER = { mode: 'inference', batch_size: 1, sequence_length: 512 };
 let hub, server;
@@ -51,6 +51,22 @@ test('a pre-quantized checkpoint is estimated as stored', async () => {
         const asked = await estimate(server.url, { id: 'deepseek-ai/DeepSeek-V3.1' }, { quantization: 'none' });
         assert.equal(asked.json.input.quantization, 'none');
         assert.ok(asked.json.per_gpu.components.weights > 1.9 * ds.json.per_gpu.components.weights);
+});
+
+test('one quantized copy per format (GPTQ, AWQ, bitsandbytes 4-bit, compressed-tensors fp8) is estimated as stored', async () => {
+        const fixtures = loadQuantized();
+        assert.equal(fixtures.length, 4);
+        for (const f of fixtures) {
+                const r = await estimate(server.url, { id: f.repo });
+                assert.equal(r.status, 200, `${f.repo}: ${r.text}`);
+                assert.equal(r.json.input.quantization, f.expected_quantization, f.repo);
+                assert.ok(r.json.assumptions.some((a) => a.code === 'checkpoint_quantization' && a.text.includes(f.format)),
+                          `${f.repo}: ${JSON.stringify(r.json.assumptions)}`);
+                // the same model asked for in 16-bit holds about 4x (int4) or 2x (fp8) the weight bytes
+                const full = await estimate(server.url, { id: f.repo }, { quantization: 'none' });
+                const ratio = full.json.per_gpu.components.weights / r.json.per_gpu.components.weights;
+                assert.ok(f.expected_quantization === 'fp8' ? ratio > 1.6 : ratio > 2.5, `${f.repo}: ${ratio}`);
+        }
 });
 
 test('safetensors totals: used and named; a difference above 1% is a warning', async () => {

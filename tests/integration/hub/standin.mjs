@@ -27,11 +27,16 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-export function loadFixtures() {
-        const dir = join(HERE, 'models');
+function load(sub) {
+        const dir = join(HERE, sub);
         return readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
                 .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 }
+
+// The published models of the issue (models/), and quantized copies as
+// their owners published them (quantized/: one per quantization format).
+export const loadFixtures = () => load('models');
+export const loadQuantized = () => load('quantized');
 
 const sha1 = (s) => createHash('sha1').update(s).digest('hex');
 
@@ -78,7 +83,7 @@ function notFound(res, code = 'RepoNotFound', what = 'Repository not found') {
 // slowMs: how long gpuplan-test/slow-model takes to answer.
 export async function startHub({ port = 0, token = 'hf_standin_token', slowMs = 20000 } = {}) {
         const models = new Map();
-        for (const m of [...loadFixtures(), ...madeUp()])
+        for (const m of [...loadFixtures(), ...loadQuantized(), ...madeUp()])
                 models.set(m.repo.toLowerCase(), m);
         const hits = new Map(); // repo -> requests for its info or files
         const pending = new Set();
