@@ -237,15 +237,15 @@ static int serve(struct config *cfg)
                 goto out;
         }
         app.hub = &hub;
-        log_info("hub look-ups %s (HF_ENDPOINT %s, token %s)",
-                 hub.enabled ? "on" : "off (GPUPLAN_HUB=off)", hub.endpoint,
-                 hub.token[0] ? "set" : "not set");
         app.db = db_pool_new(cfg->database_url, cfg->db_pool_size, err, sizeof(err));
         if (!app.db) {
                 log_error("%s", err);
                 rc = 2;
                 goto out;
         }
+        log_info("hub look-ups %s (HF_ENDPOINT %s, token %s)",
+                 hub.enabled ? "on" : "off (GPUPLAN_HUB=off)", hub.endpoint,
+                 hub.token[0] ? "set" : "not set");
         srv = http_server_start(&app, err, sizeof(err));
         if (!srv) {
                 log_error("%s", err);

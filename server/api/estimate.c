@@ -1056,6 +1056,8 @@ static void write_arch(struct jsonw *w, const struct model_arch *a)
         jsonw_kreal(w, "dropout", floor(a->dropout * 1000.0 + 0.5) / 1000.0);
         if (a->extra_parameters)
                 jsonw_ku64(w, "extra_parameters", a->extra_parameters);
+        if (a->vision_parameters)
+                jsonw_ku64(w, "vision_parameters", a->vision_parameters);
         if (a->sliding_window) {
                 jsonw_kint(w, "sliding_window", a->sliding_window);
                 if (a->global_every)

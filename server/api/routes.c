@@ -59,6 +59,7 @@ const struct api_route api_routes[] = {
         {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},
         {"GET", "/api/v1/models", api_models_list, 0},
         {"GET", "/api/v1/models/{id}", api_models_get, 0},
+        {"PUT", "/api/v1/models/{id}", api_models_put, API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/validation", api_validation_handle, API_ROUTE_DB},
         {"GET", "/api/v1/scenarios", api_scenarios_handle, API_ROUTE_DB},
 

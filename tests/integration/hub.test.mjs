@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, request, assertProblem } from './lib.mjs';
+import { startServer, request, assertProblem, adminToken } from './lib.mjs';
 import { startHub, loadFixtures, loadQuantized, TINY_PARAMETERS } from './hub/standin.mjs';
 
 const INFER = { mode: 'inference', batch_size: 1, sequence_length: 512 };
@@ -12,7 +12,10 @@ let hub, server;
 // A process of its own: the stand-in's answers stay out of other files'
 // server, and a short total time limit makes the slow case quick.
 const hubEnv = (extra = {}) => ({ HF_ENDPOINT: hub.url, HF_TOKEN: hub.token,
-        GPUPLAN_HUB_TIMEOUT_S: '2', GPUPLAN_HUB_MAX_KIB: '1024', GPUPLAN_THREADS: '2', ...extra });
+        GPUPLAN_HUB_TIMEOUT_S: '2', GPUPLAN_HUB_MAX_KIB: '1024', GPUPLAN_THREADS: '2',
+        GPUPLAN_ADMIN_TOKEN: adminToken(), ...extra });
+const put = (base, id, body, token = adminToken()) => request('PUT', `/api/v1/models/${id}`,
+        { base, body, headers: token ? { authorization: `Bearer ${token}` } : {} });
 const estimate = (base, model, extra = {}) => request('POST', '/api/v1/estimate',
         { base, body: { model, workload: INFER, ...extra } });
 
@@ -160,6 +163,41 @@ test('GPUPLAN_HUB=off: an unknown Hub id says to paste the config or add the mod
         } finally {
                 await off.stop();
         }
+});
+
+test('a team\'s own model: stored from a Hub id or a pasted config, listed, searched and estimated', async () => {
+        const smol = loadFixtures().find((x) => x.repo === 'HuggingFaceTB/SmolLM2-1.7B');
+        const a = await put(server.url, 'acme-smol-support', { name: 'Acme Smol (support tickets)', family: 'llama',
+                licence: 'apache-2.0', note: 'fine-tuned on our tickets', hub_id: smol.repo });
+        assert.equal(a.status, 201, a.text);
+        assert.equal(a.json.origin, 'team');
+        assert.deepEqual(a.json.hub_ids, [smol.repo]);
+        assert.equal(a.json.notes, 'fine-tuned on our tickets');
+        // the importer's count of SmolLM2-1.7B (the paper: 1.71B)
+        assert.ok(Math.abs(a.json.published_parameters - 1.71e9) / 1.71e9 < 0.01);
+        const again = await put(server.url, 'acme-smol-support', { name: 'Acme Smol v2', family: 'llama', hf_config: smol.config });
+        assert.equal(again.status, 200, again.text);
+        assert.equal(again.json.name, 'Acme Smol v2');
+
+        const listed = await request('GET', '/api/v1/models?q=acme%20smol', { base: server.url });
+        assert.deepEqual(listed.json.models.map((m) => m.id), ['acme-smol-support']);
+        const est = await estimate(server.url, { id: 'acme-smol-support' });
+        assert.equal(est.status, 200, est.text);
+        assert.equal(est.json.model.checkpoint_parameters, again.json.parameters);
+
+        // words of a name find a catalog model by its Hub id
+        const words = await request('GET', '/api/v1/models?q=qwen2.5%207b%20instruct', { base: server.url });
+        assert.ok(words.json.models.some((m) => m.id === 'qwen2.5-7b'), words.text);
+
+        const bad = await put(server.url, 'acme-broken', { name: 'x', family: 'llama',
+                hf_config: { ...smol.config, num_key_value_heads: 0 } });
+        assertProblem(bad, 400, '/hf_config/num_key_value_heads');
+        const curated = await put(server.url, 'llama-2-7b', { name: 'mine now', family: 'llama', hf_config: smol.config });
+        assertProblem(curated, 409, '/id');
+        const both = await put(server.url, 'acme-both', { name: 'x', family: 'llama', hf_config: smol.config, hub_id: smol.repo });
+        assertProblem(both, 400, '');
+        const anonymous = await put(server.url, 'acme-anon', { name: 'x', family: 'llama', hf_config: smol.config }, null);
+        assert.equal(anonymous.status, 401);
 });
 
 test('after the stand-in stops and the server restarts, a fetched id is still answered', async () => {
