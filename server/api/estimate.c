@@ -484,6 +484,7 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
                                            "generated_tokens",
                                            "lora",
                                            "dataset",
+                                           "images_per_sample",
                                            NULL};
         const char *base = "/workload";
         bool present;
@@ -550,6 +551,25 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
                 in->prompt_tokens = in->sequence_length > in->generated_tokens
                                             ? in->sequence_length - in->generated_tokens
                                             : in->sequence_length;
+        if (get_u32(w, base, "images_per_sample", 0, 1024, &in->images_per_sample, &present, e))
+                return -1;
+        if (in->images_per_sample) {
+                /* Each image enters the language model as arch.image_tokens
+                 * tokens of the sequence (vision.c says how many per family). */
+                uint64_t add = (uint64_t)in->images_per_sample * in->arch.image_tokens;
+                if (!in->arch.image_tokens)
+                        return dfail(e, 400, "/workload/images_per_sample", "contradiction",
+                                     "the model has no vision tower (no vision_config): images "
+                                     "need a vision-language model");
+                if (in->sequence_length + add > 16777216)
+                        return dfail(e, 400, "/workload/images_per_sample", "range",
+                                     "sequence_length + images x %u image tokens must be at most "
+                                     "16777216",
+                                     in->arch.image_tokens);
+                in->sequence_length += (uint32_t)add;
+                if (in->mode == EST_INFERENCE && in->prompt_tokens)
+                        in->prompt_tokens += (uint32_t)add;
+        }
         if (in->mode != EST_INFERENCE && (in->set & (EST_SET_PROMPT | EST_SET_GENERATED)))
                 return dfail(e, 400,
                              (in->set & EST_SET_PROMPT) ? "/workload/prompt_tokens"
@@ -1112,6 +1132,10 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kstring(w, "mode", estimate_mode_name(in->mode));
         jsonw_kint(w, "batch_size", in->batch_size);
         jsonw_kint(w, "sequence_length", in->sequence_length);
+        if (in->images_per_sample) {
+                jsonw_kint(w, "images_per_sample", in->images_per_sample);
+                jsonw_kint(w, "image_tokens", (int64_t)in->images_per_sample * in->arch.image_tokens);
+        }
         if (in->target_length > 0)
                 jsonw_kint(w, "target_length", in->target_length);
         jsonw_kint(w, "gradient_accumulation", in->gradient_accumulation);

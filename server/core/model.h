@@ -93,6 +93,7 @@ struct model_arch {
                                       (model_arch_from_parameters), a vision tower; 0 otherwise */
         uint64_t vision_parameters; /* of extra_parameters: the vision tower and its projector
                                        of a vision-language checkpoint (reported, not re-added) */
+        uint32_t image_tokens;      /* language-model tokens one image becomes; 0 = no tower */
         /* Family structure beyond the classic block (0 = absent). */
         uint32_t block_norms;       /* norms per block; 0 = the classic 2 (1: GPT-J, Falcon-7B
                                        parallel blocks; 4: Gemma 2/3 pre+post norms) */

@@ -1339,6 +1339,12 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
                 return 0;
         a->vision_parameters = vt.parameters;
         a->extra_parameters += vt.parameters;
+        /* Qwen2-VL's image tokens follow the resolution: (h / 14) (w / 14) / 4
+         * (Qwen2VLImageProcessor); an 896 x 896 image gives 1024. */
+        a->image_tokens = vt.tokens_per_image
+                                  ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image
+                                                                             : 1048576)
+                                  : 1024;
         if (is(outer, "mllama")) {
                 json_t *cross = json_object_get(im->cfg, "cross_attention_layers");
                 uint64_t n = json_is_array(cross) ? json_array_size(cross) : 0;

@@ -217,3 +217,20 @@ test('after the stand-in stops and the server restarts, a fetched id is still an
         assert.match(never.json.detail, /cannot reach the Hub/);
         hub = await startHub();
 });
+
+test('images per sample: each image adds the tokens the config says to the sequence', async () => {
+        // Gemma 3: mm_tokens_per_image 256, so 4 images add 1024 tokens
+        const plain = await estimate(server.url, { id: 'google/gemma-3-27b-it' });
+        const four = await request('POST', '/api/v1/estimate', { base: server.url, body: {
+                model: { id: 'google/gemma-3-27b-it' },
+                workload: { ...INFER, images_per_sample: 4 } } });
+        assert.equal(four.status, 200, four.text);
+        assert.equal(four.json.input.sequence_length, 512 + 4 * 256);
+        assert.equal(four.json.input.image_tokens, 1024);
+        assert.ok(four.json.per_gpu.components.kv_cache > plain.json.per_gpu.components.kv_cache);
+        // the tower is in the weights: 423,060,336 parameters (test_vision.c)
+        assert.equal(four.json.model.architecture.vision_parameters, 423060336);
+        const text = await request('POST', '/api/v1/estimate', { base: server.url, body: {
+                model: { id: 'HuggingFaceTB/SmolLM2-1.7B' }, workload: { ...INFER, images_per_sample: 1 } } });
+        assertProblem(text, 400, '/workload/images_per_sample');
+});
