@@ -18,6 +18,7 @@
 #include "core/estimate.h"
 #include "models/hf_config.h"
 #include "models/hub.h"
+#include "api/estimate.h"
 #include "models/resolve.h"
 
 #define REVISION_MAX 200
@@ -112,6 +113,8 @@ int api_quantization_from_config(json_t *config, const char **quantization,
         return -1;
 }
 
+static uint64_t safetensors_parameters(const char *text, char *dtypes, size_t len);
+
 static bool revision_valid(const char *s)
 {
         size_t n = strlen(s);
@@ -173,15 +176,47 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
         return 0;
 }
 
+/*
+ * The fetched entry of repo at rev: this replica's memory, else (where the
+ * handler may block) the database and the Hub, once for all concurrent
+ * callers.  0, API_STATUS_WAIT, or -1 with rs filled (pointer names the
+ * request field that held the id; typed is the id as the user wrote it).
+ */
+static int fetch_entry(const struct api_request *rq, const struct catalog_snapshot *snap,
+                       const char *typed, const char *repo, const char *rev, const char *pointer,
+                       struct fetched_entry *out, struct api_response *rs)
+{
+        int64_t now = (int64_t)time(NULL);
+        struct resolve_ctx ctx = {rq->app->db, rq->app->hub, 2000, now};
+        struct fetched_problem p;
+        char detail[1500];
+
+        if (fetched_find(rq->app->fetched, repo, rev, now, out))
+                return 0;
+        if (!rq->may_block)
+                return API_STATUS_WAIT;
+        if (rq->app->config && rq->app->config->db_acquire_timeout_ms)
+                ctx.db_timeout_ms = rq->app->config->db_acquire_timeout_ms;
+        if (fetched_get(rq->app->fetched, repo, rev, now, resolve_fill, &ctx, out, &p) == 0)
+                return 0;
+        if (p.status == 404 && snap) {
+                char near[700];
+                api_model_not_found(snap, typed, near, sizeof(near));
+                snprintf(detail, sizeof(detail), "%s; %s", p.detail, near);
+        } else {
+                snprintf(detail, sizeof(detail), "%s", p.detail);
+        }
+        return fail(rs, p.status, pointer, p.rule, detail);
+}
+
 int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot *snap,
                      json_t *body, struct api_model_source *src, struct api_response *rs)
 {
         json_t *model = json_object_get(body, "model"), *idv, *revv;
         const struct hub_settings *hub = rq->app ? rq->app->hub : NULL;
-        char repo[FETCHED_REPO_MAX], rev[REVISION_MAX + 1], detail[1500];
+        char repo[FETCHED_REPO_MAX], rev[REVISION_MAX + 1];
         const char *id, *revision = NULL;
-        struct fetched_problem p;
-        int64_t now = (int64_t)time(NULL);
+        int rc;
 
         memset(src, 0, sizeof(*src));
         if (!json_is_object(model) || !json_is_string(idv = json_object_get(model, "id")))
@@ -207,26 +242,107 @@ int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot
         }
         if (revision)
                 snprintf(rev, sizeof(rev), "%s", revision);
-        if (!fetched_find(rq->app->fetched, repo, rev, now, &src->entry)) {
-                struct resolve_ctx ctx = {rq->app->db, hub, 2000, now};
-                if (!rq->may_block)
-                        return API_STATUS_WAIT;
-                if (rq->app->config && rq->app->config->db_acquire_timeout_ms)
-                        ctx.db_timeout_ms = rq->app->config->db_acquire_timeout_ms;
-                if (fetched_get(rq->app->fetched, repo, rev, now, resolve_fill, &ctx, &src->entry,
-                                &p)) {
-                        if (p.status == 404 && snap) {
-                                char near[700];
-                                api_model_not_found(snap, id, near, sizeof(near));
-                                snprintf(detail, sizeof(detail), "%s; %s", p.detail, near);
-                        } else {
-                                snprintf(detail, sizeof(detail), "%s", p.detail);
-                        }
-                        return fail(rs, p.status, "/model/id", p.rule, detail);
-                }
-        }
+        rc = fetch_entry(rq, snap, id, repo, rev, "/model/id", &src->entry, rs);
+        if (rc)
+                return rc;
         src->hub = true;
         return rewrite(body, model, src, rs);
+}
+
+/*
+ * GET /api/v1/hub/{org}/{name}[?revision=]: what the Hub (or the stored
+ * copy) says about a model, as an estimate would read it: revision, sha,
+ * quantization, parameters and where they come from, the vision tower,
+ * the architecture and the config.json.  The page calls it to offer a
+ * model the catalog does not know.
+ */
+void api_hub_model_get(const struct api_request *rq, struct api_response *rs)
+{
+        const char *revision = rq->query(rq, "revision");
+        char id[2 * FETCHED_REPO_MAX], key[64], why[900], dtypes[64];
+        const struct catalog_snapshot *snap = NULL;
+        struct fetched_entry e;
+        struct model_arch arch;
+        json_t *cfg = NULL, *doc, *st;
+        const char *q = NULL;
+        unsigned group = 0;
+        char format[64] = "";
+        uint64_t hub;
+        int rc;
+
+        memset(&e, 0, sizeof(e));
+        snprintf(id, sizeof(id), "%s/%s", rq->n_params > 0 ? rq->params[0] : "",
+                 rq->n_params > 1 ? rq->params[1] : "");
+        if (!rq->app || !rq->app->hub || !rq->app->fetched) {
+                api_problem(rs, 503, "Hub look-ups are not available in this process");
+                return;
+        }
+        if (!hub_repo_valid(id)) {
+                api_problem_field(rs, 400, "/id", "pattern",
+                                  "a Hub model id is org/name of letters, digits, '.', '_', '-'");
+                return;
+        }
+        if (revision && !revision_valid(revision)) {
+                api_problem_field(rs, 400, "?revision", "pattern",
+                                  "revision must be a Hub branch, tag or commit sha");
+                return;
+        }
+        if (rq->app->catalog)
+                snap = catalog_acquire(rq->app->catalog);
+        rc = fetch_entry(rq, snap, id, id, revision ? revision : "", "/id", &e, rs);
+        if (rc == API_STATUS_WAIT)
+                rs->status = API_STATUS_WAIT;
+        if (rc)
+                goto out;
+        cfg = json_loads(e.config, JSON_REJECT_DUPLICATES, NULL);
+        if (!json_is_object(cfg)) {
+                api_problem_field(rs, 502, "/id", "hub_unavailable",
+                                  "the stored config.json is not a JSON object");
+                goto out;
+        }
+        if (hf_config_import_ex(cfg, &arch, key, sizeof(key), why, sizeof(why))) {
+                char detail[1200];
+                snprintf(detail, sizeof(detail), "%s's config.json cannot be read: %s", e.repo,
+                         why);
+                api_problem_field(rs, 422, "/id", "hf_config", detail);
+                goto out;
+        }
+        hub = safetensors_parameters(e.safetensors, dtypes, sizeof(dtypes));
+        api_quantization_from_config(cfg, &q, &group, format, sizeof(format));
+        doc = json_pack("{s:s,s:s,s:s,s:s?,s:b,s:b,s:I,s:s,s:o,s:o}", "id", e.repo, "revision",
+                        e.revision[0] ? e.revision : "main", "sha", e.sha, "etag",
+                        e.etag[0] ? e.etag : NULL, "gated", e.gated, "stale", e.stale,
+                        "fetched_at_s", (json_int_t)e.fetched_at_s, "parameters_source",
+                        hub ? "safetensors" : "config", "architecture",
+                        api_model_arch_encode(&arch), "hf_config", json_incref(cfg));
+        if (doc) {
+                json_object_set_new(doc, "config_parameters",
+                                    json_integer((json_int_t)model_parameters(&arch)));
+                json_object_set_new(doc, "parameters",
+                                    json_integer((json_int_t)(hub ? hub : model_parameters(&arch))));
+                if (hub)
+                        json_object_set_new(doc, "safetensors_parameters",
+                                            json_integer((json_int_t)hub));
+                st = e.safetensors ? json_loads(e.safetensors, 0, NULL) : NULL;
+                if (st)
+                        json_object_set_new(doc, "safetensors", st);
+                if (format[0]) {
+                        json_object_set_new(doc, "quantization", json_string(q));
+                        json_object_set_new(doc, "quantization_format", json_string(format));
+                }
+                if (arch.vision_parameters) {
+                        json_object_set_new(doc, "vision_parameters",
+                                            json_integer((json_int_t)arch.vision_parameters));
+                        json_object_set_new(doc, "image_tokens",
+                                            json_integer((json_int_t)arch.image_tokens));
+                }
+        }
+        api_reply_json(rs, 200, doc);
+out:
+        json_decref(cfg);
+        fetched_entry_free(&e);
+        if (snap)
+                catalog_release(snap);
 }
 
 static json_t *note(const char *code, const char *text)

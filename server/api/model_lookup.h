@@ -59,6 +59,9 @@ void api_model_source_apply(const struct api_model_source *src, struct estimate_
 
 void api_model_source_free(struct api_model_source *src);
 
+/* GET /api/v1/hub/{org}/{name}: a Hub model as an estimate would read it. */
+void api_hub_model_get(const struct api_request *rq, struct api_response *rs);
+
 /*
  * Map a config.json quantization_config to the request's "quantization"
  * name and group size (0 = the default): GPTQ, AWQ, bitsandbytes 4/8-bit,

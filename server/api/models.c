@@ -20,6 +20,7 @@
 #include "db/catalog_queries.h"
 #include "models/hf_config.h"
 #include "models/hub.h"
+#include "models/fetched.h"
 #include "models/resolve.h"
 
 json_t *api_models_json(const struct catalog_model *m, bool detail)
@@ -104,26 +105,48 @@ static bool contains_nocase(const char *hay, const char *needle)
         return false;
 }
 
-/* Every word of q (split at spaces) found, case-insensitively, in the id,
- * name, family or a Hub id: "qwen2.5 7b instruct" finds qwen2.5-7b by its
- * Hub id Qwen/Qwen2.5-7B-Instruct. */
-static bool model_matches_text(const struct catalog_model *m, const char *q)
+/* Every word of q (split at spaces) found, case-insensitively, in one of
+ * the n fields: "qwen2.5 7b instruct" finds qwen2.5-7b by its Hub id
+ * Qwen/Qwen2.5-7B-Instruct. */
+static bool words_match(const char *q, const char *const *fields, size_t n)
 {
         char word[129];
         while (*q) {
-                size_t n = strcspn(q, " ");
-                if (n > 0 && n < sizeof(word)) {
-                        memcpy(word, q, n);
-                        word[n] = '\0';
-                        if (!contains_nocase(m->id, word) && !contains_nocase(m->name, word) &&
-                            !contains_nocase(m->family, word) && !contains_nocase(m->hub_ids, word))
+                size_t len = strcspn(q, " ");
+                if (len > 0 && len < sizeof(word)) {
+                        bool found = false;
+                        memcpy(word, q, len);
+                        word[len] = '\0';
+                        for (size_t i = 0; i < n && !found; i++)
+                                found = contains_nocase(fields[i], word);
+                        if (!found)
                                 return false;
                 }
-                q += n;
+                q += len;
                 while (*q == ' ')
                         q++;
         }
         return true;
+}
+
+static bool model_matches_text(const struct catalog_model *m, const char *q)
+{
+        const char *fields[] = {m->id, m->name, m->family, m->hub_ids};
+        return words_match(q, fields, 4);
+}
+
+/* The Hub models this replica has read whose id has every word of q. */
+static json_t *fetched_matches(const struct api_request *rq, const char *q)
+{
+        static _Thread_local char names[64][FETCHED_REPO_MAX];
+        json_t *arr = json_array();
+        size_t n = rq->app && rq->app->fetched ? fetched_names(rq->app->fetched, names, 64) : 0;
+        for (size_t i = 0; arr && i < n; i++) {
+                const char *fields[] = {names[i]};
+                if (words_match(q, fields, 1))
+                        json_array_append_new(arr, json_pack("{s:s}", "id", names[i]));
+        }
+        return arr;
 }
 
 /*
@@ -177,13 +200,16 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                         json_array_append_new(arr, api_models_json(&m[i], false));
                 matched++;
         }
-        if (!arr)
+        if (!arr) {
                 api_problem(rs, 500, "out of memory");
-        else
-                api_reply_json(rs, 200,
-                               json_pack("{s:o, s:I, s:I, s:I}", "models", arr, "count",
-                                         (json_int_t)matched, "limit", (json_int_t)limit, "offset",
-                                         (json_int_t)offset));
+        } else {
+                json_t *doc = json_pack("{s:o, s:I, s:I, s:I}", "models", arr, "count",
+                                        (json_int_t)matched, "limit", (json_int_t)limit,
+                                        "offset", (json_int_t)offset);
+                if (doc && q && *q)
+                        json_object_set_new(doc, "hub_models", fetched_matches(rq, q));
+                api_reply_json(rs, 200, doc);
+        }
         catalog_release(s);
 }
 

@@ -215,7 +215,10 @@ test('after the stand-in stops and the server restarts, a fetched id is still an
         const never = await estimate(server.url, { id: 'tiiuae/falcon-40b-instruct' });
         assertProblem(never, 502, '/model/id');
         assert.match(never.json.detail, /cannot reach the Hub/);
+        // the stand-in back, and a server pointed at it, for the cases below
         hub = await startHub();
+        await server.stop();
+        server = await startServer({ env: hubEnv() });
 });
 
 test('images per sample: each image adds the tokens the config says to the sequence', async () => {
@@ -233,4 +236,23 @@ test('images per sample: each image adds the tokens the config says to the seque
         const text = await request('POST', '/api/v1/estimate', { base: server.url, body: {
                 model: { id: 'HuggingFaceTB/SmolLM2-1.7B' }, workload: { ...INFER, images_per_sample: 1 } } });
         assertProblem(text, 400, '/workload/images_per_sample');
+});
+
+test('GET /api/v1/hub/{org}/{name}: what the page shows before estimating, and search finds read models', async () => {
+        const r = await request('GET', '/api/v1/hub/Qwen/Qwen2.5-VL-7B-Instruct', { base: server.url });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.json.id, 'Qwen/Qwen2.5-VL-7B-Instruct');
+        // text 7,615,616,512 + tower 676,550,144 (test_vision.c)
+        assert.equal(r.json.vision_parameters, 676550144);
+        assert.equal(r.json.parameters_source, 'config');
+        assert.equal(r.json.hf_config.model_type, 'qwen2_5_vl');
+        const q = await request('GET', '/api/v1/hub/TheBloke/Llama-2-7B-Chat-GPTQ', { base: server.url });
+        assert.equal(q.json.quantization, 'int4');
+        assert.equal(q.json.quantization_format, 'GPTQ 4-bit');
+        const found = await request('GET', '/api/v1/models?q=qwen2.5%20vl', { base: server.url });
+        assert.ok(found.json.hub_models.some((m) => m.id === 'Qwen/Qwen2.5-VL-7B-Instruct'), found.text);
+        const none = await request('GET', '/api/v1/hub/nobody/nothing-here', { base: server.url });
+        assertProblem(none, 404, '/id');
+        const bad = await request('GET', '/api/v1/hub/x/y?revision=..%2Fetc', { base: server.url });
+        assertProblem(bad, 400, '?revision');
 });
