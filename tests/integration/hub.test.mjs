@@ -4,14 +4,15 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startServer, request, assertProblem, adminToken } from './lib.mjs';
+import { startServer, request, assertProblem, adminToken, createDatabase } from './lib.mjs';
 import { startHub, loadFixtures, loadQuantized, TINY_PARAMETERS } from './hub/standin.mjs';
 
 const INFER = { mode: 'inference', batch_size: 1, sequence_length: 512 };
-let hub, server;
-// A process of its own: the stand-in's answers stay out of other files'
-// server, and a short total time limit makes the slow case quick.
-const hubEnv = (extra = {}) => ({ HF_ENDPOINT: hub.url, HF_TOKEN: hub.token,
+let hub, server, db;
+// A process and a database of its own: what it reads from the stand-in and
+// the team models it stores stay out of the other files' catalog; a short
+// total time limit makes the slow case quick.
+const hubEnv = (extra = {}) => ({ DATABASE_URL: db, HF_ENDPOINT: hub.url, HF_TOKEN: hub.token,
         GPUPLAN_HUB_TIMEOUT_S: '2', GPUPLAN_HUB_MAX_KIB: '1024', GPUPLAN_THREADS: '2',
         GPUPLAN_ADMIN_TOKEN: adminToken(), ...extra });
 const put = (base, id, body, token = adminToken()) => request('PUT', `/api/v1/models/${id}`,
@@ -20,6 +21,7 @@ const estimate = (base, model, extra = {}) => request('POST', '/api/v1/estimate'
         { base, body: { model, workload: INFER, ...extra } });
 
 test.before(async () => {
+        db = createDatabase('hub_models_test');
         hub = await startHub({ slowMs: 20000 });
         server = await startServer({ env: hubEnv() });
 });
