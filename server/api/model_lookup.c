@@ -176,6 +176,34 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
         return 0;
 }
 
+/* "; read from the Hub earlier: a, b" - the Hub models this replica has
+ * read of repo's organisation, or whose name starts as repo's does (the
+ * first 6 characters), up to 3; "" if none. */
+static void fetched_near(const struct api_request *rq, const char *repo, char *buf, size_t len)
+{
+        static _Thread_local char names[256][FETCHED_REPO_MAX];
+        size_t n = fetched_names(rq->app->fetched, names, 256), off = 0, shown = 0;
+        const char *slash = strchr(repo, '/');
+        size_t org = slash ? (size_t)(slash - repo) : 0;
+        const char *name = slash ? slash + 1 : repo;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && shown < 3; i++) {
+                const char *s2 = strchr(names[i], '/');
+                bool same_org = s2 && (size_t)(s2 - names[i]) == org &&
+                                !strncasecmp(names[i], repo, org);
+                bool same_start = s2 && strlen(name) >= 6 && !strncasecmp(s2 + 1, name, 6);
+                if (!same_org && !same_start)
+                        continue;
+                int w = snprintf(buf + off, len - off, "%s%s",
+                                 shown ? ", " : "; read from the Hub earlier: ", names[i]);
+                if (w < 0 || (size_t)w >= len - off)
+                        break;
+                off += (size_t)w;
+                shown++;
+        }
+}
+
 /*
  * The fetched entry of repo at rev: this replica's memory, else (where the
  * handler may block) the database and the Hub, once for all concurrent
@@ -189,7 +217,7 @@ static int fetch_entry(const struct api_request *rq, const struct catalog_snapsh
         int64_t now = (int64_t)time(NULL);
         struct resolve_ctx ctx = {rq->app->db, rq->app->hub, 2000, now};
         struct fetched_problem p;
-        char detail[1500];
+        char detail[2200];
 
         if (fetched_find(rq->app->fetched, repo, rev, now, out))
                 return 0;
@@ -200,9 +228,10 @@ static int fetch_entry(const struct api_request *rq, const struct catalog_snapsh
         if (fetched_get(rq->app->fetched, repo, rev, now, resolve_fill, &ctx, out, &p) == 0)
                 return 0;
         if (p.status == 404 && snap) {
-                char near[700];
+                char near[700], read[400];
                 api_model_not_found(snap, typed, near, sizeof(near));
-                snprintf(detail, sizeof(detail), "%s; %s", p.detail, near);
+                fetched_near(rq, repo, read, sizeof(read));
+                snprintf(detail, sizeof(detail), "%s; %s%s", p.detail, near, read);
         } else {
                 snprintf(detail, sizeof(detail), "%s", p.detail);
         }

@@ -255,6 +255,10 @@ test('GET /api/v1/hub/{org}/{name}: what the page shows before estimating, and s
         assert.ok(found.json.hub_models.some((m) => m.id === 'Qwen/Qwen2.5-VL-7B-Instruct'), found.text);
         const none = await request('GET', '/api/v1/hub/nobody/nothing-here', { base: server.url });
         assertProblem(none, 404, '/id');
+        // a near miss names the Hub models read before, of its organisation
+        const near = await estimate(server.url, { id: 'Qwen/Qwen2.5-VL-7B-Instructt' });
+        assertProblem(near, 404, '/model/id');
+        assert.match(near.json.detail, /read from the Hub earlier: .*Qwen\/Qwen2\.5-VL-7B-Instruct/);
         const bad = await request('GET', '/api/v1/hub/x/y?revision=..%2Fetc', { base: server.url });
         assertProblem(bad, 400, '?revision');
 });
