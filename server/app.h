@@ -24,9 +24,12 @@ struct app {
         struct catalog *catalog;      /* server/catalog/catalog.h: snapshot holder */
         struct metrics *metrics;      /* server/http/metrics.h */
         struct answer_cache *answers; /* server/plan/answer_cache.h; NULL: answers uncached */
-        struct fetched_store *fetched;   /* server/models/fetched.h: models read from the Hub */
-        const struct hub_settings *hub;  /* server/models/hub.h; NULL: no Hub look-ups */
         atomic_bool stopping;         /* set by SIGTERM/SIGINT: drain and exit */
+
+        /* Models read from the Hub (server/models/fetched.h) and the Hub
+         * client's settings (server/models/hub.h); NULL: no Hub look-ups. */
+        struct fetched_store *fetched;
+        const struct hub_settings *hub;
 };
 
 #endif

@@ -551,12 +551,12 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
                 in->prompt_tokens = in->sequence_length > in->generated_tokens
                                             ? in->sequence_length - in->generated_tokens
                                             : in->sequence_length;
-        if (get_u32(w, base, "images_per_sample", 0, 1024, &in->images_per_sample, &present, e))
+        if (get_u32(w, base, "images_per_sample", 0, 1024, &in->images, &present, e))
                 return -1;
-        if (in->images_per_sample) {
+        if (in->images) {
                 /* Each image enters the language model as arch.image_tokens
                  * tokens of the sequence (vision.c says how many per family). */
-                uint64_t add = (uint64_t)in->images_per_sample * in->arch.image_tokens;
+                uint64_t add = (uint64_t)in->images * in->arch.image_tokens;
                 if (!in->arch.image_tokens)
                         return dfail(e, 400, "/workload/images_per_sample", "contradiction",
                                      "the model has no vision tower (no vision_config): images "
@@ -1132,9 +1132,10 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kstring(w, "mode", estimate_mode_name(in->mode));
         jsonw_kint(w, "batch_size", in->batch_size);
         jsonw_kint(w, "sequence_length", in->sequence_length);
-        if (in->images_per_sample) {
-                jsonw_kint(w, "images_per_sample", in->images_per_sample);
-                jsonw_kint(w, "image_tokens", (int64_t)in->images_per_sample * in->arch.image_tokens);
+        if (in->images) {
+                jsonw_kint(w, "images_per_sample", in->images);
+                jsonw_kint(w, "image_tokens",
+                           (int64_t)in->images * in->arch.image_tokens);
         }
         if (in->target_length > 0)
                 jsonw_kint(w, "target_length", in->target_length);

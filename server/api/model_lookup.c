@@ -36,8 +36,8 @@ static int bits_of(json_t *q, const char *key)
         return json_is_integer(b) ? (int)json_integer_value(b) : 0;
 }
 
-int api_quantization_from_config(json_t *config, const char **quantization,
-                                 unsigned *group_size, char *format, size_t formatlen)
+int api_quantization_from_config(json_t *config, const char **quantization, unsigned *group_size,
+                                 char *format, size_t formatlen)
 {
         json_t *q = json_object_get(config, "quantization_config");
         const char *m;
@@ -190,8 +190,8 @@ static void fetched_near(const struct api_request *rq, const char *repo, char *b
         buf[0] = '\0';
         for (size_t i = 0; i < n && shown < 3; i++) {
                 const char *s2 = strchr(names[i], '/');
-                bool same_org = s2 && (size_t)(s2 - names[i]) == org &&
-                                !strncasecmp(names[i], repo, org);
+                bool same_org =
+                        s2 && (size_t)(s2 - names[i]) == org && !strncasecmp(names[i], repo, org);
                 bool same_start = s2 && strlen(name) >= 6 && !strncasecmp(s2 + 1, name, 6);
                 if (!same_org && !same_start)
                         continue;
@@ -347,8 +347,9 @@ void api_hub_model_get(const struct api_request *rq, struct api_response *rs)
         if (doc) {
                 json_object_set_new(doc, "config_parameters",
                                     json_integer((json_int_t)model_parameters(&arch)));
-                json_object_set_new(doc, "parameters",
-                                    json_integer((json_int_t)(hub ? hub : model_parameters(&arch))));
+                json_object_set_new(
+                        doc, "parameters",
+                        json_integer((json_int_t)(hub ? hub : model_parameters(&arch))));
                 if (hub)
                         json_object_set_new(doc, "safetensors_parameters",
                                             json_integer((json_int_t)hub));
@@ -426,12 +427,11 @@ char *api_model_source_annotate(char *text, size_t *len, const struct api_model_
         gmtime_r(&t, &tm);
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
         hub = safetensors_parameters(src->entry.safetensors, dtypes, sizeof(dtypes));
-        source = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:s}", "kind", "hub", "repo",
-                           src->entry.repo, "revision",
-                           src->entry.revision[0] ? src->entry.revision : "main", "sha",
-                           src->entry.sha, "etag", src->entry.etag[0] ? src->entry.etag : NULL,
-                           "gated", src->entry.gated, "stale", src->entry.stale, "fetched_at",
-                           when);
+        source = json_pack(
+                "{s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:s}", "kind", "hub", "repo", src->entry.repo,
+                "revision", src->entry.revision[0] ? src->entry.revision : "main", "sha",
+                src->entry.sha, "etag", src->entry.etag[0] ? src->entry.etag : NULL, "gated",
+                src->entry.gated, "stale", src->entry.stale, "fetched_at", when);
         if (source) {
                 json_object_set_new(source, "config_parameters", json_integer((json_int_t)own));
                 if (hub)
@@ -463,8 +463,8 @@ char *api_model_source_annotate(char *text, size_t *len, const struct api_model_
                 }
         } else {
                 snprintf(buf, sizeof(buf),
-                         "parameters: %" PRIu64 " counted from %s's config.json at %.12s (%s)",
-                         own, src->entry.repo, src->entry.sha,
+                         "parameters: %" PRIu64 " counted from %s's config.json at %.12s (%s)", own,
+                         src->entry.repo, src->entry.sha,
                          src->entry.safetensors ? "the Hub's safetensors totals count packed "
                                                   "quantized storage, not parameters"
                                                 : "the Hub gives no safetensors totals");

@@ -68,7 +68,7 @@ void api_hub_model_get(const struct api_request *rq, struct api_response *rs);
  * fp8, compressed-tensors, MXFP4.  Returns 0 and fills format (a readable
  * name), or -1 when there is none or it is not understood.
  */
-int api_quantization_from_config(json_t *config, const char **quantization,
-                                 unsigned *group_size, char *format, size_t formatlen);
+int api_quantization_from_config(json_t *config, const char **quantization, unsigned *group_size,
+                                 char *format, size_t formatlen);
 
 #endif

@@ -204,8 +204,8 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                 api_problem(rs, 500, "out of memory");
         } else {
                 json_t *doc = json_pack("{s:o, s:I, s:I, s:I}", "models", arr, "count",
-                                        (json_int_t)matched, "limit", (json_int_t)limit,
-                                        "offset", (json_int_t)offset);
+                                        (json_int_t)matched, "limit", (json_int_t)limit, "offset",
+                                        (json_int_t)offset);
                 if (doc && q && *q)
                         json_object_set_new(doc, "hub_models", fetched_matches(rq, q));
                 api_reply_json(rs, 200, doc);
@@ -242,10 +242,17 @@ void api_models_get(const struct api_request *rq, struct api_response *rs)
         catalog_release(s);
 }
 
-static const char *const team_model_keys[] = {"id",          "name",     "family",
-                                              "licence",     "notes",    "note",
-                                              "hf_config",   "hub_id",   "revision",
-                                              "published_parameters",   "parameters_source",
+static const char *const team_model_keys[] = {"id",
+                                              "name",
+                                              "family",
+                                              "licence",
+                                              "notes",
+                                              "note",
+                                              "hf_config",
+                                              "hub_id",
+                                              "revision",
+                                              "published_parameters",
+                                              "parameters_source",
                                               NULL};
 
 /* The config of a Hub id for a team model: through the same look-up as an
@@ -293,8 +300,8 @@ static json_t *team_hub_config(const struct api_request *rq, const char *hub_id,
 void api_models_put(const struct api_request *rq, struct api_response *rs)
 {
         struct catalog_model m;
-        const char *body_id = NULL, *note = NULL, *hub_id = NULL, *revision = NULL,
-                   *source = NULL, *licence = NULL;
+        const char *body_id = NULL, *note = NULL, *hub_id = NULL, *revision = NULL, *source = NULL,
+                   *licence = NULL;
         int64_t published = 0;
         char key[64], why[900], ptr[160], repo[HUB_REPO_MAX] = "", source_buf[300];
         struct model_arch arch;
@@ -390,7 +397,9 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
                 snprintf(source_buf, sizeof(source_buf), "%s%s",
                          published > 0 ? "stated by the team"
                                        : "counted by gpuplan from the config.json of ",
-                         published > 0 ? "" : hub_id ? repo : "the team's paste");
+                         published > 0 ? ""
+                         : hub_id      ? repo
+                                       : "the team's paste");
                 source = source_buf;
         }
         m.hf_config_json = json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER);

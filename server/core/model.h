@@ -88,9 +88,9 @@ struct model_arch {
         bool lm_head_transform;    /* encoder MLM head: dense + norm before the vocab projection */
         bool lm_head_bias;         /* a bias over the vocabulary in the LM head */
         float dropout; /* hidden/attention dropout probability (masks cost 1 byte/element) */
-        uint64_t extra_parameters; /* block-matrix parameters the shape does not place: the
-                                      remainder that makes a bare parameter count exact
-                                      (model_arch_from_parameters), a vision tower; 0 otherwise */
+        uint64_t extra_parameters;  /* block-matrix parameters the shape does not place: the
+                                       remainder that makes a bare parameter count exact
+                                       (model_arch_from_parameters), a vision tower; 0 otherwise */
         uint64_t vision_parameters; /* of extra_parameters: the vision tower and its projector
                                        of a vision-language checkpoint (reported, not re-added) */
         uint32_t image_tokens;      /* language-model tokens one image becomes; 0 = no tower */

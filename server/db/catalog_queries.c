@@ -880,9 +880,9 @@ int catalog_db_upsert_team_model(PGconn *conn, const struct catalog_model *m,
                                  const struct db_actor *who, bool *created, struct db_error *e)
 {
         char n[32];
-        const char *v[10] = {m->id,      m->name,  m->family,  m->hf_config_json,
-                             n,          m->parameters_source, m->notes, m->hub_ids,
-                             m->licence, who->actor};
+        const char *v[10] = {
+                m->id,    m->name,    m->family,  m->hf_config_json, n, m->parameters_source,
+                m->notes, m->hub_ids, m->licence, who->actor};
 
         snprintf(n, sizeof(n), "%llu", (unsigned long long)m->published_parameters);
         /* A curated (origin 'catalog') row is never overwritten: the WHERE

@@ -22,8 +22,8 @@ static const char sql_save[] =
         " safetensors = EXCLUDED.safetensors, quantization = EXCLUDED.quantization,"
         " gated = EXCLUDED.gated, fetched_at = EXCLUDED.fetched_at";
 
-int db_hub_model_load(PGconn *conn, const char *repo, const char *revision,
-                      struct db_hub_row *row, char *err, size_t errlen)
+int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, struct db_hub_row *row,
+                      char *err, size_t errlen)
 {
         const char *params[2] = {repo, revision};
         PGresult *res = PQexecParams(conn, sql_load, 2, NULL, params, NULL, NULL, 0);
@@ -61,9 +61,9 @@ out:
 
 int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen)
 {
-        const char *params[8] = {row->repo,         row->revision, row->sha,
-                                 row->etag,         row->config,   row->safetensors,
-                                 row->quantization, row->gated ? "true" : "false"};
+        const char *params[8] = {
+                row->repo,   row->revision,    row->sha,          row->etag,
+                row->config, row->safetensors, row->quantization, row->gated ? "true" : "false"};
         PGresult *res = PQexecParams(conn, sql_save, 8, NULL, params, NULL, NULL, 0);
         int rc = 0;
 

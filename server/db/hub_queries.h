@@ -38,8 +38,8 @@ struct db_hub_row {
  * Find the row of repo (any case) at revision.  Returns 1 and fills row,
  * 0 when there is none, -1 with a one-line reason in err.
  */
-int db_hub_model_load(PGconn *conn, const char *repo, const char *revision,
-                      struct db_hub_row *row, char *err, size_t errlen);
+int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, struct db_hub_row *row,
+                      char *err, size_t errlen);
 
 /* Insert or replace the row (fetched_at = now()).  0, or -1 with err. */
 int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen);

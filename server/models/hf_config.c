@@ -54,19 +54,22 @@ static const char *config_key_of(json_t *cfg, const char *field)
                 const char *field;
                 const char *keys[6];
         } names[] = {
-                {"layers", {"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers"}},
+                {"layers",
+                 {"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers"}},
                 {"decoder_layers", {"num_decoder_layers", "decoder_layers"}},
                 {"hidden", {"hidden_size", "n_embd", "d_model", "dim"}},
-                {"heads", {"num_attention_heads", "n_head", "n_heads", "num_heads",
-                           "encoder_attention_heads"}},
+                {"heads",
+                 {"num_attention_heads", "n_head", "n_heads", "num_heads",
+                  "encoder_attention_heads"}},
                 {"kv_heads", {"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}},
                 {"head_dim", {"head_dim", "d_kv"}},
-                {"ffn", {"intermediate_size", "moe_intermediate_size", "d_ff", "ffn_dim",
-                         "n_inner", "encoder_ffn_dim"}},
+                {"ffn",
+                 {"intermediate_size", "moe_intermediate_size", "d_ff", "ffn_dim", "n_inner",
+                  "encoder_ffn_dim"}},
                 {"ffn_size", {"intermediate_size", "d_ff", "ffn_dim", "n_inner"}},
                 {"vocab", {"vocab_size"}},
-                {"max_positions", {"max_position_embeddings", "n_positions", "max_seq_len",
-                                   "seq_length"}},
+                {"max_positions",
+                 {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length"}},
                 {"experts", {"num_local_experts", "num_experts", "n_routed_experts"}},
                 {"active_experts", {"num_experts_per_tok", "experts_per_token", "moe_topk"}},
                 {"dense_layers", {"first_k_dense_replace"}},
@@ -581,18 +584,28 @@ static int import_moe(struct imp *im, struct model_arch *a, const char *type)
                 return 0;
         }
         if (is(type, "deepseek_v2") || is(type, "deepseek_v3") || is(type, "glm4_moe")) {
-                /* DeepseekV3MoE (and Glm4MoeMoE, its copy): n_routed_experts of moe_intermediate_size,
-                 * n_shared_experts fused into one MLP, the first
+                /* DeepseekV3MoE (and Glm4MoeMoE, its copy): n_routed_experts of
+                 * moe_intermediate_size, n_shared_experts fused into one MLP, the first
                  * first_k_dense_replace blocks dense (intermediate_size). */
                 bool glm = is(type, "glm4_moe"), v3 = is(type, "deepseek_v3") || glm;
                 uint32_t dense_ffn = a->ffn;
-                if (get_u32(im, "n_routed_experts", glm ? 128 : v3 ? 256 : 160, 1024, &a->experts) ||
+                if (get_u32(im, "n_routed_experts",
+                            glm  ? 128
+                            : v3 ? 256
+                                 : 160,
+                            1024, &a->experts) ||
                     get_u32(im, "num_experts_per_tok", v3 ? 8 : 6, 1024, &a->active_experts) ||
-                    get_u32(im, "moe_intermediate_size", glm ? 1408 : v3 ? 2048 : 1536, 1048576,
-                            &moe_ffn) ||
+                    get_u32(im, "moe_intermediate_size",
+                            glm  ? 1408
+                            : v3 ? 2048
+                                 : 1536,
+                            1048576, &moe_ffn) ||
                     get_u32(im, "n_shared_experts", v3 ? 1 : 2, 64, &n_shared) ||
-                    get_u32(im, "first_k_dense_replace", glm ? 1 : v3 ? 3 : 1, 1024,
-                            &a->dense_layers))
+                    get_u32(im, "first_k_dense_replace",
+                            glm  ? 1
+                            : v3 ? 3
+                                 : 1,
+                            1024, &a->dense_layers))
                         return -1;
                 if (a->dense_layers > a->layers)
                         return imp_fail(im, "first_k_dense_replace", "must not exceed the layers");
@@ -1341,10 +1354,10 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
         a->extra_parameters += vt.parameters;
         /* Qwen2-VL's image tokens follow the resolution: (h / 14) (w / 14) / 4
          * (Qwen2VLImageProcessor); an 896 x 896 image gives 1024. */
-        a->image_tokens = vt.tokens_per_image
-                                  ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image
-                                                                             : 1048576)
-                                  : 1024;
+        a->image_tokens =
+                vt.tokens_per_image
+                        ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576)
+                        : 1024;
         if (is(outer, "mllama")) {
                 json_t *cross = json_object_get(im->cfg, "cross_attention_layers");
                 uint64_t n = json_is_array(cross) ? json_array_size(cross) : 0;

@@ -242,12 +242,11 @@ static enum hub_result get(const struct hub_settings *s, const char *url, double
                          (double)s->timeout_s, now_s() - started);
                 out = HUB_TIMEOUT;
         } else if (rc == CURLE_TOO_MANY_REDIRECTS) {
-                snprintf(why, whylen, "the Hub redirected more than %d times",
-                         HUB_MAX_REDIRECTS);
+                snprintf(why, whylen, "the Hub redirected more than %d times", HUB_MAX_REDIRECTS);
                 out = HUB_BAD_ANSWER;
         } else {
-                snprintf(why, whylen, "cannot reach the Hub at %s: %s (after %.1f s)",
-                         s->endpoint, curl_easy_strerror(rc), now_s() - started);
+                snprintf(why, whylen, "cannot reach the Hub at %s: %s (after %.1f s)", s->endpoint,
+                         curl_easy_strerror(rc), now_s() - started);
                 out = HUB_UNREACHABLE;
         }
         curl_slist_free_all(hdrs);
@@ -315,9 +314,9 @@ static enum hub_result read_info(const struct answer *a, const char *repo, struc
         out->gated = json_is_true(gated) || json_is_string(gated);
         st = json_object_get(doc, "safetensors");
         if (json_is_object(st) && json_is_object(json_object_get(st, "parameters"))) {
-                json_t *keep = json_pack("{s:O,s:O*}", "parameters",
-                                         json_object_get(st, "parameters"), "total",
-                                         json_object_get(st, "total"));
+                json_t *keep =
+                        json_pack("{s:O,s:O*}", "parameters", json_object_get(st, "parameters"),
+                                  "total", json_object_get(st, "total"));
                 out->safetensors = keep ? json_dumps(keep, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                 json_decref(keep);
         }
@@ -379,8 +378,8 @@ enum hub_result hub_fetch(const struct hub_settings *s, const char *repo, const 
         doc = json_loadb(cfg.data ? cfg.data : "", cfg.len, JSON_REJECT_DUPLICATES, &je);
         if (!json_is_object(doc)) {
                 snprintf(why, whylen,
-                         "%s's config.json is not a JSON object (line %d column %d: %s)",
-                         out->repo, je.line, je.column, doc ? "not an object" : je.text);
+                         "%s's config.json is not a JSON object (line %d column %d: %s)", out->repo,
+                         je.line, je.column, doc ? "not an object" : je.text);
                 rc = HUB_BAD_ANSWER;
                 goto out;
         }

@@ -22,11 +22,15 @@ static const char *skip_prefix(const char *s, const char *prefix)
         return n && strncasecmp(s, prefix, n) == 0 ? s + n : s;
 }
 
-bool resolve_hub_id(const char *typed, const char *endpoint, char *repo, size_t repolen,
-                    char *rev, size_t revlen)
+bool resolve_hub_id(const char *typed, const char *endpoint, char *repo, size_t repolen, char *rev,
+                    size_t revlen)
 {
-        static const char *const hosts[] = {"https://huggingface.co/", "http://huggingface.co/",
-                                            "huggingface.co/", "https://hf.co/", "hf.co/", NULL};
+        static const char *const hosts[] = {"https://huggingface.co/",
+                                            "http://huggingface.co/",
+                                            "huggingface.co/",
+                                            "https://hf.co/",
+                                            "hf.co/",
+                                            NULL};
         const char *s = typed, *slash, *rest;
         char ep[300];
         size_t n;

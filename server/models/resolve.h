@@ -30,8 +30,8 @@ struct hub_settings;
  * repo and rev ("" when none) filled; false when typed is not a repository
  * id (a catalog id such as "llama-2-7b").
  */
-bool resolve_hub_id(const char *typed, const char *endpoint, char *repo, size_t repolen,
-                    char *rev, size_t revlen);
+bool resolve_hub_id(const char *typed, const char *endpoint, char *repo, size_t repolen, char *rev,
+                    size_t revlen);
 
 struct resolve_ctx {
         struct db_pool *db;             /* NULL: no database copy */

@@ -26,8 +26,9 @@ static uint64_t get(struct rd *r, const char *key, uint64_t def, uint64_t max)
             (uint64_t)json_integer_value(v) > max) {
                 if (!r->failed) {
                         snprintf(r->key, r->keylen, "vision_config/%s", key);
-                        snprintf(r->err, r->errlen, "vision_config/%s: must be an integer in 1..%llu",
-                                 key, (unsigned long long)max);
+                        snprintf(r->err, r->errlen,
+                                 "vision_config/%s: must be an integer in 1..%llu", key,
+                                 (unsigned long long)max);
                 }
                 r->failed = 1;
                 return def;
@@ -47,7 +48,8 @@ static uint64_t vit_block(uint64_t h, uint64_t i)
  * attention-pooling head when vision_use_head. */
 static uint64_t siglip(struct rd *r, bool head_default)
 {
-        uint64_t h = get(r, "hidden_size", 768, 65536), i = get(r, "intermediate_size", 3072, 1048576),
+        uint64_t h = get(r, "hidden_size", 768, 65536),
+                 i = get(r, "intermediate_size", 3072, 1048576),
                  L = get(r, "num_hidden_layers", 12, 1024), p = get(r, "patch_size", 16, 1024),
                  s = get(r, "image_size", 224, 65536), c = get(r, "num_channels", 3, 64);
         json_t *uh = json_object_get(r->vc, "vision_use_head");
@@ -64,7 +66,8 @@ static uint64_t siglip(struct rd *r, bool head_default)
  * pre- and post-LayerNorm. */
 static uint64_t clip(struct rd *r)
 {
-        uint64_t h = get(r, "hidden_size", 768, 65536), i = get(r, "intermediate_size", 3072, 1048576),
+        uint64_t h = get(r, "hidden_size", 768, 65536),
+                 i = get(r, "intermediate_size", 3072, 1048576),
                  L = get(r, "num_hidden_layers", 12, 1024), p = get(r, "patch_size", 32, 1024),
                  s = get(r, "image_size", 224, 65536), c = get(r, "num_channels", 3, 64);
         uint64_t n = (s / p) * (s / p) + 1;
@@ -75,15 +78,15 @@ static uint64_t clip(struct rd *r)
  * blocks of RMSNorms, bias-free q, k, v, o and a gated MLP. */
 static uint64_t pixtral(struct rd *r)
 {
-        uint64_t h = get(r, "hidden_size", 1024, 65536), i = get(r, "intermediate_size", 4096, 1048576),
+        uint64_t h = get(r, "hidden_size", 1024, 65536),
+                 i = get(r, "intermediate_size", 4096, 1048576),
                  L = get(r, "num_hidden_layers", 24, 1024), p = get(r, "patch_size", 16, 1024),
                  c = get(r, "num_channels", 3, 64);
         return c * p * p * h + h + L * (2 * h + 4 * h * h + 3 * h * i);
 }
 
 int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
-                       struct vision_tower *out, char *key, size_t keylen, char *err,
-                       size_t errlen)
+                       struct vision_tower *out, char *key, size_t keylen, char *err, size_t errlen)
 {
         json_t *vc = json_object_get(config, "vision_config");
         struct rd r = {vc, key, keylen, err, errlen, 0};
@@ -122,10 +125,10 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                          o = get(&r, "out_hidden_size", T, 65536),
                          m = get(&r, "spatial_merge_size", 2, 64);
                 uint64_t hm = h * m * m;
-                out->parameters = c * t * p * p * h +
-                                  d * (2 * h + 3 * h * h + 3 * h + h * h + h + 2 * (h * i + i) +
-                                       i * h + h) +
-                                  h + hm * hm + hm + hm * o + o;
+                out->parameters =
+                        c * t * p * p * h +
+                        d * (2 * h + 3 * h * h + 3 * h + h * h + h + 2 * (h * i + i) + i * h + h) +
+                        h + hm * hm + hm + hm * o + o;
         } else if (!strcmp(type, "qwen2_vl")) {
                 /* Qwen2VisionTransformerPretrainedModel: as Qwen2.5-VL with
                  * LayerNorms and a plain MLP of mlp_ratio x embed_dim. */
@@ -136,10 +139,10 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                          o = get(&r, "hidden_size", T, 65536),
                          m = get(&r, "spatial_merge_size", 2, 64);
                 uint64_t em = e * m * m, i = k * e;
-                out->parameters = c * t * p * p * e +
-                                  d * (4 * e + 3 * e * e + 3 * e + e * e + e + (e * i + i) +
-                                       (i * e + e)) +
-                                  2 * e + em * em + em + em * o + o;
+                out->parameters =
+                        c * t * p * p * e +
+                        d * (4 * e + 3 * e * e + 3 * e + e * e + e + (e * i + i) + (i * e + e)) +
+                        2 * e + em * em + em + em * o + o;
         } else if (!strcmp(type, "mllama")) {
                 /* MllamaVisionModel: patch conv (no bias), class embedding,
                  * gated position embedding and a tile-position table of
@@ -193,13 +196,13 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                                      ? (uint64_t)json_integer_value(ms)
                                      : 2;
                 uint64_t b = json_is_true(mb) ? 1 : 0;
-                out->parameters =
-                        pixtral(&r) + h + h * m * m * h + h * T + b * T + T * T + b * T;
+                out->parameters = pixtral(&r) + h + h * m * m * h + h * T + b * T + T * T + b * T;
         } else {
                 /* LLaVA (LlavaMultiModalProjector): vision hidden -> text ->
                  * text, with biases; the tower is CLIP or SigLIP. */
                 uint64_t h = get(&r, "hidden_size", 1024, 65536);
-                uint64_t tower = !strcmp(vtype, "siglip_vision_model") ? siglip(&r, true) : clip(&r);
+                uint64_t tower =
+                        !strcmp(vtype, "siglip_vision_model") ? siglip(&r, true) : clip(&r);
                 out->parameters = tower + h * T + T + T * T + T;
         }
         return r.failed ? -1 : 1;

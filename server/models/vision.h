@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 struct vision_tower {
-        uint64_t parameters;      /* encoder + projector */
+        uint64_t parameters;       /* encoder + projector */
         uint64_t tokens_per_image; /* image tokens the language model reads per image */
 };
 

@@ -28,13 +28,16 @@ static void test_quantization_formats(void **state)
                 {"{\"quantization_config\":{\"bits\":4,\"group_size\":128,\"desc_act\":false,"
                  "\"quant_method\":\"gptq\"}}",
                  "int4", "GPTQ 4-bit", 128},
-                {"{\"quantization_config\":{\"bits\":8,\"group_size\":-1,\"quant_method\":\"gptq\"}}",
+                {"{\"quantization_config\":{\"bits\":8,\"group_size\":-1,\"quant_method\":\"gptq\"}"
+                 "}",
                  "int8", "GPTQ 8-bit", 0},
-                /* AutoAWQ (Qwen/Qwen2.5-7B-Instruct-AWQ); older exports write w_bit, q_group_size */
+                /* AutoAWQ (Qwen/Qwen2.5-7B-Instruct-AWQ); older exports write w_bit, q_group_size
+                 */
                 {"{\"quantization_config\":{\"bits\":4,\"group_size\":128,\"quant_method\":\"awq\","
                  "\"version\":\"gemm\",\"zero_point\":true}}",
                  "int4", "AWQ 4-bit", 128},
-                {"{\"quantization_config\":{\"w_bit\":4,\"q_group_size\":64,\"quant_method\":\"awq\"}}",
+                {"{\"quantization_config\":{\"w_bit\":4,\"q_group_size\":64,\"quant_method\":"
+                 "\"awq\"}}",
                  "int4", "AWQ 4-bit", 64},
                 /* bitsandbytes (unsloth/llama-3-8b-bnb-4bit; an 8-bit save) */
                 {"{\"quantization_config\":{\"_load_in_4bit\":true,\"load_in_4bit\":true,"
@@ -67,9 +70,8 @@ static void test_quantization_formats(void **state)
                 unsigned group = 99;
                 char format[64];
                 assert_non_null(cfg);
-                assert_int_equal(api_quantization_from_config(cfg, &q, &group, format,
-                                                              sizeof(format)),
-                                 0);
+                assert_int_equal(
+                        api_quantization_from_config(cfg, &q, &group, format, sizeof(format)), 0);
                 assert_string_equal(q, rows[i].quantization);
                 assert_string_equal(format, rows[i].format);
                 assert_int_equal(group, rows[i].group);
@@ -84,9 +86,8 @@ static void test_quantization_formats(void **state)
                 const char *q = NULL;
                 unsigned group;
                 char format[64];
-                assert_int_equal(api_quantization_from_config(cfg, &q, &group, format,
-                                                              sizeof(format)),
-                                 -1);
+                assert_int_equal(
+                        api_quantization_from_config(cfg, &q, &group, format, sizeof(format)), -1);
                 json_decref(cfg);
         }
 }
@@ -99,7 +100,8 @@ static void test_hub_ids(void **state)
         } ok[] = {
                 {"Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", ""},
                 {"https://huggingface.co/Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", ""},
-                {"https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/", "Qwen/Qwen2.5-7B-Instruct", ""},
+                {"https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/", "Qwen/Qwen2.5-7B-Instruct",
+                 ""},
                 {"hf.co/openai/gpt-oss-20b/tree/main", "openai/gpt-oss-20b", "main"},
                 {"https://huggingface.co/openai/gpt-oss-20b/blob/abc123/config.json",
                  "openai/gpt-oss-20b", "abc123"},
@@ -112,8 +114,13 @@ static void test_hub_ids(void **state)
                 assert_string_equal(repo, ok[i].repo);
                 assert_string_equal(rev, ok[i].rev);
         }
-        static const char *const not_hub[] = {"llama-2-7b", "a/b/c", "/name", "org/", "org/../x",
-                                              "org/na me", "https://huggingface.co/org/name/x"};
+        static const char *const not_hub[] = {"llama-2-7b",
+                                              "a/b/c",
+                                              "/name",
+                                              "org/",
+                                              "org/../x",
+                                              "org/na me",
+                                              "https://huggingface.co/org/name/x"};
         for (size_t i = 0; i < sizeof(not_hub) / sizeof(not_hub[0]); i++)
                 assert_false(resolve_hub_id(not_hub[i], "https://huggingface.co", repo,
                                             sizeof(repo), rev, sizeof(rev)));

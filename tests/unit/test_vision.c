@@ -23,9 +23,9 @@ static uint64_t tower(const char *text, const char *type, uint32_t text_hidden, 
         struct vision_tower vt;
         char key[64], err[200];
         assert_non_null(cfg);
-        assert_int_equal(vision_tower_count(cfg, type, text_hidden, &vt, key, sizeof(key), err,
-                                            sizeof(err)),
-                         1);
+        assert_int_equal(
+                vision_tower_count(cfg, type, text_hidden, &vt, key, sizeof(key), err, sizeof(err)),
+                1);
         json_decref(cfg);
         if (tokens)
                 *tokens = vt.tokens_per_image;
