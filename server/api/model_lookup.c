@@ -259,7 +259,9 @@ int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot
                                     "digits, '.', '_', '-', '/'; up to 200)");
                 revision = json_string_value(revv);
         }
-        if (!revision && catalog_model(snap, id))
+        /* Without a snapshot the decoder answers 503: a catalog Hub id must
+         * not be taken to the Hub meanwhile. */
+        if (!snap || (!revision && catalog_model(snap, id)))
                 return 0;
         if (!hub || !rq->app->fetched ||
             !resolve_hub_id(id, hub->endpoint, repo, sizeof(repo), rev, sizeof(rev))) {
