@@ -1428,6 +1428,7 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         if (looked)
                 goto out;
         if (api_estimate_decode(body, snap, NULL, &in, &e)) {
+                api_model_source_problem(&source, &e);
                 api_problem_field(rs, e.status ? e.status : 400, e.pointer, e.rule, e.detail);
                 goto out;
         }

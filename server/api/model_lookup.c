@@ -136,14 +136,14 @@ static int fail(struct api_response *rs, int status, const char *pointer, const 
         return -1;
 }
 
-/* Replace body.model by the fetched config and set the checkpoint's quantization. */
+/* Replace body.model by the fetched config and set the checkpoint's
+ * quantization.  The decoder imports the config (a refusal becomes a 422
+ * naming the key: api_model_source_problem). */
 static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
                    struct api_response *rs)
 {
         json_error_t je;
         json_t *cfg = json_loads(src->entry.config, JSON_REJECT_DUPLICATES, &je);
-        struct model_arch arch;
-        char key[64], why[900], detail[1200], ptr[128];
         const char *q = NULL;
         unsigned group = 0;
 
@@ -152,15 +152,6 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
                 return fail(rs, 502, "/model/id", "hub_unavailable",
                             "the stored config.json is not a JSON object");
         }
-        if (hf_config_import_ex(cfg, &arch, key, sizeof(key), why, sizeof(why))) {
-                snprintf(detail, sizeof(detail),
-                         "%s's config.json (revision %.12s) cannot be read: %s", src->entry.repo,
-                         src->entry.sha, why);
-                snprintf(ptr, sizeof(ptr), "/model/id");
-                json_decref(cfg);
-                return fail(rs, 422, ptr, "hf_config", detail);
-        }
-        src->config_parameters = model_parameters(&arch);
         json_object_set_new(cfg, "_name_or_path", json_string(src->entry.repo));
         json_object_del(model, "id");
         json_object_del(model, "revision");
@@ -174,6 +165,20 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
                 src->quantization_set = true;
         }
         return 0;
+}
+
+void api_model_source_problem(const struct api_model_source *src, struct api_estimate_error *e)
+{
+        char detail[sizeof(e->detail)];
+        if (!src->hub || strncmp(e->pointer, "/model/hf_config", 16))
+                return;
+        snprintf(detail, sizeof(detail),
+                 "%.200s's config.json (revision %.12s) cannot be read: %.700s", src->entry.repo,
+                 src->entry.sha, e->detail);
+        snprintf(e->detail, sizeof(e->detail), "%s", detail);
+        snprintf(e->pointer, sizeof(e->pointer), "/model/id");
+        snprintf(e->rule, sizeof(e->rule), "hf_config");
+        e->status = 422;
 }
 
 /* "; read from the Hub earlier: a, b" - the Hub models this replica has
@@ -408,50 +413,85 @@ static uint64_t safetensors_parameters(const char *text, char *dtypes, size_t le
         return packed ? 0 : total;
 }
 
+/* Append the compact text of note (code, text) to arr; frees nothing. */
+static void add_note(json_t *arr, const char *code, const char *text)
+{
+        json_array_append_new(arr, note(code, text));
+}
+
+/* The items of arr as compact JSON without the brackets ("" when empty). */
+static char *items_text(json_t *arr)
+{
+        char *t = json_dumps(arr, JSON_COMPACT);
+        size_t n;
+        if (!t)
+                return NULL;
+        n = strlen(t);
+        memmove(t, t + 1, n - 2); /* drop "[" and "]" */
+        t[n - 2] = '\0';
+        return t;
+}
+
+/*
+ * The estimate's text is api_estimate_render()'s: it opens with
+ * {"model":{ and ends with ,"assumptions":[...],"warnings":[...]}.  The
+ * source goes first in the model object and the notes at the end of the
+ * two arrays, spliced into the text rather than parsed and written again
+ * (the answer's fit table makes a round trip cost more than the estimate).
+ */
 char *api_model_source_annotate(char *text, size_t *len, const struct api_model_source *src,
                                 const struct estimate_input *in)
 {
-        json_t *doc, *model, *source, *assumptions, *warnings;
-        char buf[600], when[32], dtypes[64];
+        static const char head[] = "{\"model\":{", mid[] = "],\"warnings\":[";
+        json_t *source, *assumptions = json_array(), *warnings = json_array();
+        char buf[600], when[32], dtypes[64], *src_text = NULL, *a_text = NULL, *w_text = NULL;
+        char *out = NULL, *at;
         time_t t;
         struct tm tm;
         uint64_t own = src->config_parameters, hub;
-        char *out;
+        size_t n = *len, hl = sizeof(head) - 1, ml = sizeof(mid) - 1, sl, al, wl, o = 0;
 
         (void)in;
-
-        if (!src->hub || !(doc = json_loads(text, 0, NULL)))
-                return text;
-        model = json_object_get(doc, "model");
-        assumptions = json_object_get(doc, "assumptions");
-        warnings = json_object_get(doc, "warnings");
+        if (!src->hub || !assumptions || !warnings || n < hl + ml + 2 || memcmp(text, head, hl) ||
+            memcmp(text + n - 2, "]}", 2))
+                goto out;
+        /* the last "],"warnings":[" closes the assumptions (note texts are
+         * escaped, so no string holds it) */
+        at = NULL;
+        for (size_t k = n - 2; k-- > hl;)
+                if (!memcmp(text + k, mid, ml)) {
+                        at = text + k;
+                        break;
+                }
+        if (!at)
+                goto out;
         t = (time_t)src->entry.fetched_at_s;
         gmtime_r(&t, &tm);
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
         hub = safetensors_parameters(src->entry.safetensors, dtypes, sizeof(dtypes));
-        source = json_pack(
-                "{s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:s}", "kind", "hub", "repo", src->entry.repo,
-                "revision", src->entry.revision[0] ? src->entry.revision : "main", "sha",
-                src->entry.sha, "etag", src->entry.etag[0] ? src->entry.etag : NULL, "gated",
-                src->entry.gated, "stale", src->entry.stale, "fetched_at", when);
-        if (source) {
-                json_object_set_new(source, "config_parameters", json_integer((json_int_t)own));
-                if (hub)
-                        json_object_set_new(source, "safetensors_parameters",
-                                            json_integer((json_int_t)hub));
-                json_object_set_new(source, "parameters_source",
-                                    json_string(hub ? "safetensors" : "config"));
-                if (src->entry.quantization[0])
-                        json_object_set_new(source, "quantization",
-                                            json_string(src->entry.quantization));
-                json_object_set_new(model, "source", source);
-        }
+        source = json_pack("{s:{s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:s,s:I,s:s}}", "source", "kind",
+                           "hub", "repo", src->entry.repo, "revision",
+                           src->entry.revision[0] ? src->entry.revision : "main", "sha",
+                           src->entry.sha, "etag", src->entry.etag[0] ? src->entry.etag : NULL,
+                           "gated", src->entry.gated, "stale", src->entry.stale, "fetched_at", when,
+                           "config_parameters", (json_int_t)own, "parameters_source",
+                           hub ? "safetensors" : "config");
+        if (!source)
+                goto out;
+        if (hub)
+                json_object_set_new(json_object_get(source, "source"), "safetensors_parameters",
+                                    json_integer((json_int_t)hub));
+        if (src->entry.quantization[0])
+                json_object_set_new(json_object_get(source, "source"), "quantization",
+                                    json_string(src->entry.quantization));
+        src_text = json_dumps(source, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(source);
         if (hub) {
                 snprintf(buf, sizeof(buf),
                          "parameters: %" PRIu64 " from the Hub's safetensors metadata of %s at "
                          "%.12s (%s); the config.json alone gives %" PRIu64,
                          hub, src->entry.repo, src->entry.sha, dtypes, own);
-                json_array_append_new(assumptions, note("hub_parameters", buf));
+                add_note(assumptions, "hub_parameters", buf);
                 if (fabs((double)hub - (double)own) > 0.01 * (double)own) {
                         snprintf(buf, sizeof(buf),
                                  "the Hub's safetensors total for %s (%" PRIu64
@@ -461,7 +501,7 @@ char *api_model_source_annotate(char *text, size_t *len, const struct api_model_
                                  "layer, a vision tower) or the config may be incomplete",
                                  src->entry.repo, hub, own,
                                  100.0 * fabs((double)hub - (double)own) / (double)own);
-                        json_array_append_new(warnings, note("hub_parameters_differ", buf));
+                        add_note(warnings, "hub_parameters_differ", buf);
                 }
         } else {
                 snprintf(buf, sizeof(buf),
@@ -470,7 +510,7 @@ char *api_model_source_annotate(char *text, size_t *len, const struct api_model_
                          src->entry.safetensors ? "the Hub's safetensors totals count packed "
                                                   "quantized storage, not parameters"
                                                 : "the Hub gives no safetensors totals");
-                json_array_append_new(assumptions, note("config_parameters", buf));
+                add_note(assumptions, "config_parameters", buf);
         }
         if (src->quantization_set) {
                 snprintf(buf, sizeof(buf),
@@ -480,30 +520,69 @@ char *api_model_source_annotate(char *text, size_t *len, const struct api_model_
                                  ? " (read as int4 with a scale per 32 weights; the "
                                    "checkpoint keeps attention, router and embeddings in bf16)"
                                  : "");
-                json_array_append_new(assumptions, note("checkpoint_quantization", buf));
+                add_note(assumptions, "checkpoint_quantization", buf);
         }
         if (src->entry.stale) {
                 snprintf(buf, sizeof(buf),
                          "the Hub could not be reached: %s is answered from the copy read at %s",
                          src->entry.repo, when);
-                json_array_append_new(warnings, note("hub_stale", buf));
+                add_note(warnings, "hub_stale", buf);
         }
-        out = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        json_decref(doc);
+        a_text = items_text(assumptions);
+        w_text = items_text(warnings);
+        if (!src_text || !a_text || !w_text)
+                goto out;
+        /* {"source":{...}} -> "source":{...}, */
+        sl = strlen(src_text) - 2;
+        al = strlen(a_text);
+        wl = strlen(w_text);
+        out = malloc(n + sl + 1 + al + 1 + wl + 1 + 1);
+        if (!out)
+                goto out;
+        memcpy(out, head, hl);
+        o = hl;
+        memcpy(out + o, src_text + 1, sl);
+        o += sl;
+        out[o++] = ',';
+        memcpy(out + o, text + hl, (size_t)(at - text) - hl);
+        o += (size_t)(at - text) - hl;
+        if (al) {
+                if (out[o - 1] != '[')
+                        out[o++] = ',';
+                memcpy(out + o, a_text, al);
+                o += al;
+        }
+        memcpy(out + o, at, n - 2 - (size_t)(at - text));
+        o += n - 2 - (size_t)(at - text);
+        if (wl) {
+                if (out[o - 1] != '[')
+                        out[o++] = ',';
+                memcpy(out + o, w_text, wl);
+                o += wl;
+        }
+        memcpy(out + o, "]}", 3);
+        o += 2;
+out:
+        json_decref(assumptions);
+        json_decref(warnings);
+        free(src_text);
+        free(a_text);
+        free(w_text);
         if (!out)
                 return text;
         free(text);
-        *len = strlen(out);
+        *len = o;
         return out;
 }
 
-void api_model_source_apply(const struct api_model_source *src, struct estimate_input *in)
+void api_model_source_apply(struct api_model_source *src, struct estimate_input *in)
 {
         char dtypes[64];
         uint64_t own = model_parameters(&in->arch),
                  hub = src->hub ? safetensors_parameters(src->entry.safetensors, dtypes,
                                                          sizeof(dtypes))
                                 : 0;
+        src->config_parameters = own;
         /* The checkpoint's own count wins; what the shape does not place is
          * carried as extra parameters (weights, not activations). */
         if (hub > own)

@@ -28,6 +28,7 @@
 
 struct catalog_snapshot;
 struct estimate_input;
+struct api_estimate_error;
 
 struct api_model_source {
         bool hub;                   /* the model was read from the Hub (or its stored copy) */
@@ -53,9 +54,13 @@ int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot
 char *api_model_source_annotate(char *text, size_t *len, const struct api_model_source *src,
                                 const struct estimate_input *in);
 
-/* Make the estimate count the safetensors total when the Hub gave one
- * above the config's count (called after decoding). */
-void api_model_source_apply(const struct api_model_source *src, struct estimate_input *in);
+/* After decoding: note the config's own count, and make the estimate count
+ * the safetensors total when the Hub gave one above it. */
+void api_model_source_apply(struct api_model_source *src, struct estimate_input *in);
+
+/* A decoding failure inside a Hub model's config.json as a 422 naming the
+ * key and the repository (pointer /model/id); other failures unchanged. */
+void api_model_source_problem(const struct api_model_source *src, struct api_estimate_error *e);
 
 void api_model_source_free(struct api_model_source *src);
 
