@@ -15,6 +15,8 @@ struct db_pool;
 struct catalog;
 struct metrics;
 struct answer_cache;
+struct fetched_store;
+struct hub_settings;
 
 struct app {
         const struct config *config;
@@ -23,6 +25,11 @@ struct app {
         struct metrics *metrics;      /* server/http/metrics.h */
         struct answer_cache *answers; /* server/plan/answer_cache.h; NULL: answers uncached */
         atomic_bool stopping;         /* set by SIGTERM/SIGINT: drain and exit */
+
+        /* Models read from the Hub (server/models/fetched.h) and the Hub
+         * client's settings (server/models/hub.h); NULL: no Hub look-ups. */
+        struct fetched_store *fetched;
+        const struct hub_settings *hub;
 };
 
 #endif

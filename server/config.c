@@ -306,6 +306,16 @@ void config_usage(FILE *out)
               "  GPUPLAN_DB_POOL_SIZE         PostgreSQL connections in the pool (4)\n"
               "  GPUPLAN_DB_ACQUIRE_TIMEOUT_MS  wait for a free connection before 503 (2000)\n"
               "  GPUPLAN_SHUTDOWN_GRACE_S     on SIGTERM, wait this long for requests in flight "
-              "(10)\n",
+              "(10)\n"
+              "  HF_ENDPOINT                  the Hugging Face Hub or a mirror of it "
+              "(https://huggingface.co)\n"
+              "  HF_TOKEN                     Hub token, sent for gated repositories (unset: "
+              "none)\n"
+              "  GPUPLAN_HUB                  off: never ask the Hub (air-gapped installs) (on)\n"
+              "  GPUPLAN_HUB_TIMEOUT_S        total time for one Hub look-up (20)\n"
+              "  GPUPLAN_HUB_CONNECT_TIMEOUT_S  time to connect to the Hub (5)\n"
+              "  GPUPLAN_HUB_MAX_KIB          largest Hub answer read, KiB (2048)\n"
+              "  GPUPLAN_HUB_TTL_S            read a branch again after this many seconds; a "
+              "pinned sha never (604800)\n",
               out);
 }

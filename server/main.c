@@ -34,6 +34,8 @@
 #include "http/server.h"
 #include "log.h"
 #include "plan/answer_cache.h"
+#include "models/fetched.h"
+#include "models/hub.h"
 
 #define BOOTSTRAP_RETRY_MS 2000
 
@@ -194,6 +196,7 @@ static int serve(struct config *cfg)
 {
         struct app app;
         struct bootstrap boot;
+        struct hub_settings hub;
         struct http_server *srv;
         sigset_t sigs;
         char err[512];
@@ -223,12 +226,26 @@ static int serve(struct config *cfg)
                 log_error("out of memory");
                 goto out;
         }
+        if (hub_settings_from_env(&hub, err, sizeof(err))) {
+                log_error("%s", err);
+                rc = 2;
+                goto out;
+        }
+        app.fetched = fetched_new(hub.ttl_s);
+        if (!app.fetched || hub_init()) {
+                log_error("cannot start the Hub client");
+                goto out;
+        }
+        app.hub = &hub;
         app.db = db_pool_new(cfg->database_url, cfg->db_pool_size, err, sizeof(err));
         if (!app.db) {
                 log_error("%s", err);
                 rc = 2;
                 goto out;
         }
+        log_info("hub look-ups %s (HF_ENDPOINT %s, token %s)",
+                 hub.enabled ? "on" : "off (GPUPLAN_HUB=off)", hub.endpoint,
+                 hub.token[0] ? "set" : "not set");
         srv = http_server_start(&app, err, sizeof(err));
         if (!srv) {
                 log_error("%s", err);
@@ -270,6 +287,9 @@ out:
         db_pool_free(app.db);
         metrics_free(app.metrics);
         answer_cache_free(app.answers);
+        fetched_free(app.fetched);
+        if (app.hub)
+                hub_cleanup();
         if (rc == 0)
                 log_info("stopped");
         return rc;

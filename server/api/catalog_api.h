@@ -67,12 +67,15 @@ json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog
 json_t *api_provider_json(const struct catalog_snapshot *s, const struct catalog_provider *p,
                           bool with_offerings);
 json_t *api_setting_json(const struct catalog_setting *st);
+/* A model as GET /api/v1/models{,/id} shows it (models.c). */
+json_t *api_models_json(const struct catalog_model *m, bool detail);
 
 enum api_entity {
         API_ENTITY_GPU,
         API_ENTITY_PROVIDER,
         API_ENTITY_OFFERING,
         API_ENTITY_SETTING,
+        API_ENTITY_MODEL,
 };
 
 /*

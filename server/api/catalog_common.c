@@ -483,6 +483,12 @@ void api_write_reply_entity(const struct api_request *rq, struct api_response *r
                         doc = st ? api_setting_json(st) : NULL;
                         break;
                 }
+                case API_ENTITY_MODEL: {
+                        const struct catalog_model *m = catalog_model(s, id);
+
+                        doc = m ? api_models_json(m, true) : NULL;
+                        break;
+                }
                 }
         }
         if (!doc)

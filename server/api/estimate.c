@@ -18,7 +18,8 @@
 
 #include "api/aliases.h"
 #include "api/catalog_common.h"
-#include "api/hf_config.h"
+#include "api/model_lookup.h"
+#include "models/hf_config.h"
 #include "api/jsonw.h"
 #include "app.h"
 #include "catalog/catalog.h"
@@ -486,6 +487,7 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
                                            "generated_tokens",
                                            "lora",
                                            "dataset",
+                                           "images_per_sample",
                                            NULL};
         const char *base = "/workload";
         bool present;
@@ -552,6 +554,25 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct api_esti
                 in->prompt_tokens = in->sequence_length > in->generated_tokens
                                             ? in->sequence_length - in->generated_tokens
                                             : in->sequence_length;
+        if (get_u32(w, base, "images_per_sample", 0, 1024, &in->images, &present, e))
+                return -1;
+        if (in->images) {
+                /* Each image enters the language model as arch.image_tokens
+                 * tokens of the sequence (vision.c says how many per family). */
+                uint64_t add = (uint64_t)in->images * in->arch.image_tokens;
+                if (!in->arch.image_tokens)
+                        return dfail(e, 400, "/workload/images_per_sample", "contradiction",
+                                     "the model has no vision tower (no vision_config): images "
+                                     "need a vision-language model");
+                if (in->sequence_length + add > 16777216)
+                        return dfail(e, 400, "/workload/images_per_sample", "range",
+                                     "sequence_length + images x %u image tokens must be at most "
+                                     "16777216",
+                                     in->arch.image_tokens);
+                in->sequence_length += (uint32_t)add;
+                if (in->mode == EST_INFERENCE && in->prompt_tokens)
+                        in->prompt_tokens += (uint32_t)add;
+        }
         if (in->mode != EST_INFERENCE && (in->set & (EST_SET_PROMPT | EST_SET_GENERATED)))
                 return dfail(e, 400,
                              (in->set & EST_SET_PROMPT) ? "/workload/prompt_tokens"
@@ -1150,6 +1171,8 @@ static void write_arch(struct jsonw *w, const struct model_arch *a)
         jsonw_kreal(w, "dropout", floor(a->dropout * 1000.0 + 0.5) / 1000.0);
         if (a->extra_parameters)
                 jsonw_ku64(w, "extra_parameters", a->extra_parameters);
+        if (a->vision_parameters)
+                jsonw_ku64(w, "vision_parameters", a->vision_parameters);
         if (a->sliding_window) {
                 jsonw_kint(w, "sliding_window", a->sliding_window);
                 if (a->global_every)
@@ -1204,6 +1227,11 @@ static void write_input(struct jsonw *w, const struct estimate_input *in)
         jsonw_kstring(w, "mode", estimate_mode_name(in->mode));
         jsonw_kint(w, "batch_size", in->batch_size);
         jsonw_kint(w, "sequence_length", in->sequence_length);
+        if (in->images) {
+                jsonw_kint(w, "images_per_sample", in->images);
+                jsonw_kint(w, "image_tokens",
+                           (int64_t)in->images * in->arch.image_tokens);
+        }
         if (in->target_length > 0)
                 jsonw_kint(w, "target_length", in->target_length);
         jsonw_kint(w, "gradient_accumulation", in->gradient_accumulation);
@@ -1549,7 +1577,9 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         struct api_estimate_error e;
         struct estimate_error ee;
         struct estimate_result *r = NULL;
+        struct api_model_source source;
 
+        memset(&source, 0, sizeof(source));
         if (!rq->body || rq->body_len == 0) {
                 api_problem_field(rs, 400, "", "required", "a JSON request body is required");
                 return;
@@ -1566,10 +1596,19 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 snap = catalog_acquire(rq->app->catalog);
         if (snap)
                 gpus = catalog_gpus(snap, &n_gpus);
+        int looked = api_model_lookup(rq, snap, body, &source, rs);
+        if (looked == API_STATUS_WAIT) {
+                rs->status = API_STATUS_WAIT;
+                goto out;
+        }
+        if (looked)
+                goto out;
         if (api_estimate_decode(body, snap, NULL, &in, &e)) {
+                api_model_source_problem(&source, &e);
                 api_problem_field(rs, e.status ? e.status : 400, e.pointer, e.rule, e.detail);
                 goto out;
         }
+        api_model_source_apply(&source, &in);
         r = malloc(sizeof(*r));
         if (!r) {
                 api_problem(rs, 500, "out of memory");
@@ -1584,12 +1623,14 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem(rs, 500, "out of memory");
                 goto out;
         }
+        text = api_model_source_annotate(text, &len, &source, &in);
         free(rs->body);
         rs->status = 200;
         rs->content_type = "application/json";
         rs->body = text;
         rs->body_len = len;
 out:
+        api_model_source_free(&source);
         free(r);
         json_decref(body);
         if (snap)

@@ -16,6 +16,7 @@
 #ifndef GPUPLAN_API_HANDLER_H
 #define GPUPLAN_API_HANDLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -39,7 +40,19 @@ struct api_request {
         const char *(*query)(const struct api_request *rq, const char *key);
         const char *(*header)(const struct api_request *rq, const char *name);
         void *transport; /* opaque, for query() and header() */
+        /* false on an event-loop thread: a handler that finds it must wait
+         * (a Hub look-up) answers API_STATUS_WAIT and is run again where it
+         * may block (see API_STATUS_WAIT). */
+        bool may_block;
 };
+
+/*
+ * A handler on an event-loop thread (rq->may_block false) that needs to
+ * wait - a model the Hub must be asked for - sets rs->status to this and
+ * returns without a body; the transport suspends the connection and runs
+ * the handler again on its Hub worker pool with may_block true.
+ */
+#define API_STATUS_WAIT 1
 
 struct api_header {
         char name[48];

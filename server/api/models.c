@@ -9,13 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
+#include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
 #include "api/text.h"
 #include "api/validation.h"
+#include "app.h"
+#include "config.h"
+#include "db/catalog_queries.h"
+#include "models/hf_config.h"
+#include "models/hub.h"
+#include "models/fetched.h"
+#include "models/resolve.h"
 
-static json_t *model_json(const struct catalog_model *m, bool detail)
+json_t *api_models_json(const struct catalog_model *m, bool detail)
 {
         uint64_t counted = m->arch_ok ? model_parameters(&m->arch) : 0;
         double err = counted && m->published_parameters
@@ -39,6 +48,7 @@ static json_t *model_json(const struct catalog_model *m, bool detail)
                 json_object_set_new(o, "hub_ids", hub ? hub : json_array());
                 json_object_set_new(o, "licence", api_json_str(m->licence));
                 json_object_set_new(o, "released", api_json_str(m->released));
+                json_object_set_new(o, "origin", json_string(m->team ? "team" : "catalog"));
         }
         if (o && detail) {
                 json_error_t jerr;
@@ -96,11 +106,48 @@ static bool contains_nocase(const char *hay, const char *needle)
         return false;
 }
 
-/* Case-insensitive substring over id, name, family and Hub ids. */
+/* Every word of q (split at spaces) found, case-insensitively, in one of
+ * the n fields: "qwen2.5 7b instruct" finds qwen2.5-7b by its Hub id
+ * Qwen/Qwen2.5-7B-Instruct. */
+static bool words_match(const char *q, const char *const *fields, size_t n)
+{
+        char word[129];
+        while (*q) {
+                size_t len = strcspn(q, " ");
+                if (len > 0 && len < sizeof(word)) {
+                        bool found = false;
+                        memcpy(word, q, len);
+                        word[len] = '\0';
+                        for (size_t i = 0; i < n && !found; i++)
+                                found = contains_nocase(fields[i], word);
+                        if (!found)
+                                return false;
+                }
+                q += len;
+                while (*q == ' ')
+                        q++;
+        }
+        return true;
+}
+
 static bool model_matches_text(const struct catalog_model *m, const char *q)
 {
-        return contains_nocase(m->id, q) || contains_nocase(m->name, q) ||
-               contains_nocase(m->family, q) || contains_nocase(m->hub_ids, q);
+        const char *fields[] = {m->id, m->name, m->family, m->hub_ids};
+        return words_match(q, fields, 4);
+}
+
+/* The Hub models this replica has read whose id has every word of q. */
+static json_t *fetched_matches(const struct api_request *rq, const char *q)
+{
+        static _Thread_local char names[64][FETCHED_REPO_MAX];
+        json_t *arr = json_array();
+        size_t n = rq->app && rq->app->fetched ? fetched_names(rq->app->fetched, names, 64) : 0;
+        for (size_t i = 0; arr && i < n; i++) {
+                const char *fields[] = {names[i]};
+                if (words_match(q, fields, 1))
+                        json_array_append_new(arr, json_pack("{s:s}", "id", names[i]));
+        }
+        return arr;
 }
 
 /*
@@ -151,16 +198,19 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                     (q && *q && !model_matches_text(&m[i], q)))
                         continue;
                 if (matched >= offset && matched - offset < limit)
-                        json_array_append_new(arr, model_json(&m[i], false));
+                        json_array_append_new(arr, api_models_json(&m[i], false));
                 matched++;
         }
-        if (!arr)
+        if (!arr) {
                 api_problem(rs, 500, "out of memory");
-        else
-                api_reply_json(rs, 200,
-                               json_pack("{s:o, s:I, s:I, s:I}", "models", arr, "count",
-                                         (json_int_t)matched, "limit", (json_int_t)limit, "offset",
-                                         (json_int_t)offset));
+        } else {
+                json_t *doc = json_pack("{s:o, s:I, s:I, s:I}", "models", arr, "count",
+                                        (json_int_t)matched, "limit", (json_int_t)limit, "offset",
+                                        (json_int_t)offset);
+                if (doc && q && *q)
+                        json_object_set_new(doc, "hub_models", fetched_matches(rq, q));
+                api_reply_json(rs, 200, doc);
+        }
         catalog_release(s);
 }
 
@@ -185,10 +235,200 @@ void api_models_get(const struct api_request *rq, struct api_response *rs)
                 catalog_release(s);
                 return;
         }
-        o = model_json(m, true);
+        o = api_models_json(m, true);
         if (!o)
                 api_problem(rs, 500, "out of memory");
         else
                 api_reply_json(rs, 200, o);
         catalog_release(s);
+}
+
+static const char *const team_model_keys[] = {"id",
+                                              "name",
+                                              "family",
+                                              "licence",
+                                              "notes",
+                                              "note",
+                                              "hf_config",
+                                              "hub_id",
+                                              "revision",
+                                              "published_parameters",
+                                              "parameters_source",
+                                              NULL};
+
+/* The config of a Hub id for a team model: through the same look-up as an
+ * estimate (memory, database, Hub).  NULL with rs filled. */
+static json_t *team_hub_config(const struct api_request *rq, const char *hub_id,
+                               const char *revision, char *repo, size_t repolen,
+                               struct api_response *rs)
+{
+        const struct hub_settings *hub = rq->app ? rq->app->hub : NULL;
+        struct resolve_ctx ctx = {rq->app ? rq->app->db : NULL, hub, 2000, (int64_t)time(NULL)};
+        struct fetched_entry e;
+        struct fetched_problem p;
+        char rev[201];
+        json_t *cfg;
+
+        if (!hub || !rq->app->fetched ||
+            !resolve_hub_id(hub_id, hub->endpoint, repo, repolen, rev, sizeof(rev))) {
+                api_problem_field(rs, 400, "/hub_id", "pattern",
+                                  "hub_id must be a Hub model id (org/name) or its URL");
+                return NULL;
+        }
+        if (revision)
+                snprintf(rev, sizeof(rev), "%s", revision);
+        if (rq->app->config && rq->app->config->db_acquire_timeout_ms)
+                ctx.db_timeout_ms = rq->app->config->db_acquire_timeout_ms;
+        if (fetched_get(rq->app->fetched, repo, rev, ctx.now_s, resolve_fill, &ctx, &e, &p)) {
+                api_problem_field(rs, p.status, "/hub_id", p.rule, p.detail);
+                return NULL;
+        }
+        cfg = json_loads(e.config, JSON_REJECT_DUPLICATES, NULL);
+        fetched_entry_free(&e);
+        if (!cfg)
+                api_problem_field(rs, 502, "/hub_id", "hub_unavailable",
+                                  "the stored config.json is not JSON");
+        return cfg;
+}
+
+/*
+ * PUT /api/v1/models/{id} (admin): a team's own model from a pasted
+ * config.json (hf_config) or a Hub id (hub_id, optional revision), with
+ * name, family, licence and notes.  The parameter count is the importer's
+ * unless published_parameters is given.  A curated catalog model of the
+ * same id is not overwritten (409).
+ */
+void api_models_put(const struct api_request *rq, struct api_response *rs)
+{
+        struct catalog_model m;
+        const char *body_id = NULL, *note = NULL, *hub_id = NULL, *revision = NULL, *source = NULL,
+                   *licence = NULL;
+        int64_t published = 0;
+        char key[64], why[900], ptr[160], repo[HUB_REPO_MAX] = "", source_buf[300];
+        struct model_arch arch;
+        struct db_actor who;
+        struct db_error e;
+        char actor[80];
+        bool created = false;
+        json_t *body = NULL, *cfg = NULL;
+        const struct catalog_snapshot *snap;
+        PGconn *conn;
+
+        memset(&m, 0, sizeof(m));
+        if (api_admin_check(rq, rs))
+                return;
+        if (!api_is_id(rq->params[0], 64)) {
+                api_problem_field(rs, 400, "/id", "pattern",
+                                  "a model id is 1..64 characters of a-z, 0-9, '.', '_', '-'");
+                return;
+        }
+        snprintf(m.id, sizeof(m.id), "%s", rq->params[0]);
+        body = api_body_object(rq, rs);
+        if (!body)
+                return;
+        if (api_fields_known(rs, body, "", team_model_keys) ||
+            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            api_field_string(rs, body, "", "licence", FIELD_NULLABLE, 100, &licence) ||
+            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &note) ||
+            (!note && api_field_string(rs, body, "", "note", FIELD_NULLABLE, 4000, &note)) ||
+            api_field_string(rs, body, "", "hub_id", FIELD_NULLABLE, 300, &hub_id) ||
+            api_field_string(rs, body, "", "revision", FIELD_NULLABLE, 200, &revision) ||
+            api_field_string(rs, body, "", "parameters_source", FIELD_NULLABLE, 1000, &source) ||
+            api_field_int(rs, body, "", "published_parameters", FIELD_NULLABLE, 1000000,
+                          10000000000000ll, &published))
+                goto out;
+        {
+                const char *name = NULL, *family = NULL;
+                if (api_field_string(rs, body, "", "name", FIELD_REQUIRED, 95, &name) ||
+                    api_field_string(rs, body, "", "family", FIELD_REQUIRED, 47, &family))
+                        goto out;
+                snprintf(m.name, sizeof(m.name), "%s", name);
+                snprintf(m.family, sizeof(m.family), "%s", family);
+        }
+        if (body_id && strcmp(body_id, m.id)) {
+                api_problem_field(rs, 400, "/id", "const", "id in the body differs from the path");
+                goto out;
+        }
+        if (!json_object_get(body, "hf_config") == !hub_id) {
+                api_problem_field(rs, 400, "", "one_of",
+                                  "give the model's config.json as hf_config, or its Hub id as "
+                                  "hub_id (not both)");
+                goto out;
+        }
+        if (revision && !hub_id) {
+                api_problem_field(rs, 400, "/revision", "contradiction",
+                                  "revision applies to hub_id");
+                goto out;
+        }
+        snap = rq->app && rq->app->catalog ? catalog_acquire(rq->app->catalog) : NULL;
+        if (snap) {
+                size_t n;
+                const struct catalog_model *all = catalog_models(snap, &n);
+                bool curated = false;
+                for (size_t i = 0; i < n; i++)
+                        curated |= !strcmp(all[i].id, m.id) && !all[i].team;
+                catalog_release(snap);
+                if (curated) {
+                        api_problem_field(rs, 409, "/id", "conflict",
+                                          "a curated catalog model has this id: choose another "
+                                          "id for the team's model");
+                        goto out;
+                }
+        }
+        if (hub_id) {
+                cfg = team_hub_config(rq, hub_id, revision, repo, sizeof(repo), rs);
+                if (!cfg)
+                        goto out;
+        } else {
+                cfg = json_incref(json_object_get(body, "hf_config"));
+                if (!json_is_object(cfg)) {
+                        api_problem_field(rs, 400, "/hf_config", "type",
+                                          "hf_config must be the config.json object");
+                        goto out;
+                }
+        }
+        if (hf_config_import_ex(cfg, &arch, key, sizeof(key), why, sizeof(why))) {
+                snprintf(ptr, sizeof(ptr), "%s%s%s", hub_id ? "/hub_id" : "/hf_config",
+                         key[0] && !hub_id ? "/" : "", hub_id ? "" : key);
+                api_problem_field(rs, hub_id ? 422 : 400, ptr, "hf_config", why);
+                goto out;
+        }
+        m.published_parameters = published > 0 ? (uint64_t)published : model_parameters(&arch);
+        if (!source) {
+                snprintf(source_buf, sizeof(source_buf), "%s%s",
+                         published > 0 ? "stated by the team"
+                                       : "counted by gpuplan from the config.json of ",
+                         published > 0 ? ""
+                         : hub_id      ? repo
+                                       : "the team's paste");
+                source = source_buf;
+        }
+        m.hf_config_json = json_dumps(cfg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        m.parameters_source = (char *)(uintptr_t)source;
+        m.notes = (char *)(uintptr_t)note;
+        m.licence = (char *)(uintptr_t)licence;
+        m.hub_ids = repo;
+        if (!m.hf_config_json) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
+        conn = api_db_acquire(rq, rs);
+        if (!conn)
+                goto out;
+        api_admin_actor(rq, actor, sizeof(actor), &who);
+        if (catalog_db_upsert_team_model(conn, &m, &who, &created, &e)) {
+                api_db_release(rq, conn);
+                if (e.http_status == 500 && strstr(e.detail, "no row"))
+                        api_problem_field(rs, 409, "/id", "conflict",
+                                          "a curated catalog model has this id");
+                else
+                        api_db_problem(rs, &e);
+                goto out;
+        }
+        api_db_release(rq, conn);
+        api_write_reply_entity(rq, rs, created, API_ENTITY_MODEL, m.id);
+out:
+        free(m.hf_config_json);
+        json_decref(cfg);
+        json_decref(body);
 }

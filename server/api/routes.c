@@ -20,6 +20,7 @@
 #include "api/estimate.h"
 #include "api/handler.h"
 #include "api/health.h"
+#include "api/model_lookup.h"
 #include "api/serving_validation.h"
 #include "api/validation.h"
 
@@ -60,6 +61,8 @@ const struct api_route api_routes[] = {
         {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},
         {"GET", "/api/v1/models", api_models_list, 0},
         {"GET", "/api/v1/models/{id}", api_models_get, 0},
+        {"PUT", "/api/v1/models/{id}", api_models_put, API_ROUTE_BODY | API_ROUTE_DB},
+        {"GET", "/api/v1/hub/{org}/{name}", api_hub_model_get, 0},
         {"GET", "/api/v1/validation", api_validation_handle, API_ROUTE_DB},
         {"GET", "/api/v1/validation/serving", api_serving_validation_handle, API_ROUTE_DB},
         {"GET", "/api/v1/scenarios", api_scenarios_handle, API_ROUTE_DB},

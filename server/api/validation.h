@@ -69,5 +69,7 @@ void api_scenarios_handle(const struct api_request *rq, struct api_response *rs)
 /* GET /api/v1/models and GET /api/v1/models/{id} (models.c). */
 void api_models_list(const struct api_request *rq, struct api_response *rs);
 void api_models_get(const struct api_request *rq, struct api_response *rs);
+/* PUT /api/v1/models/{id}: a team's own model (admin). */
+void api_models_put(const struct api_request *rq, struct api_response *rs);
 
 #endif

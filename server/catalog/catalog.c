@@ -26,7 +26,7 @@
 #include <jansson.h>
 #include <libpq-fe.h>
 
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 #include "catalog/catalog_tables.h"
 #include "db/catalog_queries.h"
 #include "db/pool.h"

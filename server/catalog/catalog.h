@@ -42,6 +42,7 @@ struct catalog_model {
                                            ("" if none); owned by the snapshot */
         char *licence;                  /* the Hub's licence tag; NULL if not recorded */
         char *released;                 /* first public release, YYYY-MM-DD; NULL if not recorded */
+        bool team;                      /* a team's own model (PUT /api/v1/models/{id}) */
 };
 
 /*

@@ -251,6 +251,7 @@ struct estimate_input {
         enum est_mode mode;
         uint32_t batch_size;      /* per GPU (the micro-batch of one data-parallel rank) */
         uint32_t sequence_length; /* tokens per sample (inference: the whole context) */
+        uint32_t images;          /* images per sample; their tokens are in sequence_length */
         uint32_t target_length;   /* encoder-decoder training: decoder tokens per
                                      sample; 0 = sequence_length */
         uint32_t gradient_accumulation;

@@ -5,7 +5,7 @@
  * (GPT-2, LLaMA, Mistral, Mixtral, Qwen2) or an encoder-decoder (T5) with
  * the handful of numbers that decide its parameter count, its activation
  * memory and its FLOPs.  It is a plain value: no pointers, copyable with
- * '=', filled by the Hugging Face config importer (api/hf_config.h), by the
+ * '=', filled by the Hugging Face config importer (models/hf_config.h), by the
  * "architecture" request object, or by model_arch_from_parameters().
  *
  * The functions here are pure arithmetic on one struct: they allocate
@@ -88,9 +88,12 @@ struct model_arch {
         bool lm_head_transform;    /* encoder MLM head: dense + norm before the vocab projection */
         bool lm_head_bias;         /* a bias over the vocabulary in the LM head */
         float dropout; /* hidden/attention dropout probability (masks cost 1 byte/element) */
-        uint64_t extra_parameters; /* block-matrix parameters the shape does not place: the
-                                      remainder that makes a bare parameter count exact
-                                      (model_arch_from_parameters); 0 otherwise */
+        uint64_t extra_parameters;  /* block-matrix parameters the shape does not place: the
+                                       remainder that makes a bare parameter count exact
+                                       (model_arch_from_parameters), a vision tower; 0 otherwise */
+        uint64_t vision_parameters; /* of extra_parameters: the vision tower and its projector
+                                       of a vision-language checkpoint (reported, not re-added) */
+        uint32_t image_tokens;      /* language-model tokens one image becomes; 0 = no tower */
         /* Family structure beyond the classic block (0 = absent). */
         uint32_t block_norms;       /* norms per block; 0 = the classic 2 (1: GPT-J, Falcon-7B
                                        parallel blocks; 4: Gemma 2/3 pre+post norms) */

@@ -459,7 +459,7 @@ static int read_settings(struct reader *rd)
 
 static const char sql_models[] =
         "SELECT id, name, family, hf_config::text, published_parameters, parameters_source, notes,"
-        " array_to_string(hub_ids, ','), licence, released::text"
+        " array_to_string(hub_ids, ','), licence, released::text, origin = 'team'"
         " FROM models ORDER BY id COLLATE \"C\"";
 
 static int read_models(struct reader *rd)
@@ -483,6 +483,7 @@ static int read_models(struct reader *rd)
                 m->hub_ids = (char *)(uintptr_t)cell_text_nn(rd, 7);
                 m->licence = (char *)(uintptr_t)cell_text(rd, 8);
                 m->released = (char *)(uintptr_t)cell_text(rd, 9);
+                m->team = PQgetvalue(rd->res, rd->row, 10)[0] == 't';
                 if (rd->failed)
                         return -1;
         }
@@ -895,6 +896,33 @@ int catalog_db_upsert_provider(PGconn *conn, const struct catalog_provider *p,
                 " source_date = EXCLUDED.source_date, updated_by = EXCLUDED.updated_by,"
                 " updated_at = now() RETURNING (xmax = 0)",
                 8, v, who, "provider", p->id, created, e);
+}
+
+int catalog_db_upsert_team_model(PGconn *conn, const struct catalog_model *m,
+                                 const struct db_actor *who, bool *created, struct db_error *e)
+{
+        char n[32];
+        const char *v[10] = {
+                m->id,    m->name,    m->family,  m->hf_config_json, n, m->parameters_source,
+                m->notes, m->hub_ids, m->licence, who->actor};
+
+        snprintf(n, sizeof(n), "%llu", (unsigned long long)m->published_parameters);
+        /* A curated (origin 'catalog') row is never overwritten: the WHERE
+         * leaves it alone and no row comes back. */
+        return upsert_with_audit(
+                conn,
+                "INSERT INTO models (id, name, family, hf_config, published_parameters,"
+                " parameters_source, notes, hub_ids, licence, origin, updated_by, updated_at)"
+                " VALUES ($1, $2, $3, $4::jsonb, $5::bigint, $6, $7,"
+                " coalesce(string_to_array(nullif($8, ''), ','), '{}'), $9, 'team', $10, now())"
+                " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, family = EXCLUDED.family,"
+                " hf_config = EXCLUDED.hf_config,"
+                " published_parameters = EXCLUDED.published_parameters,"
+                " parameters_source = EXCLUDED.parameters_source, notes = EXCLUDED.notes,"
+                " hub_ids = EXCLUDED.hub_ids, licence = EXCLUDED.licence,"
+                " updated_by = EXCLUDED.updated_by, updated_at = now()"
+                " WHERE models.origin = 'team' RETURNING (xmax = 0)",
+                10, v, who, "model", m->id, created, e);
 }
 
 int catalog_db_upsert_offering(PGconn *conn, const struct catalog_offering *o,

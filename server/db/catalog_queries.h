@@ -89,6 +89,12 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *spec,
 /* Insert or replace a provider, an offering, a setting; *created as above. */
 int catalog_db_upsert_provider(PGconn *conn, const struct catalog_provider *p,
                                const struct db_actor *who, bool *created, struct db_error *e);
+/* A team model (origin 'team'): id, name, family, hf_config_json,
+ * published_parameters, parameters_source, notes, hub_ids (comma-separated)
+ * and licence of m.  A curated model of the same id is left alone and the
+ * call fails. */
+int catalog_db_upsert_team_model(PGconn *conn, const struct catalog_model *m,
+                                 const struct db_actor *who, bool *created, struct db_error *e);
 int catalog_db_upsert_offering(PGconn *conn, const struct catalog_offering *o,
                                const struct db_actor *who, bool *created, struct db_error *e);
 int catalog_db_upsert_setting(PGconn *conn, const struct catalog_setting *s,

@@ -54,6 +54,9 @@
  * pauses.
  */
 #define BODY_TIMEOUT_S 5u
+/* Workers for handlers that wait on the Hub: one look-up per id runs at a
+ * time (models/fetched.h), so a few serve many ids. */
+#define HUB_WORKERS 8u
 
 /* Headers on every response we build (the page's needs: scripts, styles,
  * fetch and the chart canvas, all same-origin; no inline code). */
@@ -84,6 +87,7 @@ struct http_server {
         /* Epoll pool only: where API_ROUTE_DB and API_ROUTE_SLOW handlers run. */
         struct offload_pool *db_jobs;
         struct offload_pool *slow_jobs;
+        struct offload_pool *hub_jobs; /* handlers that answered API_STATUS_WAIT */
 };
 
 /* A header or query argument copied out of libmicrohttpd for a worker. */
@@ -676,6 +680,9 @@ static enum MHD_Result respond(struct MHD_Connection *conn, struct request *rq,
         return send_api(conn, rq, rs);
 }
 
+static enum MHD_Result offload(struct MHD_Connection *conn, struct request *rq,
+                               struct offload_pool *pool);
+
 static enum MHD_Result dispatch(struct MHD_Connection *conn, struct request *rq)
 {
         struct http_server *srv = rq->srv;
@@ -699,11 +706,34 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct request *rq)
         arq->query = rq_query;
         arq->header = rq_header;
         arq->transport = conn;
+        arq->may_block = !srv->db_jobs; /* thread per connection: a handler may wait */
         if (route->flags & API_ROUTE_DB)
                 pool = srv->db_jobs;
         else if (route->flags & API_ROUTE_SLOW)
                 pool = srv->slow_jobs;
-        if (pool && copy_values(conn, rq) == 0) {
+        if (pool)
+                return offload(conn, rq, pool);
+        route->handler(arq, &rs);
+        if (rs.status == API_STATUS_WAIT && srv->hub_jobs) {
+                free(rs.body);
+                arq->may_block = true;
+                return offload(conn, rq, srv->hub_jobs);
+        }
+        if (rs.status == API_STATUS_WAIT)
+                api_problem(&rs, 500, "the handler asked to wait where it already could");
+        return respond(conn, rq, &rs);
+}
+
+/* Run the matched handler on a worker of pool; the connection is suspended meanwhile. */
+static enum MHD_Result offload(struct MHD_Connection *conn, struct request *rq,
+                               struct offload_pool *pool)
+{
+        struct api_request *arq = &rq->arq;
+        struct api_response rs;
+
+        memset(&rs, 0, sizeof(rs));
+        arq->may_block = true;
+        if (copy_values(conn, rq) == 0) {
                 arq->query = copied_query;
                 arq->header = copied_header;
                 arq->transport = rq;
@@ -720,7 +750,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct request *rq)
                 offload_run(rq);
                 return MHD_YES;
         }
-        route->handler(arq, &rs);
+        api_routes[rq->match.route].handler(arq, &rs);
         return respond(conn, rq, &rs);
 }
 
@@ -952,6 +982,13 @@ struct http_server *http_server_start(struct app *app, char *err, size_t errlen)
                         offload_start("gpuplan-slow", n_slow, cfg->connection_limit, err, errlen);
                 if (!srv->slow_jobs)
                         goto fail;
+                /* Hub look-ups wait on the network for up to their time limit:
+                 * a pool of their own, so that neither database work nor plan
+                 * searches queue behind them. */
+                srv->hub_jobs = offload_start("gpuplan-hub", HUB_WORKERS, cfg->connection_limit,
+                                              err, errlen);
+                if (!srv->hub_jobs)
+                        goto fail;
         }
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
@@ -984,6 +1021,7 @@ struct http_server *http_server_start(struct app *app, char *err, size_t errlen)
 fail:
         offload_stop(srv->db_jobs);
         offload_stop(srv->slow_jobs);
+        offload_stop(srv->hub_jobs);
         static_files_close(srv->files);
         free(srv);
         return NULL;
@@ -1040,7 +1078,8 @@ void http_server_stop(struct http_server *s)
          */
         offload_stop(s->db_jobs);
         offload_stop(s->slow_jobs);
-        s->db_jobs = s->slow_jobs = NULL;
+        offload_stop(s->hub_jobs);
+        s->db_jobs = s->slow_jobs = s->hub_jobs = NULL;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         while (metrics_inflight(s->app->metrics) > 0 && seconds_since(&t0) < 1.0) {
                 struct timespec ts = {0, 5 * 1000 * 1000};

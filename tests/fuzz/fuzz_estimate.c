@@ -27,7 +27,7 @@
 #include <jansson.h>
 
 #include "api/estimate.h"
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_tables.h"
 #include "core/estimate.h"

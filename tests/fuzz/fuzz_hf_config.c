@@ -1,6 +1,6 @@
 /*
  * fuzz_hf_config.c - libFuzzer harness for the Hugging Face config.json
- * importer (api/hf_config.h) and the model arithmetic behind it
+ * importer (models/hf_config.h) and the model arithmetic behind it
  * (core/model.h).
  *
  * Input: either a config.json as text (the input starts with '{'), which
@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 #include "core/estimate.h"
 #include "core/model.h"
 #include "fuzz_json.h"

@@ -534,3 +534,46 @@ test('serving_plan warns, as estimate does, when a prompt exceeds the model\'s c
         assert.equal(w.text, "sequence_length 200100 exceeds the model's max positions 131072");
         assert.equal(w.text, estWarn.text);
 });
+
+// Configs that transformers' own config classes refuse, refused here too,
+// each naming the key as the config wrote it (configuration_utils.py's
+// layer_type_validation; LlamaConfig reads only a missing
+// num_key_value_heads as num_attention_heads).
+test('config.json values transformers refuses: a 400 naming the key as written', async () => {
+        const llama = {
+                model_type: 'llama', hidden_size: 4096, intermediate_size: 14336, num_hidden_layers: 32,
+                num_attention_heads: 32, num_key_value_heads: 8, vocab_size: 128256,
+                max_position_embeddings: 8192,
+        };
+        const gemma = {
+                model_type: 'gemma3_text', hidden_size: 1152, intermediate_size: 6912, num_hidden_layers: 4,
+                num_attention_heads: 4, num_key_value_heads: 1, head_dim: 256, vocab_size: 262144,
+                sliding_window: 512,
+        };
+        const cases = [
+                [{ ...llama, num_key_value_heads: 0 }, '/model/hf_config/num_key_value_heads', /positive integer/],
+                [{ ...gemma, layer_types: ['sliding_attention', 'full_attention'] },
+                        '/model/hf_config/layer_types', /2 entries for 4 layers/],
+                [{ ...gemma, layer_types: ['sliding_attention', 'sliding_attention', 'local', 'full_attention'] },
+                        '/model/hf_config/layer_types', /entry 2 is not one of/],
+                [{ ...gemma, layer_types: 'sliding_attention' }, '/model/hf_config/layer_types', /list/],
+                // the checks after import name the user's key, not the engine's field
+                [{ ...llama, num_hidden_layers: 0 }, '/model/hf_config/num_hidden_layers', /./],
+                [{ ...llama, intermediate_size: 0 }, '/model/hf_config/intermediate_size', /./],
+                [{ ...llama, max_position_embeddings: 0 }, '/model/hf_config/max_position_embeddings', /./],
+                [{ ...llama, model_type: 'mixtral', num_local_experts: 8, num_experts_per_tok: 0 }, '/model/hf_config/num_experts_per_tok', /./],
+                [{ model_type: 'gpt2', n_embd: 768, n_layer: 0, n_head: 12 }, '/model/hf_config/n_layer', /./],
+                // a vision-language wrapper: the key under text_config or vision_config
+                [{ model_type: 'mllama', text_config: { ...llama, model_type: 'mllama_text_model', num_key_value_heads: 0 },
+                        vision_config: {} }, '/model/hf_config/text_config/num_key_value_heads', /positive integer/],
+                [{ ...llama, model_type: 'qwen2_5_vl', vision_config: { depth: -1 } },
+                        '/model/hf_config/vision_config/depth', /integer in 1\.\./],
+        ];
+        for (const [cfg, pointer, detail] of cases) {
+                const r = await request('POST', E, { body: { model: { hf_config: cfg },
+                        workload: { mode: 'inference', batch_size: 1, sequence_length: 128 } } });
+                assert.equal(r.status, 400, `${pointer}: ${r.text.slice(0, 300)}`);
+                assert.equal(r.json.pointer, pointer, r.json.detail);
+                assert.match(r.json.detail, detail);
+        }
+});

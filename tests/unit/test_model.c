@@ -1,6 +1,6 @@
 /*
  * test_model.c - parameter counts from architecture (core/model.c) and the
- * config.json importer (api/hf_config.c).
+ * config.json importer (models/hf_config.c).
  *
  * Every catalog model's derived count must be within 0.5% of the count its
  * authors or the Hugging Face Hub publish; the published counts and their
@@ -18,7 +18,7 @@
 
 #include <jansson.h>
 
-#include "api/hf_config.h"
+#include "models/hf_config.h"
 #include "core/model.h"
 
 static void test_catalog_counts_match_published(void **state)

@@ -7,7 +7,8 @@
  * T5Config); the module layout each family implies (norm placement,
  * biases, pooler, MLM head) follows the matching modeling_*.py.
  */
-#include "api/hf_config.h"
+#include "models/hf_config.h"
+#include "models/vision.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,10 +19,12 @@ const char hf_config_supported[] =
         "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo, "
         "olmo2, "
         "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, gpt_oss, qwen3_next, "
-        "qwen3_5, qwen3_5_moe, t5, mt5, umt5, bart, mbart";
+        "qwen3_5, qwen3_5_moe, glm4_moe, stablelm, kimi_k2, t5, mt5, umt5, bart, mbart, "
+        "mllama, qwen2_vl, qwen2_5_vl, llava, mistral3";
 
 struct imp {
         json_t *cfg;
+        const char *prefix; /* "text_config/" when cfg is a wrapper's language model */
         char *key;
         size_t keylen;
         char *err;
@@ -31,15 +34,92 @@ struct imp {
 
 static int imp_fail(struct imp *im, const char *key, const char *why)
 {
+        const char *pre = key[0] && im->prefix ? im->prefix : "";
         if (im->key)
-                snprintf(im->key, im->keylen, "%s", key);
+                snprintf(im->key, im->keylen, "%s%s", pre, key);
         if (im->err) {
                 if (key[0])
-                        snprintf(im->err, im->errlen, "%s: %s", key, why);
+                        snprintf(im->err, im->errlen, "%s%s: %s", pre, key, why);
                 else
                         snprintf(im->err, im->errlen, "%s", why);
         }
         return -1;
+}
+
+/* The config key a field of struct model_arch came from, as the config
+ * spells it (the first of the family's names it holds), for messages. */
+static const char *config_key_of(json_t *cfg, const char *field)
+{
+        static const struct {
+                const char *field;
+                const char *keys[6];
+        } names[] = {
+                {"layers",
+                 {"num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers"}},
+                {"decoder_layers", {"num_decoder_layers", "decoder_layers"}},
+                {"hidden", {"hidden_size", "n_embd", "d_model", "dim"}},
+                {"heads",
+                 {"num_attention_heads", "n_head", "n_heads", "num_heads",
+                  "encoder_attention_heads"}},
+                {"kv_heads", {"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}},
+                {"head_dim", {"head_dim", "d_kv"}},
+                {"ffn",
+                 {"intermediate_size", "moe_intermediate_size", "d_ff", "ffn_dim", "n_inner",
+                  "encoder_ffn_dim"}},
+                {"ffn_size", {"intermediate_size", "d_ff", "ffn_dim", "n_inner"}},
+                {"vocab", {"vocab_size"}},
+                {"max_positions",
+                 {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length"}},
+                {"experts", {"num_local_experts", "num_experts", "n_routed_experts"}},
+                {"active_experts", {"num_experts_per_tok", "experts_per_token", "moe_topk"}},
+                {"dense_layers", {"first_k_dense_replace"}},
+                {"sliding_window", {"sliding_window", "attention_chunk_size"}},
+        };
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+                if (strcmp(names[i].field, field))
+                        continue;
+                for (int k = 0; k < 6 && names[i].keys[k]; k++)
+                        if (json_object_get(cfg, names[i].keys[k]))
+                                return names[i].keys[k];
+                return names[i].keys[0];
+        }
+        return field;
+}
+
+/* transformers' layer_type_validation (configuration_utils.py): every
+ * entry one of the known attention kinds, one entry per layer. */
+static int check_layer_types(struct imp *im, uint32_t layers)
+{
+        static const char *const known[] = {"full_attention", "sliding_attention",
+                                            "chunked_attention", "linear_attention", NULL};
+        json_t *lt = json_object_get(im->cfg, "layer_types"), *x;
+        size_t i;
+        char why[160];
+
+        if (!lt || json_is_null(lt))
+                return 0;
+        if (!json_is_array(lt))
+                return imp_fail(im, "layer_types", "must be a list of attention kinds");
+        if (json_array_size(lt) != layers) {
+                snprintf(why, sizeof(why), "has %zu entries for %u layers (num_hidden_layers)",
+                         json_array_size(lt), layers);
+                return imp_fail(im, "layer_types", why);
+        }
+        json_array_foreach(lt, i, x)
+        {
+                const char *t = json_string_value(x);
+                int k = 0;
+                while (t && known[k] && strcmp(t, known[k]))
+                        k++;
+                if (!t || !known[k]) {
+                        snprintf(why, sizeof(why),
+                                 "entry %zu is not one of full_attention, sliding_attention, "
+                                 "chunked_attention, linear_attention",
+                                 i);
+                        return imp_fail(im, "layer_types", why);
+                }
+        }
+        return 0;
 }
 
 /* The config keys, under each family's name for them, whose absence the
@@ -325,6 +405,9 @@ static const struct decoder_defaults decoder_families[] = {
         {"deepseek_v2", 102400, 5120, 12288, 60, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
         {"deepseek_v3", 129280, 7168, 18432, 61, 128, 128, 0, 163840, false, MODEL_ACT_SILU},
         {"gpt_oss", 201088, 2880, 2880, 24, 64, 8, 64, 131072, false, MODEL_ACT_SILU},
+        /* Glm4MoeConfig (GLM-4.5's defaults) and StableLmConfig */
+        {"glm4_moe", 151552, 4096, 10944, 46, 96, 8, 128, 131072, false, MODEL_ACT_SILU},
+        {"stablelm", 50304, 2560, 6912, 32, 32, 32, 0, 4096, false, MODEL_ACT_SILU},
         /* Qwen3NextConfig's defaults (the 80B-A3B model); Qwen3.5's text
          * configs are read with the same when a key is missing. */
         {"qwen3_next", 151936, 2048, 5120, 48, 16, 2, 256, 32768, false, MODEL_ACT_SILU},
@@ -500,17 +583,29 @@ static int import_moe(struct imp *im, struct model_arch *a, const char *type)
                 a->shared_expert_gate = q2 && shared > 0;
                 return 0;
         }
-        if (is(type, "deepseek_v2") || is(type, "deepseek_v3")) {
-                /* DeepseekV3MoE: n_routed_experts of moe_intermediate_size,
-                 * n_shared_experts fused into one MLP, the first
+        if (is(type, "deepseek_v2") || is(type, "deepseek_v3") || is(type, "glm4_moe")) {
+                /* DeepseekV3MoE (and Glm4MoeMoE, its copy): n_routed_experts of
+                 * moe_intermediate_size, n_shared_experts fused into one MLP, the first
                  * first_k_dense_replace blocks dense (intermediate_size). */
-                bool v3 = is(type, "deepseek_v3");
+                bool glm = is(type, "glm4_moe"), v3 = is(type, "deepseek_v3") || glm;
                 uint32_t dense_ffn = a->ffn;
-                if (get_u32(im, "n_routed_experts", v3 ? 256 : 160, 1024, &a->experts) ||
+                if (get_u32(im, "n_routed_experts",
+                            glm  ? 128
+                            : v3 ? 256
+                                 : 160,
+                            1024, &a->experts) ||
                     get_u32(im, "num_experts_per_tok", v3 ? 8 : 6, 1024, &a->active_experts) ||
-                    get_u32(im, "moe_intermediate_size", v3 ? 2048 : 1536, 1048576, &moe_ffn) ||
+                    get_u32(im, "moe_intermediate_size",
+                            glm  ? 1408
+                            : v3 ? 2048
+                                 : 1536,
+                            1048576, &moe_ffn) ||
                     get_u32(im, "n_shared_experts", v3 ? 1 : 2, 64, &n_shared) ||
-                    get_u32(im, "first_k_dense_replace", v3 ? 3 : 1, 1024, &a->dense_layers))
+                    get_u32(im, "first_k_dense_replace",
+                            glm  ? 1
+                            : v3 ? 3
+                                 : 1,
+                            1024, &a->dense_layers))
                         return -1;
                 if (a->dense_layers > a->layers)
                         return imp_fail(im, "first_k_dense_replace", "must not exceed the layers");
@@ -676,6 +771,10 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
             get_bool(im, "mlp_bias", false, &mlp_bias) ||
             activation(im, act_key, df->act, &a->activation))
                 return -1;
+        /* LlamaConfig reads a missing (None) num_key_value_heads as
+         * num_attention_heads; 0 builds no key/value heads and fails. */
+        if (kv == 0 && json_is_integer(json_object_get(im->cfg, "num_key_value_heads")))
+                return imp_fail(im, "num_key_value_heads", "must be a positive integer");
         a->kv_heads = kv ? kv : a->heads;
         a->tied_embeddings = tied;
         a->gated_mlp = true;
@@ -720,12 +819,29 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
                 a->norm = MODEL_NORM_LAYERNORM_NOAFFINE;
         } else if (is(type, "olmo2")) {
                 a->block_norms = 2; /* post-attention and post-feedforward (no pre-norms) */
+        } else if (is(type, "glm4_moe")) {
+                /* Glm4MoeAttention: attention_bias puts biases on q, k and v,
+                 * not on o_proj; use_qk_norm adds RMSNorms over head_dim. */
+                a->qkv_bias_only = attn_bias;
+                a->attn_bias = false;
+        } else if (is(type, "stablelm")) {
+                /* StableLmDecoderLayer: LayerNorm with bias, use_qkv_bias on
+                 * q, k, v only; use_parallel_residual shares one norm. */
+                bool qkv = false, parallel = false;
+                if (get_bool(im, "use_qkv_bias", false, &qkv) ||
+                    get_bool(im, "use_parallel_residual", false, &parallel))
+                        return -1;
+                a->norm = MODEL_NORM_LAYERNORM;
+                a->qkv_bias_only = qkv;
+                a->block_norms = parallel ? 1 : 0;
         } else if (is(type, "gpt_oss")) {
                 /* GptOssAttention: biases on q, k, v, o and one learned sink
                  * logit per head; the experts carry biases. */
                 a->mlp_bias = true;
                 a->qk_norm_params += a->heads;
         }
+        if (check_layer_types(im, a->layers))
+                return -1;
         if (a->heads == 0)
                 return imp_fail(im, "num_attention_heads", "must be a positive integer");
         if (a->kv_heads > a->heads || a->heads % a->kv_heads)
@@ -742,6 +858,8 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
                 a->qk_norm_params = 2 * a->head_dim;
         else if (is(type, "olmo2"))
                 a->qk_norm_params = (a->heads + a->kv_heads) * a->head_dim;
+        if (is(type, "glm4_moe") && json_is_true(json_object_get(im->cfg, "use_qk_norm")))
+                a->qk_norm_params = 2 * a->head_dim;
         if (is(type, "cohere") && json_is_true(json_object_get(im->cfg, "use_qk_norm")))
                 /* CohereLayerNorm over (heads, head_dim) for q and k */
                 a->qk_norm_params = (a->heads + a->kv_heads) * a->head_dim;
@@ -1209,11 +1327,50 @@ static bool llama_shaped(json_t *cfg)
         return true;
 }
 
+/*
+ * The vision tower of a vision-language wrapper (vision.h), carried in
+ * extra_parameters; and Mllama's cross-attention blocks (MllamaCrossAttention
+ * DecoderLayer): per block a q and a k RMSNorm over head_dim and two tanh
+ * gates beyond the LLaMA block, and 8 more embedding rows
+ * (vocab_size + 8, modeling_mllama.py).
+ */
+static int import_vision(struct imp *im, json_t *config, const char *outer, struct model_arch *a)
+{
+        struct vision_tower vt;
+        char vkey[64] = "", why[200] = "";
+        int v = vision_tower_count(config, outer, a->hidden, &vt, vkey, sizeof(vkey), why,
+                                   sizeof(why));
+        struct imp top = *im;
+
+        top.cfg = config;
+        top.prefix = NULL;
+        if (v < 0) {
+                const char *colon = strchr(why, ':');
+                return imp_fail(&top, vkey, colon ? colon + 2 : why);
+        }
+        if (v == 0)
+                return 0;
+        a->vision_parameters = vt.parameters;
+        a->extra_parameters += vt.parameters;
+        /* Qwen2-VL's image tokens follow the resolution: (h / 14) (w / 14) / 4
+         * (Qwen2VLImageProcessor); an 896 x 896 image gives 1024. */
+        a->image_tokens =
+                vt.tokens_per_image
+                        ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576)
+                        : 1024;
+        if (is(outer, "mllama")) {
+                json_t *cross = json_object_get(im->cfg, "cross_attention_layers");
+                uint64_t n = json_is_array(cross) ? json_array_size(cross) : 0;
+                a->extra_parameters += n * (2ull * a->head_dim + 2) + 8ull * a->hidden;
+        }
+        return 0;
+}
+
 int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_t keylen, char *err,
                         size_t errlen)
 {
-        struct imp im = {config, key, keylen, err, errlen, 0};
-        const char *type, *field, *why;
+        struct imp im = {config, NULL, key, keylen, err, errlen, 0};
+        const char *type, *outer, *field, *why;
         int rc;
 
         if (key && keylen)
@@ -1228,18 +1385,33 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                                 "missing or not a string; supported: see the "
                                 "importer's list in the API description");
         type = json_string_value(mt);
+        outer = type;
         /* Multimodal Gemma 3 keeps the language model in text_config. */
         json_t *text = json_object_get(config, "text_config");
         if (is(type, "gemma3") && json_is_object(text)) {
                 im.cfg = text;
+                im.prefix = "text_config/";
                 type = "gemma3_text";
+        } else if (is(type, "qwen2_vl") || is(type, "qwen2_5_vl")) {
+                /* Qwen2-VL / Qwen2.5-VL: a Qwen2 language model, its keys at
+                 * the top level (text_config in newer configs). */
+                if (json_is_object(text)) {
+                        im.cfg = text;
+                        im.prefix = "text_config/";
+                }
+                type = "qwen2";
+        } else if (is(type, "kimi_k2")) {
+                type = "deepseek_v3"; /* Kimi K2 runs DeepseekV3ForCausalLM */
         } else if (json_is_object(text) && !json_object_get(config, "hidden_size") &&
                    json_is_string(json_object_get(text, "model_type"))) {
                 /* Other vision-language wrappers (Llama 4, Mistral 3, LLaVA,
-                 * Mllama) do the same: the language model is what is read;
-                 * the vision tower is not counted. */
+                 * Mllama) do the same: the language model is read from
+                 * text_config, the tower from vision_config (vision.h). */
                 im.cfg = text;
+                im.prefix = "text_config/";
                 type = json_string_value(json_object_get(text, "model_type"));
+                if (is(type, "mllama_text_model") || is(type, "mllama"))
+                        type = "llama"; /* MllamaTextModel: LLaMA blocks + cross-attention */
         }
         if (is(type, "bert") || is(type, "roberta") || is(type, "xlm-roberta") ||
             is(type, "xlm-roberta-xl") || is(type, "camembert"))
@@ -1288,7 +1460,7 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                      (is(type, "llama4_text") && import_llama4(&im, out));
                 out->generic = true;
         } else {
-                char why_buf[800];
+                char why_buf[1000];
                 snprintf(why_buf, sizeof(why_buf),
                          "model_type \"%.40s\" is not supported (supported: %s); a config "
                          "with integer hidden_size, num_hidden_layers, num_attention_heads, "
@@ -1298,10 +1470,12 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
         }
         if (rc)
                 return -1;
+        if (import_vision(&im, config, outer, out))
+                return -1;
         set_name(out, config, type);
         out->defaulted = im.defaulted;
         if (model_arch_check(out, &field, &why))
-                return imp_fail(&im, field, why);
+                return imp_fail(&im, config_key_of(im.cfg, field), why);
         return 0;
 }
 

@@ -16,8 +16,8 @@
  * Ownership: the importer borrows config for the duration of the call and
  * keeps nothing.  Thread-safe.
  */
-#ifndef GPUPLAN_API_HF_CONFIG_H
-#define GPUPLAN_API_HF_CONFIG_H
+#ifndef GPUPLAN_MODELS_HF_CONFIG_H
+#define GPUPLAN_MODELS_HF_CONFIG_H
 
 #include <stddef.h>
 

@@ -1,0 +1,36 @@
+/*
+ * vision.h - the vision tower of a vision-language config.json: its
+ * parameters (encoder and the projector into the language model) and the
+ * image tokens one image becomes.
+ *
+ * Families: Gemma 3 (SigLIP), Llama 3.2 Vision (mllama), Llama 4, Qwen2-VL
+ * and Qwen2.5-VL, LLaVA-style wrappers around CLIP or SigLIP, Mistral 3
+ * (Pixtral).  Each count follows the family's modeling_*.py in
+ * transformers, tensor by tensor.
+ *
+ * Pure: no allocation, no state; thread-safe.  config is borrowed.
+ */
+#ifndef GPUPLAN_MODELS_VISION_H
+#define GPUPLAN_MODELS_VISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct vision_tower {
+        uint64_t parameters;       /* encoder + projector */
+        uint64_t tokens_per_image; /* image tokens the language model reads per image */
+};
+
+/*
+ * Count the tower of config (whose model_type is type) for a language model
+ * of text_hidden.  Returns 1 with out filled, 0 when config has no
+ * vision_config, -1 with the offending key (as written, e.g.
+ * "vision_config/hidden_size") in key and a reason in err.
+ */
+int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
+                       struct vision_tower *out, char *key, size_t keylen, char *err,
+                       size_t errlen);
+
+#endif
