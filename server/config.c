@@ -283,6 +283,8 @@ void config_usage(FILE *out)
 {
         fputs("usage: gpuplan [serve]        run the HTTP service (default)\n"
               "       gpuplan migrate        apply pending database migrations and exit\n"
+              "       gpuplan prices import skypilot [--commit SHA] [--as-of YYYY-MM-DD]\n"
+              "               [--cloud ID] FILE...  import SkyPilot vms.csv price files\n"
               "       gpuplan --healthcheck  GET /healthz on the configured address; exit 0 if "
               "200\n"
               "       gpuplan --version | --help\n"
