@@ -64,6 +64,15 @@ INSERT INTO skypilot_accelerators (cloud, name, instance_like, accelerator_id, s
 ('*', 'RTX3090', '%', 'rtx-3090', 'https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3090-3090ti/'),
 ('*', 'RTX4090', '%', 'rtx-4090', 'https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4090/'),
 ('*', 'RTX6000-Ada', '%', 'rtx-6000-ada', 'https://www.nvidia.com/en-us/design-visualization/rtx-6000/'),
+('*', 'RTX-6000-Ada', '%', 'rtx-6000-ada', 'https://www.nvidia.com/en-us/design-visualization/rtx-6000/'),
+('*', 'RTX5090', '%', 'rtx-5090', 'https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/rtx-5090/'),
+('*', 'RTX-A6000', '%', 'rtx-a6000', 'https://www.nvidia.com/en-us/design-visualization/rtx-a6000/'),
+-- Names that state the form factor themselves (Hyperstack's).
+('*', 'A100-80G-PCIe', '%', 'a100-pcie-80gb', 'the name: A100 80 GB PCIe'),
+('*', 'A100-80G-PCIe-NVLink', '%', 'a100-pcie-80gb', 'the name: A100 80 GB PCIe cards joined by NVLink bridges'),
+('*', 'H100-80G-PCIe', '%', 'h100-pcie-80gb', 'the name: H100 80 GB PCIe'),
+('*', 'H100-80G-PCIe-NVLink', '%', 'h100-pcie-80gb', 'the name: H100 80 GB PCIe cards joined by NVLink bridges'),
+('*', 'H100-80G-SXM5', '%', 'h100-sxm-80gb', 'the name: H100 80 GB SXM5'),
 ('*', 'T4', '%', 't4', 'https://cloud.google.com/compute/docs/gpus#t4-gpus'),
 ('aws', 'A100', '%', 'a100-sxm-40gb', 'https://aws.amazon.com/ec2/instance-types/p4/ ; https://aws.amazon.com/ec2/instance-types/p5/ ; https://aws.amazon.com/ec2/instance-types/p3/'),
 ('aws', 'A100-80GB', '%', 'a100-sxm-80gb', 'https://aws.amazon.com/ec2/instance-types/p4/ ; https://aws.amazon.com/ec2/instance-types/p5/ ; https://aws.amazon.com/ec2/instance-types/p3/'),
@@ -89,6 +98,12 @@ INSERT INTO skypilot_accelerators (cloud, name, instance_like, accelerator_id, s
 -- elsewhere they are reported as unknown until a row is added here.
 -- Lambda's 1x H100 PCIe shape carries the name H100 too.
 ('lambda', 'H100', '%pcie%', 'h100-pcie-80gb', 'https://lambda.ai/instances (1x H100 PCIe)'),
+-- Mithril's instance types state the form factor (h100-80gb.sxm.8x, ccs-h200.sxm.1x).
+('mithril', 'H100', '%.sxm.%', 'h100-sxm-80gb', 'the instance type: h100-80gb.sxm.*'),
+('mithril', 'H200', '%.sxm.%', 'h200-sxm-141gb', 'the instance type: ccs-h200.sxm.*'),
+-- Verda (DataCrunch) types end the memory with S for SXM (1H100.80S.32V, 1H200.141S.44V).
+('verda', 'H100', '%.80S.%', 'h100-sxm-80gb', 'the instance type: 1H100.80S.32V (80 GB SXM5), https://verda.com/products'),
+('verda', 'H200', '%.141S.%', 'h200-sxm-141gb', 'the instance type: 1H200.141S.44V (141 GB SXM5), https://verda.com/products'),
 -- RunPod names the PCIe A100 80 GB "A100-80GB" (its GpuInfo says "A100 PCIe").
 ('runpod', 'A100-80GB', '%', 'a100-pcie-80gb', 'https://www.runpod.io/pricing (A100 PCIe 80GB)'),
 -- Cudo's "A100" shapes are the 80 GB PCIe card (GpuInfo 81920 MiB, "a100-pcie" types).

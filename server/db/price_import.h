@@ -11,7 +11,8 @@
  * Prices go through price_import_upsert() (migrations/0021): a price equal
  * to the newest one of its offering and kind is "unchanged" and writes
  * nothing, so importing the same file twice is a no-op and a newer file
- * appends only what changed.  CPU-only rows are counted and skipped.
+ * appends only what changed.  CPU-only rows and rows without a region are
+ * counted and skipped.
  *
  * The whole file is one transaction: a malformed row ("line N: ...")
  * refuses the file and changes nothing.  Each import that reaches the end
@@ -49,6 +50,7 @@ struct price_import_unknown {
 struct price_import_report {
         unsigned rows;          /* data rows read */
         unsigned cpu_rows;      /* rows without an accelerator, skipped */
+        unsigned no_region;     /* GPU rows without a region, skipped: no offering to price */
         unsigned offerings;     /* instance type x region pairs with a GPU */
         unsigned added;         /* prices of a kind the offering had none of */
         unsigned changed;       /* prices appended because they differ from the newest */

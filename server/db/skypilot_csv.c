@@ -174,10 +174,6 @@ static void on_record(int term, void *data)
                 fail(p, r.line, "InstanceType is empty");
                 return;
         }
-        if (!*r.region) {
-                fail(p, r.line, "Region is empty");
-                return;
-        }
         if (!number_cell(p, COL_COUNT, &count) || !number_cell(p, COL_VCPUS, &r.vcpus) ||
             !number_cell(p, COL_MEMORY, &r.memory_gib) ||
             !number_cell(p, COL_PRICE, &r.usd_per_hour) ||

@@ -31,7 +31,7 @@ struct skypilot_row {
         double memory_gib;         /* < 0 = not given */
         double usd_per_hour;       /* on-demand; < 0 = not given */
         double spot_usd_per_hour;  /* < 0 = not given */
-        const char *region;        /* never empty */
+        const char *region;        /* "" when the row names none (some Seeweb rows) */
         const char *zone;          /* "" when the cloud has none */
 };
 
