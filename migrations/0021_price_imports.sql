@@ -12,6 +12,11 @@
 -- and the commit it was read at (NULL for prices typed in by hand).
 ALTER TABLE prices ADD COLUMN source_file text;
 ALTER TABLE prices ADD COLUMN source_commit text CHECK (source_commit ~ '^[0-9a-f]{7,40}$');
+-- The view was defined with * before these columns existed: add them to it.
+CREATE OR REPLACE VIEW current_prices AS
+        SELECT DISTINCT ON (offering_id, pricing) *
+        FROM prices
+        ORDER BY offering_id, pricing, as_of DESC, id DESC;
 
 -- Notebook services and free tiers are not instances a team can plan on:
 -- no SLA, session limits, no guaranteed GPU.  Plans leave them out unless a

@@ -66,10 +66,12 @@ static void sleep_ms_unless_stopping(struct app *app, unsigned ms)
 }
 
 /* After the migrations: the SkyPilot prices shipped in the binary, once per file version. */
-static int import_shipped_prices(PGconn *c, char *err, size_t errlen)
+static int import_shipped_prices(const struct config *cfg, PGconn *c, char *err, size_t errlen)
 {
         unsigned added = 0;
 
+        if (!cfg->import_shipped_prices)
+                return 0;
         if (price_import_snapshot(c, &added, err, errlen))
                 return -1;
         if (added)
@@ -88,7 +90,7 @@ static int bootstrap_once(struct app *app, char *err, size_t errlen)
                 return -1;
         rc = db_migrate(c, migrations_embedded, migrations_embedded_count, &applied, err, errlen);
         if (!rc)
-                rc = import_shipped_prices(c, err, errlen);
+                rc = import_shipped_prices(app->config, c, err, errlen);
         PQfinish(c);
         if (rc)
                 return -1;
@@ -196,7 +198,7 @@ static int migrate_command(const struct config *cfg)
         }
         if (db_migrate(c, migrations_embedded, migrations_embedded_count, &applied, err,
                        sizeof(err)) ||
-            import_shipped_prices(c, err, sizeof(err))) {
+            import_shipped_prices(cfg, c, err, sizeof(err))) {
                 log_error("%s", err);
                 PQfinish(c);
                 return 1;

@@ -16,8 +16,16 @@
 #include "plan/rent_vs_buy.h"
 
 /* A usage figure given as a number or as [low, high]. */
-static int usage_range(struct api_response *rs, json_t *body, const char *key, double max,
-                       double out[2])
+/*
+ * Usage below these is no schedule a plan can rest on (a job every two
+ * years, a job of half a minute): 400 rather than a break-even in
+ * millennia.
+ */
+#define JOBS_PER_WEEK_MIN 0.01
+#define HOURS_PER_JOB_MIN 0.01
+
+static int usage_range(struct api_response *rs, json_t *body, const char *key, double min,
+                       double max, double out[2])
 {
         json_t *v = json_object_get(body, key);
         char pointer[64], detail[160];
@@ -39,9 +47,9 @@ static int usage_range(struct api_response *rs, json_t *body, const char *key, d
                 api_problem_field(rs, 400, pointer, "type", detail);
                 return -1;
         }
-        if (!isfinite(out[0]) || !isfinite(out[1]) || out[0] <= 0 || out[1] < out[0] ||
+        if (!isfinite(out[0]) || !isfinite(out[1]) || out[0] < min || out[1] < out[0] ||
             out[1] > max) {
-                snprintf(detail, sizeof(detail), "%s must be > 0 and at most %g, low <= high", key,
+                snprintf(detail, sizeof(detail), "%s must be from %g to %g, low <= high", key, min,
                          max);
                 api_problem_field(rs, 400, pointer, "range", detail);
                 return -1;
@@ -299,8 +307,9 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
             api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &q.gpu_id) ||
             api_field_string(rs, body, "", "buy_gpu", 0, 64, &q.buy_id) ||
             api_field_int(rs, body, "", "gpus", 0, 1, 64, &q.gpus) ||
-            usage_range(rs, body, "jobs_per_week", 7 * 24, q.in.jobs_per_week) ||
-            usage_range(rs, body, "hours_per_job", PLAN_RVB_HOURS_PER_WEEK, q.in.hours_per_job) ||
+            usage_range(rs, body, "jobs_per_week", JOBS_PER_WEEK_MIN, 7 * 24, q.in.jobs_per_week) ||
+            usage_range(rs, body, "hours_per_job", HOURS_PER_JOB_MIN, PLAN_RVB_HOURS_PER_WEEK,
+                        q.in.hours_per_job) ||
             api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
             api_field_string(rs, body, "", "condition", 0, 8, &q.condition) ||
             api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &q.purchase_usd))
@@ -345,8 +354,17 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                 q.in.n_providers = json_array_size(providers);
         }
         s = api_catalog_snapshot(rq, rs);
-        if (s)
-                api_answer_cached(rq, rs, "rent_vs_buy", s, body, rvb_answer, &q);
+        if (!s)
+                goto out;
+        /* The same rule as compare and serving_plan: an unknown provider is a 400. */
+        for (size_t i = 0; i < q.in.n_providers; i++)
+                if (!catalog_provider(s, q.in.providers[i])) {
+                        snprintf(detail, sizeof(detail), "/providers/%zu", i);
+                        api_problem_field(rs, 400, detail, "exists",
+                                          "not a provider id in the catalog");
+                        goto out;
+                }
+        api_answer_cached(rq, rs, "rent_vs_buy", s, body, rvb_answer, &q);
 out:
         free(provider_ids);
         catalog_release(s);

@@ -21,6 +21,7 @@
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
+#include "api/price_options.h"
 #include "plan/serving.h"
 
 static const char *const body_keys[] = {
@@ -187,10 +188,12 @@ static int id_list(struct api_response *rs, json_t *c, const char *key, const ch
         return 0;
 }
 
-static int decode_constraints(struct api_response *rs, json_t *body, struct serving_request *rq)
+static int decode_constraints(struct api_response *rs, json_t *body, struct serving_request *rq,
+                              const struct catalog_snapshot *s)
 {
-        static const char *const keys[] = {"providers",           "gpus", "pricing", "max_gpus",
-                                           "budget_usd_per_hour", NULL};
+        static const char *const keys[] = {"providers", "gpus", "pricing",
+                                           "max_gpus",  "budget_usd_per_hour",
+                                           API_PRICE_OPTION_KEYS, NULL};
         json_t *c = json_object_get(body, "constraints");
         struct serving_constraints *k = &rq->constraints;
         const char *pricing = NULL;
@@ -198,6 +201,8 @@ static int decode_constraints(struct api_response *rs, json_t *body, struct serv
 
         k->pricing = CATALOG_ON_DEMAND;
         k->max_gpus = 64;
+        if (api_price_options_decode(rs, json_is_object(c) ? c : NULL, s, &k->prices))
+                return -1;
         if (!c || json_is_null(c))
                 return 0;
         if (!json_is_object(c)) {
@@ -244,7 +249,7 @@ static json_t *option_json(const struct serving_option *o)
 }
 
 static json_t *plan_json(const struct catalog_snapshot *s, const struct serving_plan *p,
-                         size_t rank)
+                         size_t rank, const struct plan_price_rules *rules)
 {
         size_t n_gpus = 0, n_off = 0, n_prov = 0;
         const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
@@ -279,6 +284,7 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct serving_
                             json_real(p->usd_per_million_output_tokens));
         json_object_set_new(o, "price_as_of", json_string(p->price->as_of));
         json_object_set_new(o, "price_source", json_string(p->price->source));
+        api_price_plan_fields(o, off->region, p->price, p->price_regions, rules);
         json_object_set_new(o, "meets_slo", json_true());
         return o;
 }
@@ -315,7 +321,7 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
         snprintf(q + len, sizeof(q) - (size_t)len, ": what is the cheapest deployment?");
 
         for (size_t i = 0; i < r->n_plans; i++)
-                json_array_append_new(plans, plan_json(s, &r->plans[i], i + 1));
+                json_array_append_new(plans, plan_json(s, &r->plans[i], i + 1, &rq->constraints.prices));
         for (size_t i = 0; i < r->n_curves; i++) {
                 const struct serving_curve *cv = &r->curves[i];
                 json_t *pts = json_array();
@@ -368,6 +374,21 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                 "step times from the engine's pass model (matmuls, attention, memory traffic, "
                 "serving-step overhead), validated against published decode and prefill "
                 "measurements (GET /api/v1/validation, time)");
+        if (assumptions)
+                json_array_append_new(
+                        assumptions,
+                        json_string(rq->constraints.prices.per_region
+                                            ? "every region of an instance type is its own plan"
+                                            : "an instance type listed in several regions is "
+                                              "planned once, in its cheapest region "
+                                              "(price_regions); set per_region for one plan per "
+                                              "region"));
+        if (assumptions && rq->constraints.pricing == CATALOG_SPOT)
+                json_array_append_new(assumptions,
+                                      json_string("spot instances are interruptible: a reclaimed "
+                                                  "replica drops its requests in flight until a "
+                                                  "replacement loads the model; plan headroom "
+                                                  "or on-demand replicas for the SLO"));
         return json_pack("{s:s, s:o, s:o, s:o, s:o, s:I}", "question", q, "plans", plans,
                          "frontier", frontier, "excluded", excluded, "assumptions", assumptions,
                          "configurations_evaluated", (json_int_t)r->configurations);
@@ -420,7 +441,7 @@ static void serving_answer(const struct catalog_snapshot *s, json_t *body, void 
                 req->model.mfu = 0;
         req->constraints.gpu_memory_utilization = req->model.gpu_memory_utilization;
         if (decode_options(rs, body, req) || decode_traffic(rs, body, req) ||
-            decode_slo(rs, body, req) || decode_constraints(rs, body, req))
+            decode_slo(rs, body, req) || decode_constraints(rs, body, req, s))
                 goto out;
         if (serving_search(s, req, &r, &err)) {
                 api_problem_field(rs, 400, err.pointer, err.rule, err.detail);
