@@ -33,7 +33,7 @@ function importCsv(base, cloud, csv, { commit, path, asOf = '2026-11-20' } = {})
 let srv, db;
 test.before(async () => {
         db = createDatabase('price_import');
-        srv = await startServer({ env: { DATABASE_URL: db, GPUPLAN_IMPORT_SHIPPED_PRICES: '0' } });
+        srv = await startServer({ env: { DATABASE_URL: db, GPUPLAN_IMPORT_SHIPPED_PRICES: '0', GPUPLAN_ADMIN_TOKEN: adminToken() } });
 });
 test.after(async () => {
         await srv?.stop();
