@@ -122,6 +122,10 @@ static int collect_row(void *ctx, const struct skypilot_row *r)
                 c->rep->no_region++;
                 return 0;
         }
+        if (!*r->instance_type) {
+                c->rep->accelerator_only++;
+                return 0;
+        }
         if (strlen(r->instance_type) >= sizeof(e->instance_type) ||
             strlen(r->accelerator) >= sizeof(e->accelerator) ||
             strlen(r->region) >= sizeof(e->region)) {
@@ -381,7 +385,7 @@ int price_import_skypilot(PGconn *conn, const struct price_import_source *src, c
                 rc = check_source(conn, src, csv, len, rep, &imported, e);
         if (!rc && imported && src->skip_if_imported) {
                 rep->skipped = true;
-                rep->rows = rep->cpu_rows = rep->no_region = rep->offerings = 0;
+                rep->rows = rep->cpu_rows = rep->no_region = rep->accelerator_only = rep->offerings = 0;
         }
         for (size_t i = 0; !rc && !rep->skipped && i < c.n; i++) {
                 const struct entry *en = &c.entries[i];

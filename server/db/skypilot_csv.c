@@ -170,8 +170,8 @@ static void on_record(int term, void *data)
         r.accelerator = cell(p, COL_ACCELERATOR);
         r.region = cell(p, COL_REGION);
         r.zone = cell(p, COL_ZONE);
-        if (!*r.instance_type) {
-                fail(p, r.line, "InstanceType is empty");
+        if (!*r.instance_type && !*r.accelerator) {
+                fail(p, r.line, "InstanceType and AcceleratorName are both empty");
                 return;
         }
         if (!number_cell(p, COL_COUNT, &count) || !number_cell(p, COL_VCPUS, &r.vcpus) ||

@@ -24,7 +24,7 @@
 
 struct skypilot_row {
         unsigned line;             /* where the row starts, counting the header as line 1 */
-        const char *instance_type; /* never empty */
+        const char *instance_type; /* "" on an accelerator-only row (GCP prices a GPU to attach) */
         const char *accelerator;   /* "" for a CPU-only row */
         unsigned accelerators;     /* 0 for a CPU-only row */
         double vcpus;              /* < 0 = not given */
