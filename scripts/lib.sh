@@ -17,7 +17,7 @@ log() { printf '%s\n' "$*" >&2; }
 
 # Debian packages the service and its tests need (DEB_PACKAGES may add more).
 BASE_PACKAGES="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libpq-dev
-libcmocka-dev zlib1g-dev libcurl4-openssl-dev postgresql-15 postgresql-client-15"
+libcmocka-dev zlib1g-dev libcurl4-openssl-dev libcsv-dev postgresql-15 postgresql-client-15"
 
 ensure_packages() {
         local missing=() p

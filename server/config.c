@@ -231,6 +231,9 @@ int config_from_env(struct config *cfg, char *err, size_t errlen)
                      err, errlen))
                 goto fail;
         cfg->db_acquire_timeout_ms = (unsigned)v;
+        if (env_uint("GPUPLAN_IMPORT_SHIPPED_PRICES", 1, 0, 1, &v, err, errlen))
+                return -1;
+        cfg->import_shipped_prices = (unsigned)v;
         if (env_uint("GPUPLAN_SHUTDOWN_GRACE_S", DEFAULT_SHUTDOWN_GRACE_S, 0, 600, &v, err, errlen))
                 goto fail;
         cfg->shutdown_grace_s = (unsigned)v;
@@ -284,6 +287,8 @@ void config_usage(FILE *out)
 {
         fputs("usage: gpuplan [serve]        run the HTTP service (default)\n"
               "       gpuplan migrate        apply pending database migrations and exit\n"
+              "       gpuplan prices import skypilot [--commit SHA] [--as-of YYYY-MM-DD]\n"
+              "               [--cloud ID] FILE...  import SkyPilot vms.csv price files\n"
               "       gpuplan --healthcheck  GET /healthz on the configured address; exit 0 if "
               "200\n"
               "       gpuplan --version | --help\n"
@@ -305,6 +310,8 @@ void config_usage(FILE *out)
               "  GPUPLAN_BODY_LIMIT_BYTES     largest request body; 413 beyond (1048576)\n"
               "  GPUPLAN_DB_POOL_SIZE         PostgreSQL connections in the pool (4)\n"
               "  GPUPLAN_DB_ACQUIRE_TIMEOUT_MS  wait for a free connection before 503 (2000)\n"
+              "  GPUPLAN_IMPORT_SHIPPED_PRICES  1: import the shipped SkyPilot prices after\n"
+              "                               migrating (once per file version); 0: do not (1)\n"
               "  GPUPLAN_SHUTDOWN_GRACE_S     on SIGTERM, wait this long for requests in flight "
               "(10)\n"
               "  HF_ENDPOINT                  the Hugging Face Hub or a mirror of it "

@@ -33,6 +33,7 @@ struct config {
         unsigned db_pool_size;          /* GPUPLAN_DB_POOL_SIZE */
         unsigned db_acquire_timeout_ms; /* GPUPLAN_DB_ACQUIRE_TIMEOUT_MS */
         unsigned shutdown_grace_s;      /* GPUPLAN_SHUTDOWN_GRACE_S */
+        unsigned import_shipped_prices; /* GPUPLAN_IMPORT_SHIPPED_PRICES: 1 = import prices/skypilot */
 };
 
 /*

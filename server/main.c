@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include "catalog/catalog.h"
 #include "config.h"
 #include "db/migrate.h"
+#include "db/price_import.h"
 #include "db/pool.h"
 #include "http/metrics.h"
 #include "http/server.h"
@@ -65,6 +67,20 @@ static void sleep_ms_unless_stopping(struct app *app, unsigned ms)
         }
 }
 
+/* After the migrations: the SkyPilot prices shipped in the binary, once per file version. */
+static int import_shipped_prices(const struct config *cfg, PGconn *c, char *err, size_t errlen)
+{
+        unsigned added = 0;
+
+        if (!cfg->import_shipped_prices)
+                return 0;
+        if (price_import_snapshot(c, &added, err, errlen))
+                return -1;
+        if (added)
+                log_info("imported %u shipped prices (SkyPilot catalog snapshot)", added);
+        return 0;
+}
+
 /* One attempt: migrate over a dedicated connection, load the catalog, start LISTEN. */
 static int bootstrap_once(struct app *app, char *err, size_t errlen)
 {
@@ -75,6 +91,8 @@ static int bootstrap_once(struct app *app, char *err, size_t errlen)
         if (!c)
                 return -1;
         rc = db_migrate(c, migrations_embedded, migrations_embedded_count, &applied, err, errlen);
+        if (!rc)
+                rc = import_shipped_prices(app->config, c, err, errlen);
         PQfinish(c);
         if (rc)
                 return -1;
@@ -181,7 +199,8 @@ static int migrate_command(const struct config *cfg)
                 return 1;
         }
         if (db_migrate(c, migrations_embedded, migrations_embedded_count, &applied, err,
-                       sizeof(err))) {
+                       sizeof(err)) ||
+            import_shipped_prices(cfg, c, err, sizeof(err))) {
                 log_error("%s", err);
                 PQfinish(c);
                 return 1;
@@ -190,6 +209,144 @@ static int migrate_command(const struct config *cfg)
         log_info("database schema up to date (%u of %u migrations applied now)", applied,
                  migrations_embedded_count);
         return 0;
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+        FILE *f = fopen(path, "rb");
+        char *buf = NULL;
+        size_t n = 0, cap = 0;
+
+        if (!f)
+                return -1;
+        for (;;) {
+                size_t got;
+
+                if (cap - n < 65536) {
+                        char *more = cap > ((size_t)1 << 30) ? NULL : realloc(buf, cap + 262144);
+                        if (!more) {
+                                free(buf);
+                                fclose(f);
+                                return -1;
+                        }
+                        buf = more;
+                        cap += 262144;
+                }
+                got = fread(buf + n, 1, cap - n - 1, f);
+                n += got;
+                if (got == 0)
+                        break;
+        }
+        if (ferror(f)) {
+                free(buf);
+                fclose(f);
+                return -1;
+        }
+        fclose(f);
+        buf[n] = '\0';
+        *text = buf;
+        *len = n;
+        return 0;
+}
+
+/* "catalogs/v8/lambda/vms.csv" (any prefix): the cloud is the folder above vms.csv. */
+static int cloud_from_path(const char *path, char *cloud, size_t cap, const char **file)
+{
+        const char *end = strrchr(path, '/');
+        const char *start, *cat;
+
+        if (!end || strcmp(end, "/vms.csv") != 0 || end == path)
+                return -1;
+        start = end;
+        while (start > path && start[-1] != '/')
+                start--;
+        if ((size_t)(end - start) >= cap || end == start)
+                return -1;
+        memcpy(cloud, start, (size_t)(end - start));
+        cloud[end - start] = '\0';
+        cat = strstr(path, "catalogs/");
+        *file = cat ? cat : path;
+        return 0;
+}
+
+/*
+ * gpuplan prices import skypilot [--commit SHA] [--as-of YYYY-MM-DD] [--cloud ID] FILE...
+ * Each file is imported in its own transaction; the summary goes to stdout.
+ */
+static int prices_import_command(const struct config *cfg, int argc, char **argv)
+{
+        const char *commit = NULL, *as_of = NULL, *cloud_arg = NULL;
+        char today[16], err[512];
+        time_t now = time(NULL);
+        struct tm tm;
+        PGconn *c;
+        int i = 4, failed = 0;
+
+        gmtime_r(&now, &tm);
+        strftime(today, sizeof(today), "%Y-%m-%d", &tm);
+        for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
+                if (strcmp(argv[i], "--commit") == 0)
+                        commit = argv[i + 1];
+                else if (strcmp(argv[i], "--as-of") == 0)
+                        as_of = argv[i + 1];
+                else if (strcmp(argv[i], "--cloud") == 0)
+                        cloud_arg = argv[i + 1];
+                else
+                        break;
+        }
+        if (i >= argc || strncmp(argv[i], "--", 2) == 0) {
+                fprintf(stderr, "usage: gpuplan prices import skypilot [--commit SHA] [--as-of "
+                                "YYYY-MM-DD] [--cloud ID] FILE...\n");
+                return 2;
+        }
+        c = db_connect(cfg->database_url, err, sizeof(err));
+        if (!c) {
+                log_error("%s", err);
+                return 1;
+        }
+        for (; i < argc; i++) {
+                struct price_import_source src = {.commit = commit, .as_of = as_of ? as_of : today,
+                                                  .actor = "cli"};
+                struct price_import_report rep;
+                struct db_error e;
+                char cloud[64];
+                char *text;
+                size_t len;
+
+                if (cloud_from_path(argv[i], cloud, sizeof(cloud), &src.file) && !cloud_arg) {
+                        fprintf(stderr, "%s: name the cloud with --cloud (the path is not "
+                                        ".../<cloud>/vms.csv)\n", argv[i]);
+                        failed = 1;
+                        continue;
+                }
+                if (!src.file)
+                        src.file = argv[i];
+                src.cloud = cloud_arg ? cloud_arg : cloud;
+                if (read_file(argv[i], &text, &len)) {
+                        fprintf(stderr, "%s: cannot read: %s\n", argv[i], strerror(errno));
+                        failed = 1;
+                        continue;
+                }
+                if (price_import_skypilot(c, &src, text, len, &rep, &e)) {
+                        fprintf(stderr, "%s: refused: %s\n", argv[i], e.detail);
+                        failed = 1;
+                } else {
+                        printf("%s: cloud %s, %u rows (%u CPU-only, %u without a region, %u "
+                               "accelerator-only), %u offerings: %u added, %u changed, %u "
+                               "unchanged, %u unknown",
+                               argv[i], src.cloud, rep.rows, rep.cpu_rows, rep.no_region,
+                               rep.accelerator_only, rep.offerings,
+                               rep.added, rep.changed, rep.unchanged, rep.unknown);
+                        for (unsigned k = 0; k < rep.n_unknown && k < PRICE_IMPORT_UNKNOWN_MAX; k++)
+                                printf("%s%s (%u)", k ? ", " : " (accelerators without a catalog "
+                                                              "GPU: ",
+                                       rep.unknown_names[k].name, rep.unknown_names[k].offerings);
+                        printf("%s\n", rep.n_unknown ? ")" : "");
+                }
+                free(text);
+        }
+        PQfinish(c);
+        return failed;
 }
 
 static int serve(struct config *cfg)
@@ -319,9 +476,12 @@ int main(int argc, char **argv)
         const char *cmd = argc > 1 ? argv[1] : "serve";
         int rc;
 
-        if (argc > 2 || (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 &&
+        bool prices = argc > 3 && strcmp(cmd, "prices") == 0 && strcmp(argv[2], "import") == 0 &&
+                      strcmp(argv[3], "skypilot") == 0;
+
+        if (!prices && (argc > 2 || (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 &&
                          strcmp(cmd, "--healthcheck") != 0 && strcmp(cmd, "--help") != 0 &&
-                         strcmp(cmd, "-h") != 0 && strcmp(cmd, "--version") != 0)) {
+                         strcmp(cmd, "-h") != 0 && strcmp(cmd, "--version") != 0))) {
                 config_usage(stderr);
                 return 2;
         }
@@ -345,6 +505,8 @@ int main(int argc, char **argv)
                 rc = healthcheck(&cfg);
         else if (strcmp(cmd, "migrate") == 0)
                 rc = migrate_command(&cfg);
+        else if (prices)
+                rc = prices_import_command(&cfg, argc, argv);
         else
                 rc = serve(&cfg);
         config_free(&cfg);

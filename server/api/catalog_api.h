@@ -36,6 +36,7 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs);
 /* GET|POST /api/v1/prices, GET|POST /api/v1/purchase_prices (prices.c) */
 void api_prices_list(const struct api_request *rq, struct api_response *rs);
 void api_prices_post(const struct api_request *rq, struct api_response *rs);
+void api_prices_import_skypilot(const struct api_request *rq, struct api_response *rs);
 void api_purchase_prices_list(const struct api_request *rq, struct api_response *rs);
 void api_purchase_prices_post(const struct api_request *rq, struct api_response *rs);
 

@@ -15,7 +15,28 @@
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
+#include "api/price_options.h"
 #include "plan/train_search.h"
+
+/*
+ * Spot training restarts.  An interrupted spot job loses the work since
+ * its last checkpoint and waits to restore.  First-order waste per hour of
+ * work (Daly 2006, "A higher order estimate of the optimum checkpoint
+ * interval for restart dumps", Future Gener. Comput. Syst. 22(3), eq. 1 to
+ * first order): delta/tau + (tau/2 + R)/M, with checkpoint write time delta,
+ * interval tau, restore time R and mean time between interruptions M.  The
+ * figures are assumptions, listed with every spot answer.
+ */
+#define SPOT_CHECKPOINT_WRITE_H    (2.0 / 60.0) /* writing one checkpoint: 2 minutes */
+#define SPOT_CHECKPOINT_INTERVAL_H 1.0          /* a checkpoint every hour */
+#define SPOT_RESTORE_H             (10.0 / 60.0) /* new instance + load checkpoint: 10 minutes */
+#define SPOT_MTBI_H                24.0         /* one interruption a day */
+
+static double spot_overhead(void)
+{
+        return SPOT_CHECKPOINT_WRITE_H / SPOT_CHECKPOINT_INTERVAL_H +
+               (SPOT_CHECKPOINT_INTERVAL_H / 2 + SPOT_RESTORE_H) / SPOT_MTBI_H;
+}
 
 /* ---- encoding ------------------------------------------------------------ */
 
@@ -74,7 +95,8 @@ static json_t *plan_warnings_json(const struct estimate_input *base,
 }
 
 static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate_input *base,
-                         const struct plan_train_plan *p)
+                         const struct plan_train_constraints *c, const struct plan_train_plan *p,
+                         double restart)
 {
         size_t n, n_off;
         const struct gpu_spec *g = catalog_gpus(s, &n) + p->gpu_index;
@@ -89,7 +111,8 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate
                         "strategy", estimate_strategy_name(p->strategy), "memory_savers",
                         savers_json(base, &p->input), "per_gpu_bytes", (json_int_t)p->per_gpu_bytes,
                         "gpu_memory_bytes", (json_int_t)g->usable_memory_bytes, "hours",
-                        num_or_null(p->hours), "cost_usd", num_or_null(p->cost_usd),
+                        num_or_null(p->hours >= 0 ? p->hours * (1 + restart) : -1), "cost_usd",
+                        num_or_null(p->cost_usd >= 0 ? p->cost_usd * (1 + restart) : -1),
                         "usd_per_gpu_hour", p->usd_per_gpu_hour, "usd_per_hour",
                         p->price->usd_per_hour, "pricing", catalog_pricing_name(p->price->pricing),
                         "price_as_of", p->price->as_of, "price_source", p->price->source);
@@ -105,7 +128,11 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate
         json_object_set_new(doc, "flash_attention", json_boolean(p->input.flash_attention));
         json_object_set_new(doc, "offload", json_string(estimate_offload_name(p->input.offload)));
         json_object_set_new(doc, "cost_per_epoch_usd",
-                            num_or_null(p->cost_usd >= 0 ? p->cost_usd / epochs : -1));
+                            num_or_null(p->cost_usd >= 0 ? p->cost_usd * (1 + restart) / epochs
+                                                         : -1));
+        api_price_plan_fields(doc, o->region, p->price, p->price_regions, &c->prices);
+        if (restart > 0)
+                json_object_set_new(doc, "restart_overhead_fraction", json_real(restart));
         json_object_set_new(doc, "usd_per_million_tokens", num_or_null(p->usd_per_million_tokens));
         json_object_set_new(doc, "tokens_per_second", num_or_null(p->tokens_per_second));
         json_object_set_new(doc, "seconds_per_step", num_or_null(p->seconds_per_step));
@@ -122,7 +149,7 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate
 
 static json_t *result_json(const struct catalog_snapshot *s, const struct estimate_input *base,
                            const struct plan_train_constraints *c,
-                           const struct plan_train_result *r)
+                           const struct plan_train_result *r, double restart)
 {
         size_t n, n_off;
         const struct gpu_spec *gpus = catalog_gpus(s, &n);
@@ -131,7 +158,7 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct estima
         json_t *doc;
 
         for (size_t i = 0; plans && i < r->n_plans; i++)
-                json_array_append_new(plans, plan_json(s, base, &r->plans[i]));
+                json_array_append_new(plans, plan_json(s, base, c, &r->plans[i], restart));
         for (size_t i = 0; excluded && i < r->n_excluded; i++) {
                 const struct plan_train_excluded *e = &r->excluded[i];
                 const struct catalog_offering *o =
@@ -163,11 +190,13 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct estima
                         c->deadline_hours > 0 ? json_real(c->deadline_hours) : json_null(),
                         "budget_usd", c->budget_usd > 0 ? json_real(c->budget_usd) : json_null(),
                         "rank_by", c->rank_by == PLAN_RANK_TIME ? "time" : "cost");
-        if (doc)
+        if (doc) {
                 json_object_set_new(json_object_get(doc, "constraints"), "memory_savers",
                                     savers ? savers : json_array());
-        else
+                api_price_options_echo(json_object_get(doc, "constraints"), &c->prices);
+        } else {
                 json_decref(savers);
+        }
         if (doc)
                 json_object_set_new(
                         doc, "assumptions",
@@ -178,6 +207,27 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct estima
                                   " 10 Gb/s Ethernet (1.25e9 bytes/s per instance)",
                                   "a notebook tier (provider kind notebook) is one session, one"
                                   " instance"));
+        if (doc && c->pricing == CATALOG_SPOT) {
+                char text[400];
+
+                snprintf(text, sizeof(text),
+                         "spot instances are interruptible: training hours and costs include a"
+                         " restart overhead of %.1f%% (a %.0f-minute checkpoint every %.0f h,"
+                         " %.0f minutes to restore, one interruption every %.0f h; Daly 2006,"
+                         " first order)",
+                         restart * 100, SPOT_CHECKPOINT_WRITE_H * 60, SPOT_CHECKPOINT_INTERVAL_H,
+                         SPOT_RESTORE_H * 60, SPOT_MTBI_H);
+                json_array_append_new(json_object_get(doc, "assumptions"), json_string(text));
+        }
+        if (doc)
+                json_array_append_new(
+                        json_object_get(doc, "assumptions"),
+                        json_string(c->prices.per_region
+                                            ? "every region of an instance type is its own plan"
+                                            : "an instance type listed in several regions is"
+                                              " planned once, in its cheapest region"
+                                              " (price_regions); set per_region for one plan per"
+                                              " region"));
         if (doc && !r->has_hours)
                 json_object_set_new(doc, "note",
                                     json_string("the workload has no dataset size, so hours and"
@@ -188,8 +238,9 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct estima
 
 /* ---- the handler --------------------------------------------------------- */
 
-static const char *const constraint_keys[] = {"memory_savers",  "providers",  "pricing", "max_gpus",
-                                              "deadline_hours", "budget_usd", "rank_by", NULL};
+static const char *const constraint_keys[] = {
+        "memory_savers", "providers", "pricing", "max_gpus", "deadline_hours",
+        "budget_usd",    "rank_by",   API_PRICE_OPTION_KEYS, NULL};
 
 /* Decode "constraints"; 0, or -1 with rs filled. */
 static int constraints_decode(struct api_response *rs, json_t *body,
@@ -200,6 +251,8 @@ static int constraints_decode(struct api_response *rs, json_t *body,
         int64_t max_gpus = PLAN_GPUS_MAX;
 
         plan_train_constraints_defaults(c);
+        if (api_price_options_decode(rs, json_is_object(cj) ? cj : NULL, s, &c->prices))
+                return -1;
         if (!cj || json_is_null(cj))
                 return 0;
         if (!json_is_object(cj)) {
@@ -290,6 +343,7 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
         struct estimate_error eerr;
         struct plan_train_constraints c;
         struct plan_train_result r;
+        double restart = 0;
 
         (void)ctx;
         memset(&r, 0, sizeof(r));
@@ -316,13 +370,21 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
                                   " size (workload.dataset), so that hours and costs are known");
                 goto out;
         }
+        /* Spot training: the search meets the deadline and budget with the restarts included. */
+        if (c.pricing == CATALOG_SPOT && in->mode != EST_INFERENCE) {
+                restart = spot_overhead();
+                c.deadline_hours /= 1 + restart;
+                c.budget_usd /= 1 + restart;
+        }
         memset(&eerr, 0, sizeof(eerr));
         if (plan_train_search(s, in, &c, &r, &eerr)) {
                 api_problem_field(rs, 400, eerr.pointer, eerr.rule[0] ? eerr.rule : "invalid",
                                   eerr.detail);
                 goto out;
         }
-        api_reply_json(rs, 200, result_json(s, in, &c, &r));
+        c.deadline_hours *= 1 + restart;
+        c.budget_usd *= 1 + restart;
+        api_reply_json(rs, 200, result_json(s, in, &c, &r, restart));
 out:
         plan_train_result_free(&r);
         free(in);

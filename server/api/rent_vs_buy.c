@@ -13,11 +13,20 @@
 #include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/price_options.h"
 #include "plan/rent_vs_buy.h"
 
 /* A usage figure given as a number or as [low, high]. */
-static int usage_range(struct api_response *rs, json_t *body, const char *key, double max,
-                       double out[2])
+/*
+ * Usage below these is no schedule a plan can rest on (a job every two
+ * years, a job of half a minute): 400 rather than a break-even in
+ * millennia.
+ */
+#define JOBS_PER_WEEK_MIN 0.01
+#define HOURS_PER_JOB_MIN 0.01
+
+static int usage_range(struct api_response *rs, json_t *body, const char *key, double min,
+                       double max, double out[2])
 {
         json_t *v = json_object_get(body, key);
         char pointer[64], detail[160];
@@ -39,9 +48,9 @@ static int usage_range(struct api_response *rs, json_t *body, const char *key, d
                 api_problem_field(rs, 400, pointer, "type", detail);
                 return -1;
         }
-        if (!isfinite(out[0]) || !isfinite(out[1]) || out[0] <= 0 || out[1] < out[0] ||
+        if (!isfinite(out[0]) || !isfinite(out[1]) || out[0] < min || out[1] < out[0] ||
             out[1] > max) {
-                snprintf(detail, sizeof(detail), "%s must be > 0 and at most %g, low <= high", key,
+                snprintf(detail, sizeof(detail), "%s must be from %g to %g, low <= high", key, min,
                          max);
                 api_problem_field(rs, 400, pointer, "range", detail);
                 return -1;
@@ -101,8 +110,29 @@ static const char *const rvb_keys[] = {"gpu",
                                        "electricity_usd_per_kwh",
                                        "ownership_life_years",
                                        "owned_utilisation",
-                                       "host_power_overhead",
+                                       "datacenter_pue",
+                                       "server_usd_per_gpu",
+                                       "host_watts_per_gpu",
+                                       "hosting_usd_per_kw_month",
+                                       "resale_fraction",
+                                       "basis",
                                        NULL};
+
+/* The owning figures of n GPUs, as one JSON object. */
+static json_t *own_json(const struct plan_rvb_own *o, const double monthly[2])
+{
+        json_t *doc = json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "gpus",
+                                (json_int_t)o->gpus, "boards", (json_int_t)o->boards, "capex_usd",
+                                o->capex_usd, "amortised_monthly_usd", o->amortised_monthly_usd,
+                                "hosting_monthly_usd", o->hosting_monthly_usd,
+                                "fixed_monthly_usd", o->fixed_monthly_usd, "power_watts",
+                                o->power_watts, "energy_usd_per_hour", o->energy_usd_per_hour);
+
+        if (doc)
+                json_object_set_new(doc, "monthly_usd",
+                                    json_pack("{s:f, s:f}", "low", monthly[0], "high", monthly[1]));
+        return doc;
+}
 
 /* One row of "rent". */
 static json_t *rent_json(const struct catalog_snapshot *s, enum catalog_pricing pricing,
@@ -136,10 +166,40 @@ static json_t *rent_json(const struct catalog_snapshot *s, enum catalog_pricing 
                             r->break_even_hours_per_month >= 0
                                     ? json_real(r->break_even_hours_per_month)
                                     : json_null());
+        json_object_set_new(row, "own", own_json(&r->own, r->own_monthly_usd));
         json_object_set_new(row, "cheaper",
                             json_pack("{s:s, s:s}", "low", r->rent_cheaper[0] ? "rent" : "buy",
                                       "high", r->rent_cheaper[1] ? "rent" : "buy"));
         return row;
+}
+
+/* Monthly cost of renting and owning against utilisation, for the chart; null without rows. */
+static json_t *series_json(const struct catalog_snapshot *s, const struct plan_rvb_result *res,
+                           double hours_per_month)
+{
+        size_t n_off;
+        const struct catalog_offering *off = catalog_offerings(s, &n_off);
+        const struct plan_rvb_rent *r;
+        json_t *points, *doc;
+
+        if (res->series_row == SIZE_MAX)
+                return json_null();
+        r = &res->rent[res->series_row];
+        points = json_array();
+        for (int k = 0; points && k < PLAN_RVB_SERIES_POINTS; k++)
+                json_array_append_new(points,
+                                      json_pack("{s:f, s:f, s:f}", "utilisation",
+                                                res->series_utilisation[k], "rent_monthly_usd",
+                                                res->series_rent_usd[k], "own_monthly_usd",
+                                                res->series_own_usd[k]));
+        doc = json_pack("{s:s, s:s, s:I, s:o, s:o}", "offering", off[r->offering_index].id,
+                        "provider", off[r->offering_index].provider_id, "gpus",
+                        (json_int_t)r->own.gpus, "break_even_utilisation",
+                        r->break_even_hours_per_month >= 0
+                                ? json_real(r->break_even_hours_per_month / hours_per_month)
+                                : json_null(),
+                        "points", points ? points : json_array());
+        return doc;
 }
 
 /* What the body says, decoded before the catalog is consulted. */
@@ -158,9 +218,14 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
                 {"electricity_usd_per_kwh", 0, 0, 10, 0, NULL, false},
                 {"ownership_life_years", PLAN_RVB_DEFAULT_LIFE_YEARS, 0.1, 50, 0, NULL, false},
                 {"owned_utilisation", PLAN_RVB_DEFAULT_UTILISATION, 0, 1.5, 0, NULL, false},
-                {"host_power_overhead", PLAN_RVB_DEFAULT_OVERHEAD, 1, 5, 0, NULL, false},
+                {"datacenter_pue", 1, 1, 5, 0, NULL, false},
+                {"server_usd_per_gpu", 0, 0, 1e7, 0, NULL, false},
+                {"host_watts_per_gpu", 0, 0, 1e5, 0, NULL, false},
+                {"hosting_usd_per_kw_month", 0, 0, 1e5, 0, NULL, false},
+                {"resale_fraction", 0, 0, 0.95, 0, NULL, false},
         };
-        enum { S_KWH, S_LIFE, S_UTIL, S_OVERHEAD, S_COUNT };
+        enum { S_KWH, S_LIFE, S_UTIL, S_PUE, S_SERVER, S_HOST_W, S_HOSTING, S_RESALE, S_COUNT };
+        struct plan_price_rules rules;
         struct rvb_request *q = ctx;
         struct plan_rvb_input in = q->in;
         const char *gpu_id = q->gpu_id, *buy_id = q->buy_id, *condition = q->condition;
@@ -218,7 +283,15 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
         in.electricity_usd_per_kwh = set[S_KWH].value;
         in.life_years = set[S_LIFE].value;
         in.utilisation = set[S_UTIL].value;
-        in.host_power_overhead = set[S_OVERHEAD].value;
+        in.pue = set[S_PUE].value;
+        in.server_usd_per_gpu = set[S_SERVER].value;
+        in.host_watts_per_gpu = set[S_HOST_W].value;
+        in.hosting_usd_per_kw_month = set[S_HOSTING].value;
+        in.resale_fraction = set[S_RESALE].value;
+        /* Rent rows from fresh quotes, no notebook tiers, each instance type in its cheapest region. */
+        plan_price_rules_defaults(&rules, s, api_price_today());
+        rules.pricing = in.pricing;
+        in.prices = &rules;
         if (plan_rvb_compute(s, &in, &res)) {
                 api_problem(rs, 500, "out of memory");
                 goto out;
@@ -250,10 +323,25 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
                                         hpm ? hpm->source : "8760 hours / 12"));
         json_array_append_new(
                 assumptions,
+                json_pack("{s:s, s:s}", "key", "basis", "note",
+                          in.basis == PLAN_RVB_PER_GPU
+                                  ? "per GPU: each offering's price per GPU-hour x gpus against"
+                                    " owning gpus GPUs (an 8-GPU instance is counted as 8 single"
+                                    " GPUs, though it rents only whole)"
+                                  : "like for like: each offering against owning as many GPUs as"
+                                    " the instances it rents (an 8-GPU instance against 8 owned"
+                                    " GPUs in servers); the own figures of a row are under own"));
+        json_array_append_new(
+                assumptions,
+                json_pack("{s:s, s:i}", "key", "price_max_age_days", "value", rules.max_age_days));
+        json_array_append_new(
+                assumptions,
                 json_pack("{s:s, s:s}", "key", "not_counted", "note",
-                          "straight-line amortisation with no resale value; no financing, host"
-                          " machine, cooling beyond host_power_overhead, staff time or idle power;"
-                          " the owned GPU is assumed as fast as the rented one"));
+                          "straight-line amortisation to the resale value; no financing, staff"
+                          " time or idle power; rent rows use quotes no older than"
+                          " price_max_age_days, no notebook tiers, each instance type in its"
+                          " cheapest region; the owned GPU is assumed as fast as the rented"
+                          " one"));
 
         doc = json_pack(
                 "{s:{s:[f,f], s:[f,f], s:I, s:o}, s:o, s:{s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:f,"
@@ -274,6 +362,19 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
                 "monthly_usd", low_high(res.own_monthly_usd[0], res.own_monthly_usd[1]),
                 "assumptions", assumptions ? assumptions : json_array());
         rent = assumptions = NULL; /* stolen by json_pack, also on failure */
+        if (doc) {
+                json_t *buy = json_object_get(doc, "buy");
+
+                json_object_set_new(doc, "basis",
+                                    json_string(in.basis == PLAN_RVB_PER_GPU ? "per_gpu"
+                                                                             : "instance"));
+                json_object_set_new(buy, "capex_usd", json_real(res.own.capex_usd));
+                json_object_set_new(buy, "hosting_monthly_usd",
+                                    json_real(res.own.hosting_monthly_usd));
+                json_object_set_new(buy, "depreciation_monthly_usd",
+                                    json_real(res.own.amortised_monthly_usd));
+                json_object_set_new(doc, "break_even_series", series_json(s, &res, in.hours_per_month));
+        }
         api_reply_json(rs, 200, doc);
 out:
         json_decref(rent);
@@ -283,7 +384,7 @@ out:
 
 void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
 {
-        const char *pricing_name = "on_demand";
+        const char *pricing_name = "on_demand", *basis = NULL;
         const char **provider_ids = NULL;
         const struct catalog_snapshot *s = NULL;
         struct rvb_request q;
@@ -299,9 +400,11 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
             api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &q.gpu_id) ||
             api_field_string(rs, body, "", "buy_gpu", 0, 64, &q.buy_id) ||
             api_field_int(rs, body, "", "gpus", 0, 1, 64, &q.gpus) ||
-            usage_range(rs, body, "jobs_per_week", 7 * 24, q.in.jobs_per_week) ||
-            usage_range(rs, body, "hours_per_job", PLAN_RVB_HOURS_PER_WEEK, q.in.hours_per_job) ||
+            usage_range(rs, body, "jobs_per_week", JOBS_PER_WEEK_MIN, 7 * 24, q.in.jobs_per_week) ||
+            usage_range(rs, body, "hours_per_job", HOURS_PER_JOB_MIN, PLAN_RVB_HOURS_PER_WEEK,
+                        q.in.hours_per_job) ||
             api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
+            api_field_string(rs, body, "", "basis", 0, 16, &basis) ||
             api_field_string(rs, body, "", "condition", 0, 8, &q.condition) ||
             api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &q.purchase_usd))
                 goto out;
@@ -310,6 +413,11 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                                   "pricing must be on_demand, spot or reserved");
                 goto out;
         }
+        if (basis && strcmp(basis, "instance") != 0 && strcmp(basis, "per_gpu") != 0) {
+                api_problem_field(rs, 400, "/basis", "enum", "basis must be instance or per_gpu");
+                goto out;
+        }
+        q.in.basis = basis && strcmp(basis, "per_gpu") == 0 ? PLAN_RVB_PER_GPU : PLAN_RVB_INSTANCE;
         if (q.condition && strcmp(q.condition, "new") != 0 && strcmp(q.condition, "used") != 0) {
                 api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
                 goto out;
@@ -345,8 +453,17 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                 q.in.n_providers = json_array_size(providers);
         }
         s = api_catalog_snapshot(rq, rs);
-        if (s)
-                api_answer_cached(rq, rs, "rent_vs_buy", s, body, rvb_answer, &q);
+        if (!s)
+                goto out;
+        /* The same rule as compare and serving_plan: an unknown provider is a 400. */
+        for (size_t i = 0; i < q.in.n_providers; i++)
+                if (!catalog_provider(s, q.in.providers[i])) {
+                        snprintf(detail, sizeof(detail), "/providers/%zu", i);
+                        api_problem_field(rs, 400, detail, "exists",
+                                          "not a provider id in the catalog");
+                        goto out;
+                }
+        api_answer_cached(rq, rs, "rent_vs_buy", s, body, rvb_answer, &q);
 out:
         free(provider_ids);
         catalog_release(s);

@@ -44,6 +44,8 @@ const struct api_route api_routes[] = {
         {"PUT", "/api/v1/offerings/{id}", api_offerings_put, API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/prices", api_prices_list, API_ROUTE_DB},
         {"POST", "/api/v1/prices", api_prices_post, API_ROUTE_BODY | API_ROUTE_DB},
+        {"POST", "/api/v1/prices/import/skypilot", api_prices_import_skypilot,
+         API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/purchase_prices", api_purchase_prices_list, 0},
         {"POST", "/api/v1/purchase_prices", api_purchase_prices_post,
          API_ROUTE_BODY | API_ROUTE_DB},

@@ -21,6 +21,7 @@
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
+#include "api/price_options.h"
 #include "plan/serving.h"
 
 static const char *const body_keys[] = {
@@ -211,10 +212,12 @@ static int id_list(struct api_response *rs, json_t *c, const char *key, const ch
         return 0;
 }
 
-static int decode_constraints(struct api_response *rs, json_t *body, struct serving_request *rq)
+static int decode_constraints(struct api_response *rs, json_t *body, struct serving_request *rq,
+                              const struct catalog_snapshot *s)
 {
-        static const char *const keys[] = {"providers",           "gpus", "pricing", "max_gpus",
-                                           "budget_usd_per_hour", NULL};
+        static const char *const keys[] = {"providers", "gpus", "pricing",
+                                           "max_gpus",  "budget_usd_per_hour",
+                                           API_PRICE_OPTION_KEYS, NULL};
         json_t *c = json_object_get(body, "constraints");
         struct serving_constraints *k = &rq->constraints;
         const char *pricing = NULL;
@@ -222,6 +225,8 @@ static int decode_constraints(struct api_response *rs, json_t *body, struct serv
 
         k->pricing = CATALOG_ON_DEMAND;
         k->max_gpus = 64;
+        if (api_price_options_decode(rs, json_is_object(c) ? c : NULL, s, &k->prices))
+                return -1;
         if (!c || json_is_null(c))
                 return 0;
         if (!json_is_object(c)) {
@@ -552,7 +557,7 @@ static json_t *evaluation_json(const struct catalog_snapshot *s, const struct se
 }
 
 static json_t *plan_json(const struct catalog_snapshot *s, const struct serving_plan *p,
-                         size_t rank)
+                         size_t rank, const struct plan_price_rules *rules)
 {
         size_t n_gpus = 0, n_off = 0, n_prov = 0;
         const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
@@ -593,6 +598,7 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct serving_
         json_object_set_new(o, "e2e_p50_ms", ms(p->load.e2e_p50_s));
         json_object_set_new(o, "unused_gpus",
                             json_integer((json_int_t)(p->gpus - p->replicas * c->tensor_parallel)));
+        api_price_plan_fields(o, off->region, p->price, p->price_regions, rules);
         json_object_set_new(o, "meets_slo", json_true());
         return o;
 }
@@ -645,7 +651,7 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
         snprintf(q + len, sizeof(q) - (size_t)len, ": what is the cheapest deployment?");
 
         for (size_t i = 0; i < r->n_plans; i++)
-                json_array_append_new(plans, plan_json(s, &r->plans[i], i + 1));
+                json_array_append_new(plans, plan_json(s, &r->plans[i], i + 1, &rq->constraints.prices));
         for (size_t i = 0; i < r->n_curves; i++) {
                 const struct serving_curve *cv = &r->curves[i];
                 json_t *pts = json_array();
@@ -702,6 +708,20 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                 "attention and memory traffic from the pass model, a floor for the small "
                 "kernels, TP all-reduces at NCCL's ring latency; validated against published "
                 "load tests (GET /api/v1/validation/serving)");
+        json_array_append_new(
+                assumptions,
+                json_string(rq->constraints.prices.per_region
+                                    ? "every region of an instance type is its own plan"
+                                    : "an instance type listed in several regions is "
+                                      "planned once, in its cheapest region "
+                                      "(price_regions); set per_region for one plan per "
+                                      "region"));
+        if (rq->constraints.pricing == CATALOG_SPOT)
+                json_array_append_new(assumptions,
+                                      json_string("spot instances are interruptible: a reclaimed "
+                                                  "replica drops its requests in flight until a "
+                                                  "replacement loads the model; plan headroom "
+                                                  "or on-demand replicas for the SLO"));
         char eng[300];
         const struct serving_engine *e = &rq->engine;
         snprintf(eng, sizeof(eng),
@@ -769,7 +789,7 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                 req->model.mfu = 0;
         req->constraints.gpu_memory_utilization = req->model.gpu_memory_utilization;
         if (decode_options(rs, body, req) || decode_traffic(rs, body, req) ||
-            decode_slo(rs, body, req) || decode_constraints(rs, body, req) ||
+            decode_slo(rs, body, req) || decode_constraints(rs, body, req, s) ||
             decode_deployment(rs, body, req) || decode_engine(rs, body, req))
                 goto out;
         /* A context past the model's positions: the rule estimate applies

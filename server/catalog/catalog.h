@@ -95,6 +95,7 @@ struct catalog_offering {
         const char *notes;
         const char *source;
         const char *source_date;
+        const char *kind;               /* "instance", "notebook", "free_tier"; NULL = instance */
 };
 
 enum catalog_pricing {

@@ -322,7 +322,7 @@ static int read_providers(struct reader *rd)
 static const char sql_offerings[] =
         "SELECT id, provider_id, instance_type, accelerator_id, gpus_per_instance, vcpus,"
         " ram_bytes, region, interconnect, interconnect_bytes_per_s, network_bytes_per_s, notes,"
-        " source, " DATE_ISO("source_date") " FROM offerings ORDER BY id COLLATE \"C\"";
+        " source, " DATE_ISO("source_date") ", offering_kind FROM offerings ORDER BY id COLLATE \"C\"";
 
 static int read_offerings(struct reader *rd)
 {
@@ -349,6 +349,7 @@ static int read_offerings(struct reader *rd)
                 o->notes = cell_text(rd, 11);
                 o->source = cell_text_nn(rd, 12);
                 o->source_date = cell_text_nn(rd, 13);
+                o->kind = cell_text_nn(rd, 14);
                 o->gpu_index = SIZE_MAX;
                 o->provider_index = SIZE_MAX;
                 if (rd->failed || o->gpus_per_instance < 1)

@@ -322,7 +322,8 @@ static bool body_type_ok(const char *ct)
         n = strcspn(ct, "; \t");
         if ((n == 16 && strncasecmp(ct, "application/json", 16) == 0) ||
             (n == 33 && strncasecmp(ct, "application/x-www-form-urlencoded", 33) == 0) ||
-            (n == 10 && strncasecmp(ct, "text/plain", 10) == 0))
+            (n == 10 && strncasecmp(ct, "text/plain", 10) == 0) ||
+            (n == 8 && strncasecmp(ct, "text/csv", 8) == 0)) /* the price import */
                 return true;
         /* application/<anything>+json (RFC 6839 structured suffix). */
         return n > 17 && strncasecmp(ct, "application/", 12) == 0 &&

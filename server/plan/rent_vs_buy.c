@@ -5,20 +5,27 @@
  *
  *   hours/month     = jobs/week x hours/job x (hours_per_month / 168)
  *                     (weeks per month = 730 / 168 = 4.35; 730 = 8760 / 12)
- *   rent/month      = instances x instance usd/hour x hours/month, where
- *                     instances = ceil(gpus / gpus_per_instance): a job
- *                     pays for whole instances
- *   own/month       = boards x purchase usd / (life_years x 12)
- *                     + gpus x TDP x owned_utilisation x host_power_overhead
- *                       / 1000 x usd/kWh x hours/month
+ *   rent/month      = rent usd/hour x hours/month, where rent usd/hour is
+ *                     instances x instance usd/hour (basis instance: a job
+ *                     pays for whole instances) or gpus x the instance's
+ *                     usd per GPU-hour (basis per_gpu)
+ *   owning n GPUs   (n = instances x GPUs per instance for basis instance,
+ *                     the same GPUs on both sides; n = gpus for per_gpu):
+ *     capex         = boards x purchase usd + n x server_usd_per_gpu
+ *     fixed/month   = capex x (1 - resale_fraction) / (life_years x 12)
+ *                     + n x (TDP + host_watts_per_gpu) / 1000
+ *                       x hosting_usd_per_kw_month   (provisioned power)
+ *     energy/hour   = n x (TDP x owned_utilisation + host_watts_per_gpu)
+ *                     x PUE / 1000 x usd/kWh         (while a job runs)
+ *     own/month     = fixed + energy/hour x hours/month
  *   break-even      = fixed / (rent usd/hour - energy usd/hour) hours/month,
  *                     none when renting costs no more per hour than the
- *                     electricity an owned card burns.
+ *                     electricity an owned machine burns.
  *
- * Straight-line amortisation with no resale value, financing or staff
- * time (the API states this in "assumptions").  The board count follows
- * the vendor's packaging: a purchase price is per board, and a K80 board
- * holds two schedulable GK210 chips (NVIDIA Tesla K80 datasheet, 2014).
+ * Straight-line amortisation; no financing or staff time (the API states
+ * this in "assumptions").  The board count follows the vendor's
+ * packaging: a purchase price is per board, and a K80 board holds two
+ * schedulable GK210 chips (NVIDIA Tesla K80 datasheet, 2014).
  *
  * When no offering rents the exact variant asked for (no A100 PCIe 40GB is
  * rented anywhere in the catalog), the rent side lists the offerings of
@@ -94,6 +101,28 @@ static bool provider_listed(const struct plan_rvb_input *in, const char *provide
         return false;
 }
 
+void plan_rvb_own(const struct catalog_snapshot *s, const struct plan_rvb_input *in, uint32_t gpus,
+                  struct plan_rvb_own *out)
+{
+        size_t n;
+        const struct gpu_spec *g = &catalog_gpus(s, &n)[in->buy_gpu_index];
+        const struct catalog_gpu_info *info = &catalog_gpu_infos(s, &n)[in->buy_gpu_index];
+        int chips = info->chips_per_board > 0 ? info->chips_per_board : 1;
+        double pue = in->pue > 0 ? in->pue : 1;
+
+        memset(out, 0, sizeof(*out));
+        out->gpus = gpus;
+        out->boards = ceil((double)gpus / chips);
+        out->capex_usd = out->boards * in->purchase_usd + gpus * in->server_usd_per_gpu;
+        out->amortised_monthly_usd =
+                out->capex_usd * (1 - in->resale_fraction) / (in->life_years * 12);
+        out->hosting_monthly_usd =
+                gpus * (g->tdp_watts + in->host_watts_per_gpu) / 1000 * in->hosting_usd_per_kw_month;
+        out->fixed_monthly_usd = out->amortised_monthly_usd + out->hosting_monthly_usd;
+        out->power_watts = gpus * (g->tdp_watts * in->utilisation + in->host_watts_per_gpu) * pue;
+        out->energy_usd_per_hour = out->power_watts / 1000 * in->electricity_usd_per_kwh;
+}
+
 void plan_rvb_result_free(struct plan_rvb_result *r)
 {
         free(r->rent);
@@ -107,26 +136,32 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
         size_t n, n_off;
         const struct gpu_spec *gpus = catalog_gpus(s, &n);
         const struct gpu_spec *rent_gpu = &gpus[in->rent_gpu_index];
-        const struct gpu_spec *buy_gpu = &gpus[in->buy_gpu_index];
-        const struct catalog_gpu_info *buy_info = &catalog_gpu_infos(s, &n)[in->buy_gpu_index];
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
-        int chips = buy_info->chips_per_board > 0 ? buy_info->chips_per_board : 1;
+        struct plan_price_pick *picks = NULL;
+        double best = HUGE_VAL;
 
         memset(out, 0, sizeof(*out));
+        out->series_row = SIZE_MAX;
         out->rent = calloc(n_off + 1, sizeof(*out->rent));
-        if (!out->rent)
+        if (in->prices)
+                picks = plan_prices_pick(s, in->prices);
+        if (!out->rent || (in->prices && !picks)) {
+                free(out->rent);
+                out->rent = NULL;
+                free(picks);
                 return -1;
+        }
         for (int i = 0; i < 2; i++)
                 out->hours_per_month[i] = in->jobs_per_week[i] * in->hours_per_job[i] *
                                           in->hours_per_month / PLAN_RVB_HOURS_PER_WEEK;
-        out->boards = ceil((double)in->gpus / chips);
-        out->amortised_monthly_usd = out->boards * in->purchase_usd / (in->life_years * 12);
-        out->power_watts =
-                (double)in->gpus * buy_gpu->tdp_watts * in->utilisation * in->host_power_overhead;
-        out->energy_usd_per_hour = out->power_watts / 1000 * in->electricity_usd_per_kwh;
+        plan_rvb_own(s, in, in->gpus, &out->own);
+        out->boards = out->own.boards;
+        out->amortised_monthly_usd = out->own.fixed_monthly_usd;
+        out->power_watts = out->own.power_watts;
+        out->energy_usd_per_hour = out->own.energy_usd_per_hour;
         for (int i = 0; i < 2; i++)
-                out->own_monthly_usd[i] = out->amortised_monthly_usd +
-                                          out->energy_usd_per_hour * out->hours_per_month[i];
+                out->own_monthly_usd[i] = out->own.fixed_monthly_usd +
+                                          out->own.energy_usd_per_hour * out->hours_per_month[i];
 
         plan_gpu_family(rent_gpu->id, out->family, sizeof(out->family));
         /* Pass 0: the exact variant; pass 1, only if pass 0 found none: its family. */
@@ -135,6 +170,7 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
                         const struct catalog_price *p;
                         struct plan_rvb_rent *r;
                         char member[GPU_ID_MAX];
+                        uint32_t owned;
 
                         if (pass == 0 && strcmp(off[i].accelerator_id, rent_gpu->id) != 0)
                                 continue;
@@ -143,7 +179,7 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
                                 if (strcmp(member, out->family) != 0)
                                         continue;
                         }
-                        p = catalog_price(s, off[i].id, in->pricing);
+                        p = picks ? picks[i].price : catalog_price(s, off[i].id, in->pricing);
                         if (!provider_listed(in, off[i].provider_id) || !p)
                                 continue;
                         r = &out->rent[out->n_rent++];
@@ -151,17 +187,46 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
                         r->price = p;
                         r->family = pass == 1;
                         r->instances = ceil((double)in->gpus / off[i].gpus_per_instance);
-                        r->usd_per_hour = r->instances * p->usd_per_hour;
                         r->usd_per_gpu_hour = p->usd_per_hour / off[i].gpus_per_instance;
+                        if (in->basis == PLAN_RVB_PER_GPU) {
+                                r->usd_per_hour = in->gpus * r->usd_per_gpu_hour;
+                                owned = in->gpus;
+                        } else {
+                                r->usd_per_hour = r->instances * p->usd_per_hour;
+                                owned = (uint32_t)r->instances * (uint32_t)off[i].gpus_per_instance;
+                        }
+                        plan_rvb_own(s, in, owned, &r->own);
                         r->break_even_hours_per_month =
-                                r->usd_per_hour > out->energy_usd_per_hour
-                                        ? out->amortised_monthly_usd /
-                                                  (r->usd_per_hour - out->energy_usd_per_hour)
+                                r->usd_per_hour > r->own.energy_usd_per_hour
+                                        ? r->own.fixed_monthly_usd /
+                                                  (r->usd_per_hour - r->own.energy_usd_per_hour)
                                         : -1;
                         for (int k = 0; k < 2; k++) {
                                 r->monthly_usd[k] = r->usd_per_hour * out->hours_per_month[k];
-                                r->rent_cheaper[k] = r->monthly_usd[k] <= out->own_monthly_usd[k];
+                                r->own_monthly_usd[k] =
+                                        r->own.fixed_monthly_usd +
+                                        r->own.energy_usd_per_hour * out->hours_per_month[k];
+                                r->rent_cheaper[k] = r->monthly_usd[k] <= r->own_monthly_usd[k];
+                        }
+                        if (r->usd_per_gpu_hour < best) {
+                                best = r->usd_per_gpu_hour;
+                                out->series_row = out->n_rent - 1;
                         }
                 }
+        /* Monthly cost of each side against utilisation, for the cheapest row per GPU-hour. */
+        if (out->series_row != SIZE_MAX) {
+                const struct plan_rvb_rent *r = &out->rent[out->series_row];
+
+                for (int k = 0; k < PLAN_RVB_SERIES_POINTS; k++) {
+                        double u = (k + 1.0) / PLAN_RVB_SERIES_POINTS;
+                        double hours = u * in->hours_per_month;
+
+                        out->series_utilisation[k] = u;
+                        out->series_rent_usd[k] = r->usd_per_hour * hours;
+                        out->series_own_usd[k] =
+                                r->own.fixed_monthly_usd + r->own.energy_usd_per_hour * hours;
+                }
+        }
+        free(picks);
         return 0;
 }

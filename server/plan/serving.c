@@ -483,13 +483,20 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
         if (rq->deployment.gpu && catalog_gpu_index(snap, rq->deployment.gpu) == SIZE_MAX)
                 return fail(err, "/deployment/gpu", "exists",
                             "no catalog GPU \"%.80s\" (GET /api/v1/gpus)", rq->deployment.gpu);
+        struct plan_price_rules rules = rq->constraints.prices;
+        rules.pricing = rq->constraints.pricing;
+        struct plan_price_pick *picks = plan_prices_pick(snap, &rules);
         s.res = malloc(sizeof(*s.res));
-        if (!s.res)
+        if (!s.res || !picks) {
+                free(s.res);
+                free(picks);
                 return fail(err, "", "memory", "out of memory");
+        }
         if (rq->deployment.gpu)
                 evaluate_deployment(&s);
         if (rq->traffic.concurrency > 0) { /* a closed loop is evaluated, not planned */
                 free(s.res);
+                free(picks);
                 return 0;
         }
 
@@ -506,7 +513,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                             !listed(rq->constraints.providers, rq->constraints.n_providers,
                                     provs[offs[oi].provider_index].id))
                                 continue;
-                        if (!catalog_price(snap, offs[oi].id, rq->constraints.pricing))
+                        if (!picks[oi].price)
                                 continue;
                         priced = true;
                         if (offs[oi].gpus_per_instance > max_gpi)
@@ -562,14 +569,14 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                                     rq->constraints.n_providers,
                                                     provs[off->provider_index].id))
                                                 continue;
-                                        price = catalog_price(snap, off->id,
-                                                              rq->constraints.pricing);
+                                        price = picks[oi].price;
                                         if (!price ||
                                             !plan_offering(&s, &c, cap, oi, off, price, &p))
                                                 continue;
                                         if (rq->constraints.budget_usd_per_hour > 0 &&
                                             p.usd_per_hour > rq->constraints.budget_usd_per_hour)
                                                 continue;
+                                        p.price_regions = picks[oi].regions;
                                         /* Keep the cheaper plan per offering. */
                                         size_t k;
                                         for (k = 0; k < out->n_plans; k++)
@@ -586,6 +593,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                                         realloc(out->plans, cap2 * sizeof(*np));
                                                 if (!np) {
                                                         free(s.res);
+                                                        free(picks);
                                                         serving_result_free(out);
                                                         return fail(err, "", "memory",
                                                                     "out of memory");
@@ -601,9 +609,15 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
         /* Offerings of considered GPUs that ended without a plan. */
         for (size_t oi = 0; oi < n_off; oi++) {
                 const struct catalog_offering *off = &offs[oi];
-                const struct catalog_price *price =
-                        catalog_price(snap, off->id, rq->constraints.pricing);
+                const struct catalog_price *price = picks[oi].price;
                 bool planned = false;
+                char why[160];
+                if (!price && plan_price_why(&picks[oi], off, &rules, why, sizeof(why)) &&
+                    listed(rq->constraints.gpus, rq->constraints.n_gpus,
+                           s.gpus[off->gpu_index].id) &&
+                    listed(rq->constraints.providers, rq->constraints.n_providers,
+                           provs[off->provider_index].id))
+                        exclude(&s, off->gpu_index, oi, 0, -1, "%s", why);
                 if (!price ||
                     !listed(rq->constraints.gpus, rq->constraints.n_gpus,
                             s.gpus[off->gpu_index].id) ||
@@ -625,6 +639,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                 qsort(out->plans, out->n_plans, sizeof(*out->plans), plan_cmp);
         build_curves(&s);
         free(s.res);
+        free(picks);
         return 0;
 }
 

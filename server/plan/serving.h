@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
+#include "plan/price_pick.h"
 #include "core/estimate.h"
 #include "core/serving_step.h"
 
@@ -93,6 +94,7 @@ struct serving_constraints {
         uint32_t max_gpus;             /* per deployment; 0 = 64 */
         double budget_usd_per_hour;    /* 0 = none */
         double gpu_memory_utilization; /* 0 = 0.9 (vLLM's default) */
+        struct plan_price_rules prices; /* regions, freshness, notebooks (pricing is taken from above) */
 };
 
 /* Latency and load of one replica at an arrival rate. */
@@ -127,6 +129,7 @@ struct serving_plan {
         struct serving_config config;
         size_t offering_index;
         const struct catalog_price *price;
+        unsigned price_regions; /* regions of this instance type folded into this row (cheapest) */
         uint32_t replicas;
         uint32_t instances;
         uint32_t gpus;

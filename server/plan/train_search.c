@@ -109,6 +109,7 @@ void plan_train_constraints_defaults(struct plan_train_constraints *c)
         c->max_gpus = PLAN_GPUS_MAX;
         c->rank_by = PLAN_RANK_COST;
         c->savers_allowed = PLAN_ALLOW_ALL;
+        plan_price_rules_defaults(&c->prices, NULL, 0);
 }
 
 void plan_train_result_free(struct plan_train_result *r)
@@ -599,10 +600,16 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
         struct search *sr = calloc(1, sizeof(*sr));
+        struct plan_price_rules rules = c->prices;
+        struct plan_price_pick *picks;
         int rc = -1;
 
         memset(out, 0, sizeof(*out));
-        if (!sr) {
+        rules.pricing = c->pricing;
+        picks = plan_prices_pick(s, &rules);
+        if (!sr || !picks) {
+                free(sr);
+                free(picks);
                 snprintf(err->detail, sizeof(err->detail), "out of memory");
                 return -1;
         }
@@ -679,9 +686,14 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
 
                         if (o->gpu_index != gi || !provider_listed(c, o->provider_id))
                                 continue;
-                        price = catalog_price(s, o->id, c->pricing);
-                        if (!price)
+                        price = picks[oi].price;
+                        if (!price) {
+                                char why[160];
+
+                                if (plan_price_why(&picks[oi], o, &rules, why, sizeof(why)))
+                                        add_excluded(sr, gi, oi, "%s", why);
                                 continue;
+                        }
                         any_offering = true;
                         if ((uint32_t)o->gpus_per_instance > c->max_gpus) {
                                 add_excluded(sr, gi, oi,
@@ -692,6 +704,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                         if (search_offering(sr, g, o, price, &best, &oc)) {
                                 best.gpu_index = gi;
                                 best.offering_index = oi;
+                                best.price_regions = picks[oi].regions;
                                 out->plans[out->n_plans++] = best;
                         } else if (!oc.gpu_fit && oc.no_rate) {
                                 add_excluded(sr, gi, oi,
@@ -734,6 +747,7 @@ out:
         if (rc)
                 plan_train_result_free(out);
         free(sr);
+        free(picks);
         return rc;
 }
 

@@ -26,6 +26,7 @@
 
 #include "catalog/catalog.h"
 #include "core/estimate.h"
+#include "plan/price_pick.h"
 
 #define PLAN_GPUS_MAX      64 /* the largest GPU count searched */
 #define PLAN_PROVIDERS_MAX 32
@@ -61,6 +62,7 @@ struct plan_train_constraints {
         double budget_usd;            /* 0 = none */
         enum plan_rank rank_by;
         unsigned savers_allowed; /* PLAN_ALLOW_*; default all; 0 = the request as given */
+        struct plan_price_rules prices; /* regions, freshness, notebooks (pricing is taken from above) */
 };
 
 /* The best plan found for one offering. */
@@ -68,6 +70,7 @@ struct plan_train_plan {
         size_t gpu_index;      /* into catalog_gpus() */
         size_t offering_index; /* into catalog_offerings() */
         const struct catalog_price *price;
+        unsigned price_regions; /* regions of this instance type folded into this row (cheapest) */
         uint32_t gpus; /* a whole number of instances */
         uint32_t instances;
         enum est_strategy strategy;

@@ -261,20 +261,31 @@ test('seeds/000: 2-3 jobs a week of 4-6 hours on an A100, rented or bought', asy
         const settings = new Map((await get('/api/v1/settings')).json.settings.map((s) => [s.key, s.value]));
         const gpu = (await get('/api/v1/gpus/a100-pcie-80gb')).json;
         const purchase = gpu.purchase_prices.find((p) => p.condition === 'new');
-        // Owning: purchase / (life x 12) + TDP x utilisation x overhead / 1000 x $/kWh per hour used.
-        const fixed = purchase.usd / (settings.get('ownership_life_years') * 12);
-        const energy = gpu.tdp_watts * settings.get('owned_utilisation') * settings.get('host_power_overhead') / 1000 *
-                       settings.get('electricity_usd_per_kwh');
-        assert.ok(Math.abs(d.buy.amortised_monthly_usd - fixed) < 1e-6);
-        assert.ok(Math.abs(d.buy.monthly_usd.low - (fixed + energy * d.usage.hours_per_month.low)) < 1e-6);
+        // Owning n GPUs (migrations/0022): (n boards x purchase + n x server_usd_per_gpu)
+        // x (1 - resale_fraction) / (life x 12) + n x (TDP + host W) / 1000 x hosting per
+        // kW-month a month, plus n x (TDP x utilisation + host W) x PUE / 1000 x $/kWh per hour used.
+        const k = (key) => settings.get(key);
+        const own = (n) => ({
+                fixed: (n * purchase.usd + n * k('server_usd_per_gpu')) * (1 - k('resale_fraction')) /
+                       (k('ownership_life_years') * 12) +
+                       n * (gpu.tdp_watts + k('host_watts_per_gpu')) / 1000 * k('hosting_usd_per_kw_month'),
+                energy: n * (gpu.tdp_watts * k('owned_utilisation') + k('host_watts_per_gpu')) * k('datacenter_pue') / 1000 *
+                        k('electricity_usd_per_kwh'),
+        });
+        const one = own(1);
+        assert.ok(Math.abs(d.buy.amortised_monthly_usd - one.fixed) < 1e-6);
+        assert.ok(Math.abs(d.buy.monthly_usd.low - (one.fixed + one.energy * d.usage.hours_per_month.low)) < 1e-6);
         for (const r of d.rent) {
                 assert.ok(Math.abs(r.monthly_usd.low - r.usd_per_hour * d.usage.hours_per_month.low) < 1e-6);
+                // Like for like: the row owns the GPUs it rents.
+                assert.equal(r.own.gpus, r.instances * r.gpus_per_instance);
+                const o = own(r.own.gpus);
                 // Break-even: the usage at which renting and owning cost the same.
                 if (r.break_even_hours_per_month !== null) {
                         const h = r.break_even_hours_per_month;
-                        assert.ok(Math.abs(r.usd_per_hour * h - (fixed + energy * h)) < 1e-6);
+                        assert.ok(Math.abs(r.usd_per_hour * h - (o.fixed + o.energy * h)) < 1e-6);
                 }
-                assert.equal(r.cheaper.low, r.monthly_usd.low <= d.buy.monthly_usd.low ? 'rent' : 'buy');
+                assert.equal(r.cheaper.low, r.monthly_usd.low <= r.own.monthly_usd.low ? 'rent' : 'buy');
         }
         // Buying a used RTX 3090 instead (seeds/000: about $800 used).
         const local = await post('/api/v1/rent_vs_buy', { gpu: 'a100-pcie-80gb', buy_gpu: 'rtx-3090', jobs_per_week: 3, hours_per_job: 6 });

@@ -577,3 +577,34 @@ test('config.json values transformers refuses: a 400 naming the key as written',
                 assert.match(r.json.detail, detail);
         }
 });
+
+// ---- rent_vs_buy: the same rules as compare and serving_plan ----------------
+
+test('rent_vs_buy: an unknown provider is a 400 naming it, as compare and serving_plan answer', async () => {
+        const body = { gpu: 'a100-sxm-80gb', jobs_per_week: 2, hours_per_job: 4, providers: ['lambda', 'no-such-cloud'] };
+        const rvb = await request('POST', '/api/v1/rent_vs_buy', { body: JSON.stringify(body) });
+        assertProblem(rvb, 400, '/providers/1');
+        assert.match(rvb.json.detail, /not a provider id/);
+        // Its neighbours: the same id refused by compare, and a known list still answered.
+        const cmp = await request('POST', '/api/v1/compare', {
+                body: JSON.stringify({ model: { id: 'llama-2-7b' }, workload: { mode: 'inference', batch_size: 1, prompt_tokens: 64, generated_tokens: 8 },
+                                       constraints: { providers: ['no-such-cloud'] } }),
+        });
+        assertProblem(cmp, 400, '/constraints/providers/0');
+        const ok = await request('POST', '/api/v1/rent_vs_buy', { body: JSON.stringify({ ...body, providers: ['lambda'] }) });
+        assert.equal(ok.status, 200, ok.text.slice(0, 300));
+});
+
+test('rent_vs_buy: absurd but valid usage is a 400 that names the range', async () => {
+        const base = { gpu: 'a100-sxm-80gb', jobs_per_week: 2, hours_per_job: 4 };
+        for (const [key, value] of [['jobs_per_week', 1e-300], ['jobs_per_week', [1e-300, 1]], ['hours_per_job', 1e-300],
+                                    ['jobs_per_week', 1e300], ['hours_per_job', 0]]) {
+                const res = await request('POST', '/api/v1/rent_vs_buy', { body: JSON.stringify({ ...base, [key]: value }) });
+                assertProblem(res, 400, `/${key}`);
+                assert.equal(res.json.rule, 'range', res.text);
+                assert.match(res.json.detail, /from 0\.01 to \d+/, res.text);
+        }
+        // The smallest usage allowed still answers.
+        const low = await request('POST', '/api/v1/rent_vs_buy', { body: JSON.stringify({ ...base, jobs_per_week: 0.01, hours_per_job: 0.01 }) });
+        assert.equal(low.status, 200, low.text.slice(0, 300));
+});

@@ -36,7 +36,12 @@ test('serving plan: every ranked plan meets its targets at the offered load, che
                 assert.ok(p.concurrency_per_replica <= p.max_concurrency_per_replica);
                 assert.ok(p.capacity_requests_per_second >= 5 * (1 - 1e-9), 'capacity covers the traffic');
                 assert.ok(close(p.headroom, p.capacity_requests_per_second / 5 - 1, 1e-6));
-                assert.equal(p.gpus, p.replicas * p.tensor_parallel, 'whole instances, filled with replicas');
+                // Whole instances, filled with replicas as far as the tensor-parallel degree
+                // divides them (a 5-GPU instance at TP 4 leaves one GPU idle).
+                assert.ok(p.replicas * p.tensor_parallel <= p.gpus && p.gpus % p.instances === 0,
+                          `${p.offering}: ${p.replicas} x TP ${p.tensor_parallel} on ${p.gpus} GPUs`);
+                assert.ok(p.gpus - p.replicas * p.tensor_parallel < p.tensor_parallel * p.instances,
+                          'no room left for another replica');
                 // Cost per million output tokens: USD/h over 5 req/s x 200 tokens x 3600 s.
                 assert.ok(close(p.usd_per_million_output_tokens, p.usd_per_hour / (5 * 200 * 3600) * 1e6, 1e-6));
         }

@@ -727,3 +727,26 @@ test('figures for the report: first-view weight and time to first result', async
         assert.ok(bytes > 0);
         await page.close_();
 });
+
+// ---- price history and rent-or-buy charts --------------------------------------
+
+test('catalog: a GPU\'s price history is drawn from the recorded prices; rent or buy draws owning the same GPUs', async () => {
+        const { json } = await api('api/v1/prices?gpu=h100-sxm-80gb&history=all&pricing=on_demand');
+        assert.ok(json.prices.length > 0, 'the H100 SXM has recorded prices');
+        const page = await openPage();
+        await page.goto(BASE + '#/catalog');
+        await page.waitForSelector('#gpu-table tbody tr');
+        // Every cheapest-offer line says how old its quote is.
+        const ages = await page.$$eval('#gpu-table tbody td li span', (ss) => ss.map((s) => s.textContent));
+        assert.ok(ages.length > 0 && ages.every((t) => /\(\d+ days old\)/.test(t)), ages.slice(0, 3).join(' | '));
+        await page.selectOption('#h-gpu', 'h100-sxm-80gb');
+        await page.waitForSelector('#history-chart', { state: 'visible' });
+        assert.match(await page.textContent('#history-note'), new RegExp(`^${json.prices.length} recorded on-demand prices`));
+
+        await page.goto(BASE + '#/cost');
+        await page.waitForSelector('#rent-offers tbody tr', { timeout: 20000 });
+        await page.waitForSelector('#rent-chart', { state: 'visible' });
+        const head = await page.$$eval('#rent-offers thead th', (ths) => ths.map((t) => t.textContent));
+        assert.ok(head.some((t) => /Owned GPUs/.test(t)), head.join(', '));
+        await page.close_();
+});

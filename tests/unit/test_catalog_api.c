@@ -169,16 +169,18 @@ static int setup(void **state)
                                                                .usd = 10800,
                                                                .as_of = dup(&t, "2026-01-01"),
                                                                .source = dup(&t, "s")};
-        /* Sorted by key, as the loader returns them. */
-        t.n_settings = 4;
-        t.settings = calloc(4, sizeof(*t.settings));
-        t.settings[0] = (struct catalog_setting){.key = dup(&t, "electricity_usd_per_kwh"),
-                                                 .value = 0.20,
-                                                 .unit = dup(&t, "USD/kWh"),
-                                                 .source = dup(&t, "s")};
-        t.settings[1] = (struct catalog_setting){.key = dup(&t, "host_power_overhead"),
+        /* Sorted by key, as the loader returns them.  A PUE of 1.25 stands for the
+         * wall-to-board ratio; quotes of any age are ranked here (36 500 days), so
+         * that these answers do not depend on the day the test runs. */
+        t.n_settings = 5;
+        t.settings = calloc(5, sizeof(*t.settings));
+        t.settings[0] = (struct catalog_setting){.key = dup(&t, "datacenter_pue"),
                                                  .value = 1.25,
                                                  .unit = dup(&t, "x"),
+                                                 .source = dup(&t, "s")};
+        t.settings[1] = (struct catalog_setting){.key = dup(&t, "electricity_usd_per_kwh"),
+                                                 .value = 0.20,
+                                                 .unit = dup(&t, "USD/kWh"),
                                                  .source = dup(&t, "s")};
         t.settings[2] = (struct catalog_setting){.key = dup(&t, "owned_utilisation"),
                                                  .value = 0.8,
@@ -187,6 +189,10 @@ static int setup(void **state)
         t.settings[3] = (struct catalog_setting){.key = dup(&t, "ownership_life_years"),
                                                  .value = 3,
                                                  .unit = dup(&t, "years"),
+                                                 .source = dup(&t, "s")};
+        t.settings[4] = (struct catalog_setting){.key = dup(&t, "price_max_age_days"),
+                                                 .value = 36500,
+                                                 .unit = dup(&t, "days"),
                                                  .source = dup(&t, "s")};
         t.content_hash[0] = 42;
         assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
@@ -510,9 +516,12 @@ static void test_rent_vs_buy_arithmetic(void **state)
         assert_true(fabs(member(one, "break_even_hours_per_month", NULL) - 300 / 1.44) < 1e-9);
         assert_string_equal(
                 json_string_value(json_object_get(json_object_get(one, "cheaper"), "low")), "rent");
-        /* The same GPU from an 8-GPU instance: the job pays the whole 16.00/h instance. */
+        /* The same GPU from an 8-GPU instance: the job pays the whole 16.00/h instance,
+         * set like for like against owning 8: 8 x 300 = 2 400 USD a month and 8 x 0.06 =
+         * 0.48 USD/h; break-even 2 400 / (16.00 - 0.48) = 154.64 h a month. */
         assert_true(fabs(member(eight, "usd_per_hour", NULL) - 16.0) < 1e-12);
-        assert_true(fabs(member(eight, "break_even_hours_per_month", NULL) - 300 / 15.94) < 1e-9);
+        assert_true(fabs(member(eight, "break_even_hours_per_month", NULL) - 2400 / 15.52) < 1e-9);
+        assert_true(fabs(member(json_object_get(eight, "own"), "gpus", NULL) - 8) < 1e-12);
         json_decref(doc);
         reset(&rs);
 

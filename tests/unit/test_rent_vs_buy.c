@@ -122,7 +122,7 @@ static void seeds_000(const struct catalog_snapshot *s, struct plan_rvb_input *i
         in->electricity_usd_per_kwh = 0.15;
         in->life_years = PLAN_RVB_DEFAULT_LIFE_YEARS;
         in->utilisation = PLAN_RVB_DEFAULT_UTILISATION;
-        in->host_power_overhead = PLAN_RVB_DEFAULT_OVERHEAD;
+        in->pue = 1.3; /* the wall-to-board ratio of the seeds/000 exercise */
 }
 
 static const struct plan_rvb_rent *find_rent(const struct catalog_snapshot *s,
@@ -189,8 +189,11 @@ static void test_seeds_000_by_hand(void **state)
         /*
          * beta rents 8-GPU instances at 12.00 USD/h: one GPU still pays a
          * whole instance, 12.00 USD/h (1.50 per GPU-hour), 12 x 34.7619 =
-         * 417.14 USD a month > 279.95: buying is cheaper at both ends.
-         * Break-even 277.78 / (12.00 - 0.0624) = 23.27 hours a month.
+         * 417.14 USD a month.  Like for like, that row is set against owning
+         * the 8 GPUs it rents: 8 x 10 000 / 36 = 2 222.22 USD a month fixed,
+         * 8 x 0.0624 = 0.4992 USD/h of power, 2 222.22 + 0.4992 x 34.7619 =
+         * 2 239.5754 USD a month: renting is cheaper at both ends.  Break-even
+         * 2 222.22 / (12.00 - 0.4992) = 193.22 hours a month.
          */
         beta = find_rent(s, &r, "beta-8x-a100");
         assert_non_null(beta);
@@ -198,8 +201,11 @@ static void test_seeds_000_by_hand(void **state)
         assert_close(beta->usd_per_hour, 12.0);
         assert_close(beta->usd_per_gpu_hour, 1.5);
         assert_true(fabs(beta->monthly_usd[0] - 417.1429) < 1e-4);
-        assert_true(fabs(beta->break_even_hours_per_month - 23.2691) < 1e-4);
-        assert_false(beta->rent_cheaper[0] || beta->rent_cheaper[1]);
+        assert_int_equal(beta->own.gpus, 8);
+        assert_close(beta->own.fixed_monthly_usd, 80000.0 / 36);
+        assert_true(fabs(beta->own_monthly_usd[0] - 2239.5754) < 1e-4);
+        assert_true(fabs(beta->break_even_hours_per_month - 193.2233) < 1e-4);
+        assert_true(beta->rent_cheaper[0] && beta->rent_cheaper[1]);
 
         /* gamma, 0.05 USD/h, costs less than the 0.0624 USD/h of power: no break-even. */
         gamma = find_rent(s, &r, "gamma-1x-a100");
@@ -243,6 +249,79 @@ static void test_whole_instances_and_boards(void **state)
         assert_close(r.boards, 2);
         assert_close(r.amortised_monthly_usd, 1000.0 / 36);
         assert_close(r.power_watts, 468);
+        plan_rvb_result_free(&r);
+        catalog_release(s);
+}
+
+/*
+ * Eight rented against eight owned, every part of owning counted.  Eight
+ * A100 SXM4 (400 W TDP, 10 000 USD each) in servers at 4 001 USD per GPU
+ * slot (chassis, CPUs, memory, networking), 575 W of host per GPU, PUE
+ * 1.56, colocation at 184.06 USD per kW-month, 20% resale after 3 years,
+ * 0.15 USD/kWh, 80% of TDP while a job runs; 2-3 jobs a week of 4-6 h.
+ *
+ *   capex      8 x 10 000 + 8 x 4 001 = 112 008 USD
+ *   amortised  112 008 x (1 - 0.2) / 36 = 2 489.0667 USD a month
+ *   hosting    8 x (400 + 575) W = 7.8 kW x 184.06 = 1 435.668 USD a month
+ *   fixed      2 489.0667 + 1 435.668 = 3 924.7347 USD a month
+ *   power      8 x (400 x 0.8 + 575) x 1.56 = 8 x 895 x 1.56 = 11 169.6 W
+ *   energy     11.1696 kW x 0.15 = 1.67544 USD/h
+ *   own        3 924.7347 + 1.67544 x 34.7619 = 3 982.9762 (low),
+ *              3 924.7347 + 1.67544 x 78.2143 = 4 055.7780 (high)
+ *   rent       beta, one 8-GPU instance at 12.00 USD/h: 417.1429 (low),
+ *              938.5714 (high); alpha, eight 1-GPU instances: 16.00 USD/h
+ *   break-even beta: 3 924.7347 / (12 - 1.67544) = 380.1358 h a month,
+ *              52.07% of a 730-hour month; alpha: 3 924.7347 / (16 -
+ *              1.67544) = 273.9864 h.
+ */
+static void test_eight_rented_vs_eight_owned(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        const struct plan_rvb_rent *alpha, *beta;
+        struct plan_rvb_input in;
+        struct plan_rvb_result r;
+
+        seeds_000(s, &in);
+        in.gpus = 8;
+        in.pue = 1.56;
+        in.server_usd_per_gpu = 4001;
+        in.host_watts_per_gpu = 575;
+        in.hosting_usd_per_kw_month = 184.06;
+        in.resale_fraction = 0.2;
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        beta = find_rent(s, &r, "beta-8x-a100");
+        alpha = find_rent(s, &r, "alpha-1x-a100");
+        assert_non_null(beta);
+        assert_non_null(alpha);
+        assert_int_equal(beta->own.gpus, 8);
+        assert_int_equal(alpha->own.gpus, 8);
+        assert_close(beta->own.capex_usd, 112008);
+        assert_true(fabs(beta->own.amortised_monthly_usd - 2489.0667) < 1e-4);
+        assert_true(fabs(beta->own.hosting_monthly_usd - 1435.668) < 1e-6);
+        assert_true(fabs(beta->own.power_watts - 11169.6) < 1e-6);
+        assert_true(fabs(beta->own.energy_usd_per_hour - 1.67544) < 1e-9);
+        assert_true(fabs(beta->own_monthly_usd[0] - 3982.9762) < 1e-4);
+        assert_true(fabs(beta->own_monthly_usd[1] - 4055.7780) < 1e-4);
+        assert_true(fabs(beta->monthly_usd[1] - 938.5714) < 1e-4);
+        assert_true(fabs(beta->break_even_hours_per_month - 380.1358) < 1e-4);
+        assert_true(fabs(alpha->usd_per_hour - 16.0) < 1e-12);
+        assert_true(fabs(alpha->break_even_hours_per_month - 273.9864) < 1e-4);
+        /* The top-level owning figures are for the request's 8 GPUs: the same. */
+        assert_true(fabs(r.own_monthly_usd[0] - 3982.9762) < 1e-4);
+        /* The series follows the lowest price per GPU-hour: gamma (0.05 USD/h, 8 instances). */
+        assert_true(r.series_row < r.n_rent);
+        assert_close(r.series_utilisation[PLAN_RVB_SERIES_POINTS - 1], 1.0);
+        /* At 100% of 730 hours: rent 8 x 0.05 x 730 = 292 USD; own 3 924.7347 + 1.67544 x 730. */
+        assert_true(fabs(r.series_rent_usd[PLAN_RVB_SERIES_POINTS - 1] - 292.0) < 1e-9);
+        assert_true(fabs(r.series_own_usd[PLAN_RVB_SERIES_POINTS - 1] - (3924.7347 + 1.67544 * 730)) <
+                    1e-3);
+
+        /* Per GPU: beta's 1.50 USD per GPU-hour x 8 = 12.00 USD/h, the same 8 owned. */
+        in.basis = PLAN_RVB_PER_GPU;
+        plan_rvb_result_free(&r);
+        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_close(find_rent(s, &r, "beta-8x-a100")->usd_per_hour, 12.0);
+        assert_close(find_rent(s, &r, "alpha-1x-a100")->usd_per_hour, 16.0);
         plan_rvb_result_free(&r);
         catalog_release(s);
 }
@@ -330,6 +409,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_seeds_000_by_hand),
                 cmocka_unit_test(test_whole_instances_and_boards),
+                cmocka_unit_test(test_eight_rented_vs_eight_owned),
                 cmocka_unit_test(test_family_fallback_and_providers),
                 cmocka_unit_test(test_purchase_prefers_new),
                 cmocka_unit_test(test_gpu_family),

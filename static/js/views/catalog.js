@@ -7,6 +7,7 @@ import { $, el } from '../dom.js';
 import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
+import { lineChart, hideChart } from '../charts.js';
 import { params } from '../state.js';
 import * as data from '../catalogdata.js';
 
@@ -37,11 +38,64 @@ function cheapestByProvider(priceRows, gpuId) {
         return Array.from(best.values()).sort((a, b) => a.usd_per_gpu_hour - b.usd_per_gpu_hour);
 }
 
+// Whole days from a YYYY-MM-DD date to today (UTC); null when unreadable.
+function ageDays(date) {
+        const t = Date.parse(`${date}T00:00:00Z`);
+        return Number.isFinite(t) ? Math.floor((Date.now() - t) / 86400e3) : null;
+}
+
 function priceCell(offers) {
         if (!offers.length) return '—';
-        return el('ul', { class: 'plain' }, offers.map((o) =>
-                el('li', {}, `${o.provider} ${fmt.usd(o.usd_per_gpu_hour)}/GPU·h`,
-                        el('span', { class: 'muted' }, ` ${o.pricing ? fmt.words(o.pricing) : ''} ${o.as_of || ''}`))));
+        return el('ul', { class: 'plain' }, offers.map((o) => {
+                const age = ageDays(o.as_of);
+                return el('li', {}, `${o.provider} ${fmt.usd(o.usd_per_gpu_hour)}/GPU·h`,
+                        el('span', { class: age !== null && age > 180 ? 'muted stale' : 'muted' },
+                                ` ${o.pricing ? fmt.words(o.pricing) : ''} ${o.as_of || ''}${age !== null ? ` (${age} days old)` : ''}`));
+        }));
+}
+
+// GET api/v1/prices?gpu=&history=all: every recorded price of the GPU's
+// offerings, drawn as USD per GPU-hour over time, one line per provider
+// (its cheapest offering on each date).
+async function drawHistory(gpuId) {
+        const canvas = $('#history-chart');
+        const note = $('#history-note');
+        if (!gpuId) {
+                hideChart(canvas);
+                note.textContent = '';
+                return;
+        }
+        let rows = [];
+        try {
+                const d = await apiFetch('api/v1/prices', { query: { gpu: gpuId, history: 'all', pricing: 'on_demand' } });
+                rows = (d && d.prices) || [];
+        } catch (e) {
+                note.textContent = `price history unavailable: ${e.message || e}`;
+                hideChart(canvas);
+                return;
+        }
+        const byProvider = new Map();
+        for (const r of rows) {
+                const t = Date.parse(`${r.as_of}T00:00:00Z`);
+                if (!Number.isFinite(t) || typeof r.usd_per_gpu_hour !== 'number') continue;
+                const day = Math.floor(t / 86400e3);
+                const m = byProvider.get(r.provider) || new Map();
+                if (!m.has(day) || r.usd_per_gpu_hour < m.get(day)) m.set(day, r.usd_per_gpu_hour);
+                byProvider.set(r.provider, m);
+        }
+        if (!byProvider.size) {
+                note.textContent = 'No on-demand price recorded for this accelerator.';
+                hideChart(canvas);
+                return;
+        }
+        // x: days before today (0 = today), so the newest quote sits at the right edge.
+        const today = Math.floor(Date.now() / 86400e3);
+        const series = Array.from(byProvider, ([provider, m]) => ({
+                label: provider,
+                points: Array.from(m, ([day, y]) => ({ x: day - today, y })).sort((a, b) => a.x - b.x),
+        }));
+        note.textContent = `${rows.length} recorded on-demand prices; the cheapest offering of each provider on each date.`;
+        lineChart(canvas, series, [], 'days before today (quote date)', 'USD per GPU-hour');
 }
 
 function sourceCell(g) {
@@ -129,6 +183,9 @@ export default {
                         showProblem($('#catalog-form'), e, $('#catalog-problem'));
                 }
                 bindForm($('#catalog-form'), run, 250);
+                const sel = $('#h-gpu');
+                sel.replaceChildren(new Option('choose one', ''), ...allGpus.map((g) => new Option(g.name, g.id)));
+                sel.addEventListener('change', () => drawHistory(sel.value));
         },
         async show() {
                 fillForm($('#catalog-form'), params());

@@ -204,6 +204,9 @@ function renderRent(res) {
                         { key: 'rate', label: 'USD per hour', numeric: true, value: (o) => o.usd_per_hour, render: (o) => fmt.usd(o.usd_per_hour, 3) },
                         { key: 'monthly', label: 'Rent per month (USD)', numeric: true, value: (o) => high(o.monthly_usd),
                           render: (o) => lowHigh(o.monthly_usd, (v) => fmt.usd(v, 0)), csv: (o) => JSON.stringify(o.monthly_usd) },
+                        { key: 'owned', label: 'Owned GPUs (like for like)', numeric: true, value: (o) => (o.own ? o.own.gpus : null) },
+                        { key: 'own', label: 'Own per month (USD)', numeric: true, value: (o) => (o.own ? high(o.own.monthly_usd) : null),
+                          render: (o) => (o.own ? lowHigh(o.own.monthly_usd, (v) => fmt.usd(v, 0)) : '—'), csv: (o) => (o.own ? JSON.stringify(o.own.monthly_usd) : '') },
                         { key: 'breakeven', label: 'Break-even (hours/month)', numeric: true, value: (o) => o.break_even_hours_per_month,
                           render: (o) => (o.break_even_hours_per_month === null ? 'never' : fmt.hours(o.break_even_hours_per_month, 0)) },
                         { key: 'cheaper', label: 'Cheaper at this use', value: (o) => (o.cheaper ? `${o.cheaper.low}/${o.cheaper.high}` : null),
@@ -211,24 +214,25 @@ function renderRent(res) {
                         { key: 'asof', label: 'Price as of', value: (o) => o.price_as_of },
                 ],
         });
-        // Draw the API's two monthly cost lines over hours of use - rent: the
-        // offering's hourly price x hours; own: amortised purchase + energy
-        // per hour x hours - and mark the break-even point the API reports.
-        const fixed = buy.amortised_monthly_usd;
-        const energy = buy.energy_usd_per_hour;
-        if (cheapest && fmt.isNum(fixed) && fmt.isNum(energy)) {
-                const be = cheapest.break_even_hours_per_month;
-                const xmax = Math.max(730, fmt.isNum(be) ? be * 1.25 : 0);
+        // Like for like: the API's break_even_series sets the offering with the
+        // lowest price per GPU-hour against owning the same GPUs (servers, power
+        // at PUE, hosting, depreciation to resale), both monthly costs against
+        // utilisation; mark the break-even and the requested use.
+        const series = res.break_even_series;
+        if (series && Array.isArray(series.points) && series.points.length) {
+                const pct = (u) => u * 100;
                 const marks = [];
-                if (fmt.isNum(be)) marks.push({ label: `Break-even: ${fmt.hours(be, 0)} h/month`, x: be, y: fixed + energy * be });
-                if (hpm && fmt.isNum(hpm.high))
-                        marks.push({ label: `Your use: ${lowHigh(hpm, (v) => fmt.hours(v, 0))} h/month`, x: hpm.high,
-                                y: cheapest.usd_per_hour * hpm.high, style: 'circle', color: '#22c55e' });
+                const last = series.points[series.points.length - 1];
+                if (fmt.isNum(series.break_even_utilisation) && series.break_even_utilisation <= 1) {
+                        // Renting is proportional to use, so its line gives the break-even's height.
+                        const u = series.break_even_utilisation;
+                        marks.push({ label: `Break-even: ${fmt.hours(u * 100, 0)}% utilisation`, x: pct(u),
+                                y: last.rent_monthly_usd * u / last.utilisation });
+                }
                 lineChart($('#rent-chart'), [
-                        { label: `Rent: ${cheapest.provider} ${cheapest.instance_type || cheapest.offering}`,
-                          points: [{ x: 0, y: 0 }, { x: xmax, y: cheapest.usd_per_hour * xmax }] },
-                        { label: `Own: ${buy.gpu_name || buy.gpu}`, points: [{ x: 0, y: fixed }, { x: xmax, y: fixed + energy * xmax }] },
-                ], marks, 'hours of use per month', 'USD per month');
+                        { label: `Rent: ${series.provider} ${series.offering}`, points: series.points.map((p) => ({ x: pct(p.utilisation), y: p.rent_monthly_usd })) },
+                        { label: `Own the same ${series.gpus} GPU${series.gpus === 1 ? '' : 's'}`, points: series.points.map((p) => ({ x: pct(p.utilisation), y: p.own_monthly_usd })) },
+                ], marks, 'utilisation (% of the hours in a month)', 'USD per month');
         } else {
                 hideChart($('#rent-chart'));
         }

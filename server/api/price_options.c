@@ -1,0 +1,104 @@
+/*
+ * price_options.c - see price_options.h.
+ */
+#include "api/price_options.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/catalog_common.h"
+
+long api_price_today(void)
+{
+        return (long)(time(NULL) / 86400);
+}
+
+static bool region_known(const struct catalog_snapshot *s, const char *region)
+{
+        size_t n = 0;
+        const struct catalog_offering *o = catalog_offerings(s, &n);
+
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(o[i].region, region) == 0)
+                        return true;
+        return false;
+}
+
+int api_price_options_decode(struct api_response *rs, json_t *constraints,
+                             const struct catalog_snapshot *s, struct plan_price_rules *r)
+{
+        json_t *regions;
+
+        plan_price_rules_defaults(r, s, api_price_today());
+        if (!constraints || !json_is_object(constraints))
+                return 0;
+        if (api_field_bool(rs, constraints, "/constraints", "per_region", 0, &r->per_region) ||
+            api_field_bool(rs, constraints, "/constraints", "include_stale_prices", 0,
+                           &r->include_stale) ||
+            api_field_bool(rs, constraints, "/constraints", "include_notebooks", 0,
+                           &r->include_notebooks))
+                return -1;
+        regions = json_object_get(constraints, "regions");
+        if (!regions || json_is_null(regions))
+                return 0;
+        if (!json_is_array(regions) || json_array_size(regions) > PLAN_REGIONS_MAX) {
+                api_problem_field(rs, 400, "/constraints/regions", "type",
+                                  "regions must be an array of at most 32 region names, as the "
+                                  "offerings list them (GET /api/v1/providers)");
+                return -1;
+        }
+        for (size_t i = 0; i < json_array_size(regions); i++) {
+                const char *name = json_string_value(json_array_get(regions, i));
+                char pointer[48], detail[200];
+
+                snprintf(pointer, sizeof(pointer), "/constraints/regions/%zu", i);
+                if (!name || !*name || strlen(name) > 64) {
+                        api_problem_field(rs, 400, pointer, "type",
+                                          "a region is a non-empty string of at most 64 bytes");
+                        return -1;
+                }
+                if (!region_known(s, name)) {
+                        snprintf(detail, sizeof(detail),
+                                 "no offering of the catalog is in region %.64s (regions are "
+                                 "listed per offering by GET /api/v1/providers/{id})",
+                                 name);
+                        api_problem_field(rs, 400, pointer, "unknown", detail);
+                        return -1;
+                }
+                r->regions[r->n_regions++] = name;
+        }
+        return 0;
+}
+
+void api_price_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
+                           unsigned regions, const struct plan_price_rules *r)
+{
+        long as_of = plan_price_days(p->as_of);
+
+        if (!row)
+                return;
+        json_object_set_new(row, "region", json_string(region));
+        json_object_set_new(row, "price_age_days",
+                            as_of >= 0 ? json_integer((json_int_t)(r->today_days - as_of))
+                                       : json_null());
+        if (regions > 1)
+                json_object_set_new(row, "price_regions", json_integer((json_int_t)regions));
+        if (p->pricing == CATALOG_SPOT)
+                json_object_set_new(row, "interruptible", json_true());
+}
+
+void api_price_options_echo(json_t *constraints, const struct plan_price_rules *r)
+{
+        json_t *regions = json_array();
+
+        if (!constraints)
+                return;
+        for (size_t i = 0; regions && i < r->n_regions; i++)
+                json_array_append_new(regions, json_string(r->regions[i]));
+        json_object_set_new(constraints, "regions", regions ? regions : json_array());
+        json_object_set_new(constraints, "per_region", json_boolean(r->per_region));
+        json_object_set_new(constraints, "include_stale_prices", json_boolean(r->include_stale));
+        json_object_set_new(constraints, "include_notebooks", json_boolean(r->include_notebooks));
+        json_object_set_new(constraints, "price_max_age_days", json_integer(r->max_age_days));
+}
