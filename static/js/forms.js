@@ -51,11 +51,44 @@ export function fillForm(form, p = params()) {
  * after each edit.  Typing in a number field waits for the pause; selects
  * and checkboxes act at once.
  */
+// What is wrong with a number as typed, in plain words, or null.  The
+// browser judges it against the control's min, max and step, so no
+// request is sent for a value the API would refuse.
+export function localProblem(c) {
+        if (c.tagName !== 'INPUT' || c.type !== 'number') return null;
+        const v = c.validity;
+        if (v.badInput) return 'Enter a number.';
+        if (v.rangeUnderflow) return `Enter ${c.min} or more.`;
+        if (v.rangeOverflow) return `Enter ${c.max} or less.`;
+        if (v.stepMismatch) return c.step === '1' ? 'Enter a whole number.' : 'Enter a valid number.';
+        return null;
+}
+
+function markLocal(c, text) {
+        const field = c.closest('.field');
+        const slot = field && field.querySelector('.error');
+        if (!slot) return;
+        if (text) {
+                slot.textContent = text;
+                slot.dataset.local = '1';
+                if (!slot.id) slot.id = 'err-' + Math.random().toString(36).slice(2);
+                c.setAttribute('aria-invalid', 'true');
+                c.setAttribute('aria-describedby', slot.id);
+        } else if (slot.dataset.local) {
+                slot.textContent = '';
+                delete slot.dataset.local;
+                c.removeAttribute('aria-invalid');
+        }
+}
+
 export function bindForm(form, onChange, ms = 300) {
         const later = debounce(onChange, ms);
         const handler = (e) => {
                 const c = e.target;
                 if (!c.name) return;
+                const local = localProblem(c);
+                markLocal(c, local);
+                if (local) return;
                 // Selects and checkboxes fire "input" and "change" together: act once, on change.
                 if (e.type === 'input' && (c.tagName === 'SELECT' || c.type === 'checkbox')) return;
                 update({ [c.name]: readControl(c) });
@@ -77,11 +110,17 @@ export function applyRelevance(form, p = params(), relevant = null) {
         for (const [attr, key] of [['modes', 'mode'], ['source', 'source'], ['strategies', 'strategy']])
                 for (const e of $$(`[data-${attr}]`, form))
                         e.hidden = !e.dataset[attr].split(' ').includes(p[key]);
+        // A field shown for its mode may still not belong (a task head's
+        // classes on a decoder): relevant() has the last word.
         if (relevant)
                 for (const c of controls(form)) {
                         const field = c.closest('.field');
-                        if (field && !field.dataset.modes && !field.dataset.source && !field.dataset.strategies)
-                                field.hidden = !relevant(c.name, p);
+                        if (!field) continue;
+                        const byAttr = ['modes', 'source', 'strategies'].some((a) => {
+                                const e = field.closest(`[data-${a}]`);
+                                return e && e.hidden;
+                        });
+                        field.hidden = byAttr || !relevant(c.name, p);
                 }
 }
 
