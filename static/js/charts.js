@@ -134,7 +134,8 @@ export function barChart(canvas, labels, values, label, unit, highlight) {
                         labels,
                         datasets: [{
                                 label, data: values,
-                                backgroundColor: labels.map((_, i) => (highlight && highlight(i)) ? PALETTE[1] : PALETTE[0]),
+                                // The best bar in the verdict's green: red means "does not fit" everywhere.
+                                backgroundColor: labels.map((_, i) => (highlight && highlight(i)) ? FIT_COLORS.fits : PALETTE[0]),
                         }],
                 },
                 options: opts,
