@@ -104,9 +104,12 @@ function renderSummary(res, plans) {
                         el('strong', { id: 'serving-count' }, fmt.integer(plans.length))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Cheapest per hour'),
                         el('strong', {}, best ? fmt.usd(best.usd_per_hour) : '—')),
+                // A month of serving: 730 hours (8,760 hours a year / 12).
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Per month (730 h)'),
+                        el('strong', { id: 'serving-monthly' }, best ? fmt.usd(best.usd_per_hour * 730, 0) : '—')),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Its cost per million output tokens'),
                         el('strong', {}, best ? fmt.usd(best.usd_per_million_output_tokens, 3) : '—')),
-                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Configurations evaluated'),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'GPU configurations evaluated (each priced at every offering)'),
                         el('strong', {}, fmt.integer(res.configurations_evaluated))));
 }
 
@@ -144,6 +147,8 @@ function renderPlans(plans) {
                           render: (p) => fmt.decimal(p.capacity_requests_per_second, 2) },
                         { key: 'headroom', label: 'Headroom', numeric: true, value: (p) => p.headroom, render: (p) => fmt.percent(p.headroom, 0) },
                         { key: 'usd_h', label: 'USD per hour', numeric: true, value: (p) => p.usd_per_hour, render: (p) => fmt.usd(p.usd_per_hour) },
+                        { key: 'usd_month', label: 'USD per month (730 h)', numeric: true, value: (p) => p.usd_per_hour * 730,
+                          render: (p) => fmt.usd(p.usd_per_hour * 730, 0) },
                         { key: 'usd_m', label: 'USD per M output tokens', numeric: true, value: (p) => p.usd_per_million_output_tokens,
                           render: (p) => fmt.usd(p.usd_per_million_output_tokens, 3) },
                         { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of },
@@ -210,10 +215,17 @@ function render(res, req) {
         $('#serving-assumptions').replaceChildren(...(notes.length ? [el('h3', {}, 'Assumptions'), list(notes)] : []));
 }
 
+let lastKey = null;
+
 async function run() {
         const form = $('#serving-form');
         const results = $('#serving-results');
         const req = servingRequest();
+        // One request per action: a click that follows the edit it submits
+        // (the field's change and the form's submit) asks once.
+        const key = JSON.stringify(req);
+        if (key === lastKey) return;
+        lastKey = key;
         if (inflight) inflight.abort();
         const ctl = new AbortController();
         inflight = ctl;
@@ -224,6 +236,7 @@ async function run() {
                 render(res, req);
         } catch (e) {
                 if (e.name === 'AbortError') return;
+                lastKey = null;
                 clearResults();
                 showProblem(form, e, $('#serving-problem'));
         } finally {
@@ -243,10 +256,19 @@ export default {
                 const [ms, ps] = await Promise.allSettled([data.models(), data.providers()]);
                 // Generation needs a decoder: encoder-only models are left out of
                 // the suggestions (the API would refuse them with a 400).
-                if (ms.status === 'fulfilled')
-                        $('#s-models').replaceChildren(...ms.value
-                                .filter((m) => !(m.architecture && m.architecture.kind === 'encoder'))
-                                .flatMap((m) => [m.id, ...(m.hub_ids || [])].map((id) => el('option', { value: id, label: m.name || m.id }))));
+                if (ms.status === 'fulfilled') {
+                        const decoders = ms.value.filter((m) => !(m.architecture && m.architecture.kind === 'encoder'));
+                        // The calculator's search: every word against id, name, family,
+                        // Hub ids and size ("llama 8b").
+                        const suggest = () => {
+                                const q = $('#s-model').value;
+                                const hits = decoders.filter((m) => data.modelMatches(m, q));
+                                $('#s-models').replaceChildren(...(hits.length ? hits : decoders)
+                                        .flatMap((m) => [m.id, ...(m.hub_ids || [])].map((id) => el('option', { value: id, label: m.name || m.id }))));
+                        };
+                        suggest();
+                        $('#s-model').addEventListener('input', suggest);
+                }
                 if (ps.status === 'fulfilled')
                         $('#s-providers').replaceChildren(...ps.value.map((p) => new Option(p.name || p.id, p.id)));
                 bindForm(form, run, 400);
