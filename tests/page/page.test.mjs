@@ -524,13 +524,16 @@ async function servingReady(page) {
         await page.waitForSelector('#serving-results[data-ready="true"][aria-busy="false"]', { timeout: 15000 });
 }
 
-// The plans table as text: rank, GPU, provider, offering, shape, USD per hour.
+// The plans table as text: rank, GPU, provider, USD per hour and per month,
+// shape (the key columns, shown first), and the offering once the column
+// chooser shows the instance.
 async function servingRows(page) {
         return page.$$eval('#serving-plans-table tbody tr', (trs) => trs.map((tr) => {
                 const c = Array.from(tr.children).map((td) => td.textContent.trim());
+                const code = tr.querySelector('code');
                 return {
-                        rank: c[0], gpu: c[1], provider: c[2], offering: tr.children[3].querySelector('code').textContent,
-                        shape: c[4], usdPerHour: c[11],
+                        rank: c[0], gpu: c[1], provider: c[2], usdPerHour: c[3], usdPerMonth: c[4], shape: c[5],
+                        offering: code ? code.textContent : null,
                 };
         }));
 }
@@ -574,15 +577,20 @@ test('serving view: the question, ranked plans and frontier POST /api/v1/serving
                 assert.match(json.question, /5 requests\/s/);
 
                 // (b) The ranked plans, in the API's order.
+                // The instance column sits behind the column chooser; turn it on.
+                await page.click('#serving-table details.columns summary');
+                await page.check('#serving-plans-table-col-instance');
+                const names = new Map((await api('api/v1/providers')).json.providers.map((p) => [p.id, p.name]));
                 const rows = await servingRows(page);
                 assert.equal(rows.length, json.plans.length);
                 json.plans.forEach((p, i) => {
                         assert.equal(rows[i].rank, String(p.rank), `row ${i}`);
-                        assert.equal(rows[i].gpu, p.gpu, `row ${i}`);
-                        assert.equal(rows[i].provider, p.provider, `row ${i}`);
+                        assert.equal(rows[i].gpu, p.gpu_name, `row ${i}`);
+                        assert.equal(rows[i].provider, names.get(p.provider), `row ${i}`);
                         assert.equal(rows[i].offering, p.offering, `row ${i}`);
                         assert.equal(rows[i].shape, `${p.tensor_parallel} × ${p.replicas} = ${p.gpus}`, `row ${i}`);
                         assert.equal(rows[i].usdPerHour, usd2(p.usd_per_hour), `row ${i}`);
+                        assert.equal(rows[i].usdPerMonth, '$' + (p.usd_per_hour * 730).toLocaleString('en-US', { maximumFractionDigits: 0 }), `row ${i}`);
                 });
 
                 // (c) The frontier: one Chart.js dataset per configuration, with its

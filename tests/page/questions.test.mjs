@@ -186,6 +186,11 @@ test('What does serving a 7B instruct model at 5 requests/s within latency targe
         assert.equal(sent.model.id, 'Qwen/Qwen2.5-7B-Instruct');
         const res = await api('POST', 'api/v1/serving_plan', sent);
         assert.ok(res.plans.length > 0);
+        // The price columns are on screen at 1366 px, not scrolled off to the right.
+        for (const key of ['usd_h', 'usd_month']) {
+                const right = await page.$eval(`#serving-plans-table thead th[data-key="${key}"]`, (th) => th.getBoundingClientRect().right);
+                assert.ok(right <= DESKTOP.width, `${key} ends at ${right} px`);
+        }
         const monthly = res.plans[0].usd_per_hour * 730;
         assert.equal(await page.textContent('#serving-monthly'),
                 '$' + monthly.toLocaleString('en-US', { maximumFractionDigits: 0, minimumFractionDigits: 0 }));
@@ -231,6 +236,11 @@ test('Do the requirement tables read as reported against estimated, with the key
         // The first column stays in view while the rest scroll, at 1366 px.
         const pos = await page.$eval('#seed-table-pre_train tbody tr > :first-child', (c) => getComputedStyle(c).position);
         assert.equal(pos, 'sticky');
+        // And at 1366 px the whole table fits: no column hides off-screen.
+        for (const id of ['seed-table-fine_tune', 'seed-table-pre_train']) {
+                const [w, room] = await page.$eval(`#${id}`, (t) => [t.scrollWidth, t.parentElement.clientWidth]);
+                assert.ok(w <= room, `${id}: ${w} px in ${room} px`);
+        }
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `the page itself does not scroll sideways (${overflow} px)`);
         await page.done();

@@ -125,33 +125,34 @@ function renderPlans(plans) {
                 csvName: 'gpuplan-serving-plans.csv',
                 rows: plans,
                 sort, onSort: (s) => { sort = s; },
+                // The answer's columns first (what, where, how fast, what it costs);
+                // the rest behind the column chooser.
                 columns: [
                         { key: 'rank', label: '#', numeric: true, value: (p) => p.rank },
-                        { key: 'gpu', label: 'GPU', value: (p) => p.gpu, render: (p) => el('span', { title: p.gpu_name }, p.gpu),
-                          cellClass: () => 'nowrap' },
-                        { key: 'provider', label: 'Provider', value: (p) => p.provider, cellClass: () => 'nowrap' },
-                        { key: 'instance', label: 'Instance', value: (p) => p.offering,
-                          render: (p) => el('span', { class: 'instance' }, p.instance_type || '', el('code', {}, p.offering)) },
+                        { key: 'gpu', label: 'GPU', value: (p) => p.gpu_name || p.gpu, cellClass: () => 'nowrap' },
+                        { key: 'provider', label: 'Provider', value: (p) => providerNames.get(p.provider) || p.provider, cellClass: () => 'nowrap' },
+                        { key: 'usd_h', label: 'USD per hour', numeric: true, value: (p) => p.usd_per_hour, render: (p) => fmt.usd(p.usd_per_hour) },
+                        { key: 'usd_month', label: 'USD per month (730 h)', numeric: true, value: (p) => p.usd_per_hour * 730,
+                          render: (p) => fmt.usd(p.usd_per_hour * 730, 0) },
                         { key: 'shape', label: 'TP × replicas = GPUs', numeric: true, value: (p) => p.gpus,
                           render: (p) => `${p.tensor_parallel} × ${p.replicas} = ${p.gpus}`,
                           csv: (p) => `${p.tensor_parallel}x${p.replicas}=${p.gpus}` },
                         { key: 'weights', label: 'Weights', value: (p) => weights(p.weights) },
-                        { key: 'conc', label: 'Concurrency per replica / max', numeric: true, value: (p) => p.concurrency_per_replica,
-                          render: (p) => `${fmt.decimal(p.concurrency_per_replica, 1)} / ${fmt.integer(p.max_concurrency_per_replica)}`,
-                          csv: (p) => `${p.concurrency_per_replica}/${p.max_concurrency_per_replica}` },
                         { key: 'ttft', label: 'TTFT p50 / p95 (ms)', numeric: true, value: (p) => p.ttft_p95_ms,
                           render: (p) => `${fmt.decimal(p.ttft_p50_ms, 0)} / ${fmt.decimal(p.ttft_p95_ms, 0)}`,
                           csv: (p) => `${p.ttft_p50_ms}/${p.ttft_p95_ms}` },
                         { key: 'tpot', label: 'TPOT (ms)', numeric: true, value: (p) => p.tpot_ms, render: (p) => fmt.decimal(p.tpot_ms, 1) },
-                        { key: 'capacity', label: 'Capacity (req/s)', numeric: true, value: (p) => p.capacity_requests_per_second,
+                        { key: 'instance', label: 'Instance', value: (p) => p.offering, optional: true,
+                          render: (p) => el('span', { class: 'instance' }, p.instance_type || '', el('code', {}, p.offering)) },
+                        { key: 'conc', label: 'Concurrency per replica / max', numeric: true, value: (p) => p.concurrency_per_replica, optional: true,
+                          render: (p) => `${fmt.decimal(p.concurrency_per_replica, 1)} / ${fmt.integer(p.max_concurrency_per_replica)}`,
+                          csv: (p) => `${p.concurrency_per_replica}/${p.max_concurrency_per_replica}` },
+                        { key: 'capacity', label: 'Capacity (req/s)', numeric: true, value: (p) => p.capacity_requests_per_second, optional: true,
                           render: (p) => fmt.decimal(p.capacity_requests_per_second, 2) },
-                        { key: 'headroom', label: 'Headroom', numeric: true, value: (p) => p.headroom, render: (p) => fmt.percent(p.headroom, 0) },
-                        { key: 'usd_h', label: 'USD per hour', numeric: true, value: (p) => p.usd_per_hour, render: (p) => fmt.usd(p.usd_per_hour) },
-                        { key: 'usd_month', label: 'USD per month (730 h)', numeric: true, value: (p) => p.usd_per_hour * 730,
-                          render: (p) => fmt.usd(p.usd_per_hour * 730, 0) },
-                        { key: 'usd_m', label: 'USD per M output tokens', numeric: true, value: (p) => p.usd_per_million_output_tokens,
+                        { key: 'headroom', label: 'Headroom', numeric: true, value: (p) => p.headroom, render: (p) => fmt.percent(p.headroom, 0), optional: true },
+                        { key: 'usd_m', label: 'USD per M output tokens', numeric: true, value: (p) => p.usd_per_million_output_tokens, optional: true,
                           render: (p) => fmt.usd(p.usd_per_million_output_tokens, 3) },
-                        { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of },
+                        { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of, optional: true },
                 ],
         });
 }
@@ -216,6 +217,7 @@ function render(res, req) {
 }
 
 let lastKey = null;
+const providerNames = new Map();
 
 async function run() {
         const form = $('#serving-form');
@@ -269,6 +271,8 @@ export default {
                         suggest();
                         $('#s-model').addEventListener('input', suggest);
                 }
+                if (ps.status === 'fulfilled')
+                        for (const pr of ps.value) providerNames.set(pr.id, pr.name || pr.id);
                 if (ps.status === 'fulfilled')
                         $('#s-providers').replaceChildren(...ps.value.map((p) => new Option(p.name || p.id, p.id)));
                 bindForm(form, run, 400);
