@@ -48,10 +48,11 @@ function baseOptions() {
 
 // One colour per memory component, the same in every view and chart (the
 // component tables' swatches use it too).
+// No component is green or red: those mean fits / does not fit.
 const COMPONENT_COLORS = {
-        weights: '#2563eb', gradients: '#dc2626', optimizer_states: '#16a34a', master_weights: '#d97706',
-        activations: '#7c3aed', logits: '#0891b2', kv_cache: '#db2777', communication_buffers: '#65a30d',
-        workspace: '#475569', framework_overhead: '#ea580c',
+        weights: '#2563eb', gradients: '#db2777', optimizer_states: '#ca8a04', master_weights: '#7c2d12',
+        activations: '#7c3aed', logits: '#0891b2', kv_cache: '#c026d3', communication_buffers: '#64748b',
+        workspace: '#a3a3a3', framework_overhead: '#ea580c',
 };
 
 export function componentColor(name, i = 0) {

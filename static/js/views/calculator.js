@@ -96,7 +96,7 @@ function headline(res, gpu) {
         if (res.model) {
                 const trainable = res.model.trainable_parameters;
                 const lora = (res.assumptions || []).find((a) => a && a.code === 'default_lora');
-                const why = lora ? String(lora.text).replace(/^lora not given:\s*/, '') : null;
+                const why = lora ? String(lora.text).replace(/^lora not given:\s*/, '') : loraReason(res.input || {});
                 items.push(el('p', { class: 'model-line' },
                         el('strong', {}, res.model.name || 'Model'), ': ', fmt.count(res.model.parameters), ' parameters',
                         trainable !== undefined && trainable !== res.model.parameters
@@ -129,6 +129,18 @@ function headline(res, gpu) {
                         el('summary', {}, 'Allocated, reserved and needed: what each figure means'),
                         el('dl', { class: 'facts explained' }, rows)));
         box.replaceChildren(...items);
+}
+
+// Why LoRA and QLoRA train different numbers of parameters at one rank:
+// the page sends no target modules, so each mode takes the engine's
+// default targets - PEFT's query and value projections for LoRA, every
+// linear layer for QLoRA (Dettmers et al. 2023, section 4).
+function loraReason(input) {
+        if (input.mode === 'lora')
+                return `rank ${input.lora_rank} adapters on the query and value projections, PEFT's default targets`;
+        if (input.mode === 'qlora')
+                return `rank ${input.lora_rank} adapters on every linear layer, as the QLoRA paper trains them: more than LoRA's default query and value projections`;
+        return null;
 }
 
 // "LoRA, one GPU: median 2.5 % off over 12 measured runs", linked to them.
