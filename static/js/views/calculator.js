@@ -107,8 +107,8 @@ function headline(res, gpu) {
                 items.push(el('p', { class: 'model-line', id: 'calc-arch' },
                         'config.json understood as ', el('strong', {}, `${a.model_type || 'model'} ${fmt.words(a.kind || '')}`),
                         ': ', archText(a)));
-        const acc = accuracyLine(res);
-        if (acc) items.push(acc);
+        // The accuracy line, or its place until the validation figures arrive.
+        items.push(accuracyLine(res) || el('p', { class: 'accuracy', id: 'calc-accuracy' }, '\u00a0'));
         // The other memory figures, each with what it means.
         const rows = [];
         const fact = (id, label, bytes, why) => {
@@ -227,7 +227,11 @@ function notes(res) {
 
 function fitTable(res) {
         const rows = Array.isArray(res.fits) ? res.fits : [];
-        renderTable($('#calc-fits'), {
+        // The heading arrives with the table, so nothing above it moves it twice.
+        const box = $('#calc-fits');
+        const holder = el('div');
+        box.replaceChildren(el('h3', {}, 'Fit over the catalog'), holder);
+        renderTable(holder, {
                 id: 'fits-table',
                 caption: 'Every catalog GPU: does this workload fit, and how many are needed',
                 csvName: 'gpuplan-fit.csv',
@@ -508,6 +512,8 @@ export default {
         id: 'calculator',
         async init() {
                 const form = $('#calc-form');
+                fillForm(form, params());
+                applyRelevance(form, params(), relevant);
                 form.addEventListener('change', onStartingChange);
                 form.addEventListener('input', onStartingChange);
                 form.addEventListener('change', (e) => {
@@ -520,10 +526,7 @@ export default {
                 loadAccuracy().then(() => {
                         const line = lastRes && accuracyLine(lastRes);
                         const old = $('#calc-accuracy');
-                        const details = $('#calc-memory-details');
                         if (line && old) old.replaceWith(line);
-                        else if (line && details) details.before(line);
-                        else if (line) $('#calc-headline').append(line);
                 });
                 $('#f-model-search').addEventListener('input', searchModels);
                 await loadLists();
