@@ -80,7 +80,9 @@ function headline(res, gpu) {
         ];
         if (gpu && gpu.memory_bytes) {
                 const fits = Boolean(gpu.fits);
-                const share = total / gpu.memory_bytes;
+                // The verdict's own figure: what must fit (needed) over usable memory.
+                const needed = fmt.isNum(pg.needed_bytes) ? pg.needed_bytes : total;
+                const share = fmt.isNum(gpu.utilization) ? gpu.utilization : needed / gpu.memory_bytes;
                 // The width through the CSSOM: the page's CSP refuses style attributes.
                 const fill = el('span');
                 fill.style.width = `${Math.min(100, share * 100).toFixed(1)}%`;
@@ -88,8 +90,10 @@ function headline(res, gpu) {
                 items.push(el('div', { class: 'capacity' },
                         el('p', { class: 'verdict' },
                                 el('span', { class: fits ? 'ok' : 'bad', id: 'calc-fits-verdict' }, fits ? 'Fits' : 'Does not fit'),
-                                ` the ${gpu.name} (${fmt.gib(gpu.memory_bytes)} GiB usable): ${fmt.percent(share, 0)} of its memory`,
-                                !fits && verdict !== 'does not fit' ? ` — ${verdict}` : ''),
+                                ` the ${gpu.name} (${fmt.gib(gpu.memory_bytes)} GiB usable): it needs ${fmt.percent(share, 0)} of it`,
+                                !fits && verdict !== 'does not fit' ? ` — ${verdict}` : '',
+                                total > needed * 1.01 ? el('span', { class: 'muted' },
+                                        ` (${fmt.gib(needed)} GiB; nvidia-smi shows more because PyTorch keeps cached blocks it would free before running out)`) : ''),
                         el('div', { class: `bar ${fits ? 'ok' : 'bad'}`, id: 'calc-capacity', 'data-fits': String(fits), 'aria-hidden': 'true' },
                                 fill)));
         }
