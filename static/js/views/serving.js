@@ -113,10 +113,12 @@ function renderSummary(res, plans) {
                         el('strong', {}, fmt.integer(res.configurations_evaluated))));
 }
 
-function renderPlans(plans) {
+function renderPlans(plans, req) {
         if (!plans.length) {
+                const budget = req && req.constraints && req.constraints.budget_usd_per_hour;
                 $('#serving-table').replaceChildren(el('p', { class: 'problem', id: 'serving-none' },
-                        'No deployment meets every target at this rate. The excluded options below say why each failed.'));
+                        budget ? `No deployment meets every target within ${fmt.usd(budget)} per hour: raise the budget or relax a target. The excluded options below say why each failed.`
+                                : 'No deployment meets every target at this rate. The excluded options below say why each failed.'));
                 return;
         }
         renderTable($('#serving-table'), {
@@ -209,7 +211,7 @@ function render(res, req) {
         const plans = Array.isArray(res.plans) ? res.plans : [];
         $('#serving-question').textContent = res.question || '';
         renderSummary(res, plans);
-        renderPlans(plans);
+        renderPlans(plans, req);
         renderFrontier(Array.isArray(res.frontier) ? res.frontier : [], req);
         renderExcluded(Array.isArray(res.excluded) ? res.excluded : [], !plans.length);
         const notes = Array.isArray(res.assumptions) ? res.assumptions : [];
