@@ -138,6 +138,20 @@ export function clearProblems(form, general) {
         }
 }
 
+// The API's rule in plain words for the person at the field
+// ("batch_size must be 1..1048576" -> "Enter a whole number from 1 to
+// 1,048,576."); anything else as the API said it.
+export function plainDetail(detail) {
+        const t = String(detail || '');
+        let m = /^[a-z_]+ must be (-?[\d.]+)\.\.(-?[\d.]+)$/.exec(t);
+        if (m) return `Enter a whole number from ${Number(m[1]).toLocaleString('en-US')} to ${Number(m[2]).toLocaleString('en-US')}.`;
+        m = /^[a-z_]+ must be an integer$/.exec(t);
+        if (m) return 'Enter a whole number.';
+        m = /^[a-z_]+ must be a number$/.exec(t);
+        if (m) return 'Enter a number.';
+        return t;
+}
+
 /*
  * Place each field the problem names next to its control; anything that
  * names no visible control goes to the general line, with its pointer.
@@ -153,7 +167,7 @@ export function showProblem(form, err, general) {
                 const slot = form && $$('.error', form).find((s) => s.dataset.for === f.pointer &&
                                                                  !s.closest('[hidden]'));
                 if (slot) {
-                        slot.textContent = f.detail;
+                        slot.textContent = plainDetail(f.detail);
                         if (!slot.id) slot.id = 'err-' + Math.random().toString(36).slice(2);
                         const control = $$('[data-pointer]', form).find((c) => c.dataset.pointer === f.pointer);
                         if (control) {

@@ -316,7 +316,9 @@ test('a bad input: batch 0 is refused in plain words with no request; a value th
         const problem = (await api('api/v1/estimate', sent.body)).json;
         const pointers = [problem.pointer, ...(problem.errors || []).map((e) => e.pointer)];
         assert.ok(pointers.includes('/workload/batch_size'), `problem names the field: ${JSON.stringify(problem)}`);
-        const detail = (problem.errors || []).find((e) => e.pointer === '/workload/batch_size')?.detail || problem.detail;
+        // The API's rule, in plain words beside the field.
+        assert.equal((problem.errors || []).find((e) => e.pointer === '/workload/batch_size')?.detail, 'batch_size must be 1..1048576');
+        const detail = 'Enter a whole number from 1 to 1,048,576.';
         await page.waitForFunction((d) => document.querySelector('#e-batch').textContent === d, detail);
         assert.equal(await page.getAttribute('#f-batch', 'aria-invalid'), 'true');
         const describedBy = await page.getAttribute('#f-batch', 'aria-describedby');
