@@ -173,7 +173,14 @@ static json_t *result_json(const struct gpu_spec *g, const struct estimate_input
                         (json_int_t)r->combinations, "candidates", (json_int_t)r->candidates,
                         "fit", "allow_adapters", opt->allow_adapters, "max_gpus",
                         (json_int_t)opt->max_gpus);
-        if (doc && !r->fits_already && r->n_options == 0)
+        if (doc && !r->fits_already && r->request_reason == EST_FIT_CANNOT_TRAIN)
+                json_object_set_new(doc, "note",
+                                    json_string("this part runs inference only: no change makes"
+                                                " it train; choose a GPU that can train"));
+        else if (doc && !r->fits_already && r->request_reason == EST_FIT_UNKNOWN_MEMORY)
+                json_object_set_new(doc, "note",
+                                    json_string("the catalog has no memory figure for this GPU"));
+        else if (doc && !r->fits_already && r->n_options == 0)
                 json_object_set_new(
                         doc, "note",
                         json_string(opt->allow_adapters

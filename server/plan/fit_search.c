@@ -18,7 +18,9 @@
 #include "core/peft.h"
 
 #define VALUES_MAX     8  /* values per dimension, value 0 = as given */
-#define CANDIDATES_MAX 96 /* minimal sets run through estimate_run */
+#define CANDIDATES_MAX 96 /* minimal sets kept */
+#define ENGINE_RUNS_MAX 256 /* estimate_run calls per search: a GPU that refuses every
+                               set (no rate at a precision) must not cost thousands */
 
 const char *const plan_fit_change_names[] = {
         "precision", "flash_attention", "activation_checkpointing", "micro_batch",
@@ -82,6 +84,9 @@ static void dims_fill(struct search *s, const struct plan_fit_options *o)
                 add(d, EST_BF16);
         else if (!s->training && (b->precision == EST_FP32 || b->precision == EST_TF32))
                 add(d, EST_FP16);
+        else if (s->training && !has_bf16(s->gpu) &&
+                 (b->precision == EST_BF16_MIXED || b->precision == EST_BF16))
+                add(d, EST_FP16_MIXED); /* bf16 asked of a GPU that has none */
 
         if (!b->flash_attention)
                 add(&s->dims[PLAN_FIT_FLASH], 1);
@@ -318,6 +323,15 @@ int plan_fit_search(const struct estimate_input *base, const struct gpu_spec *gp
                 rc = 0;
                 goto out;
         }
+        /* No change searched makes an inference-only part train, or gives a
+         * memory figure to a GPU without one. */
+        out->request_reason = r->n_fits > 0 ? (enum est_fit_reason)r->fits[0].reason
+                                            : EST_FIT_UNKNOWN_MEMORY;
+        if (out->request_reason == EST_FIT_CANNOT_TRAIN ||
+            out->request_reason == EST_FIT_UNKNOWN_MEMORY) {
+                rc = 0;
+                goto out;
+        }
 
         dims_fill(&s, o);
         state = calloc(s.total, 1);
@@ -328,7 +342,9 @@ int plan_fit_search(const struct estimate_input *base, const struct gpu_spec *gp
                 goto out;
         }
         state[0] = NO_FIT;
-        for (size_t idx = 1; idx < s.total && n_cand < CANDIDATES_MAX; idx++) {
+        for (size_t idx = 1; idx < s.total && n_cand < CANDIDATES_MAX &&
+                             out->candidates < ENGINE_RUNS_MAX;
+             idx++) {
                 bool covered = false;
                 struct estimate_input x;
                 struct estimate_error e;

@@ -18,6 +18,7 @@
  *   more GPUs       2, 4 or 8 with FSDP full sharding (ZeRO-3 where the
  *                   optimizer is offloaded; inference: tensor parallel);
  *   quantization    inference only: int8 or int4 weights.
+ * A GPU that cannot train (or has no memory figure) gets no search.
  * Every combination is sized with estimate_memory_bytes() (a lower bound
  * without the allocator's replayed reserve).  A combination is a
  * candidate when it fits and undoing any one of its changes does not
@@ -82,13 +83,16 @@ struct plan_fit_option {
 
 struct plan_fit_result {
         bool fits_already;          /* the request as given fits: no options */
+        enum est_fit_reason request_reason; /* why the request does not fit; with
+                                               EST_FIT_CANNOT_TRAIN or _UNKNOWN_MEMORY
+                                               nothing is searched */
         uint64_t usable_bytes;      /* the GPU's usable memory */
         uint64_t request_needed_bytes;
         double request_tokens_per_second;
         size_t n_options;           /* ranked, best first */
         struct plan_fit_option options[PLAN_FIT_OPTIONS_MAX];
         uint64_t combinations;      /* sized with estimate_memory_bytes */
-        uint64_t candidates;        /* minimal sets run through estimate_run */
+        uint64_t candidates;        /* sets run through estimate_run (at most 256) */
 };
 
 /* Defaults: no adapters, up to PLAN_FIT_GPUS_MAX GPUs. */

@@ -47,6 +47,11 @@ test('a job that fits gets no options; a missing GPU and a bad fit member name t
         assert.equal(fits.status, 200, fits.text);
         assert.equal(fits.json.fits_already, true);
         assert.deepEqual(fits.json.options, []);
+        // An inference-only part: no change makes it train, and the answer says so.
+        const npu = await post('/api/v1/fit_options', { ...job, gpu: 'groq-lpu' });
+        assert.equal(npu.status, 200, npu.text);
+        assert.deepEqual(npu.json.options, []);
+        assert.match(npu.json.note, /inference only/);
         const { gpu, ...noGpu } = job;
         assertProblem(await post('/api/v1/fit_options', noGpu), 400, '/gpu');
         assertProblem(await post('/api/v1/fit_options', { ...job, fit: { max_gpus: 99 } }), 400, '/fit/max_gpus');

@@ -188,6 +188,64 @@ static void test_inference_int4_alone(void **state)
         check_options(&in, &g);
 }
 
+/* An inference-only part never trains, whatever changes: no option, and
+ * the reason says why, without a search. */
+static void test_inference_only_part(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("npu", 96e9, 800e9, 300e12);
+
+        g.can_train = false;
+        fine_tune_7b(&in);
+        search(&in, &g, true);
+        assert_false(res.fits_already);
+        assert_int_equal(res.request_reason, EST_FIT_CANNOT_TRAIN);
+        assert_int_equal(res.n_options, 0);
+        assert_int_equal(res.combinations, 0);
+}
+
+/*
+ * A V100 has no bf16 rate (compute capability 7.0, NVIDIA CUDA C
+ * Programming Guide): a bf16 mixed request cannot run there at all, so
+ * every option must switch to fp16 mixed precision.
+ */
+static void test_bf16_on_a_gpu_without_it(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("v100", 32e9, 900e9, 125e12);
+
+        g.flops[GPU_BF16] = 0;
+        fine_tune_7b(&in);
+        search(&in, &g, true);
+        assert_true(res.n_options > 0);
+        for (size_t i = 0; i < res.n_options; i++) {
+                assert_true(res.options[i].changes & BIT(PLAN_FIT_PRECISION));
+                assert_int_equal(res.options[i].input.precision, EST_FP16_MIXED);
+        }
+        check_options(&in, &g);
+}
+
+/*
+ * fp8 mixed precision on a GPU without fp8 (an A100: no fp8 tensor cores
+ * before Ada / Hopper) cannot run and no change searched offers another
+ * precision for it: nothing is found, after a bounded number of engine
+ * runs rather than one per combination.
+ */
+static void test_bounded_when_nothing_runs(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct gpu_spec g = gpu("a100", 40e9, 1555e9, 312e12);
+
+        fine_tune_7b(&in);
+        in.precision = EST_FP8_MIXED;
+        search(&in, &g, true);
+        assert_int_equal(res.n_options, 0);
+        assert_true(res.candidates <= 256);
+}
+
 /* Without a GPU there is nothing to fit: the error names /gpu. */
 static void test_needs_a_gpu(void **state)
 {
@@ -212,6 +270,9 @@ int main(void)
                 cmocka_unit_test(test_adapters_fit_one_gpu),
                 cmocka_unit_test(test_fits_already),
                 cmocka_unit_test(test_inference_int4_alone),
+                cmocka_unit_test(test_inference_only_part),
+                cmocka_unit_test(test_bf16_on_a_gpu_without_it),
+                cmocka_unit_test(test_bounded_when_nothing_runs),
                 cmocka_unit_test(test_needs_a_gpu),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
