@@ -162,6 +162,7 @@ test('What is the cheapest way to pre-train an encoder on a billion tokens, and 
         const shown = await page.textContent('#cost-cheapest');
         assert.equal(shown, '$' + cheapest.cost_usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
         assert.ok(cheapest.hours > 0, 'how long: the hours of the cheapest plan');
+        assert.match(await page.textContent('#cost-hours'), /\d/);
         // Names for people: GPU name, provider, instance.
         assert.match(await page.textContent('#cost-summary'), new RegExp(cheapest.gpu_name.replace(/[()]/g, '.')));
         await page.done();

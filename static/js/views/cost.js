@@ -104,6 +104,8 @@ function renderPlans(res) {
                         el('strong', { id: 'cost-cheapest' }, first ? fmt.usd(planCost(first)) : '—')),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Its price per hour'),
                         el('strong', {}, first ? `${fmt.usd(first.usd_per_gpu_hour * first.gpus)}/h` : '—')),
+                first && fmt.isNum(first.hours) ? el('div', { class: 'big' }, el('span', { class: 'label' }, 'How long it takes'),
+                        el('strong', { id: 'cost-hours' }, fmt.duration(first.hours * 3600))) : null,
                 first ? el('p', { class: 'muted wide' }, `Cheapest: ${planName(first)}.`) : null,
                 !plans.length ? el('p', { class: 'bad wide', id: 'cost-none' },
                         res.constraints && (res.constraints.budget_usd || res.constraints.deadline_hours)
