@@ -127,7 +127,9 @@ export function barChart(canvas, labels, values, label, unit, highlight) {
         const opts = baseOptions();
         opts.indexAxis = 'y';
         opts.plugins.legend.display = false;
-        opts.scales = { x: { beginAtZero: true, title: { display: true, text: label + (unit ? ` (${unit})` : '') } } };
+        // Every bar keeps its label (Chart.js would skip every other one).
+        opts.scales = { x: { beginAtZero: true, title: { display: true, text: label + (unit ? ` (${unit})` : '') } },
+                y: { ticks: { autoSkip: false } } };
         opts.plugins.tooltip = { callbacks: { label: (ctx) => `${label}: ${ctx.parsed.x.toFixed(2)} ${unit || ''}` } };
         return draw(canvas, {
                 type: 'bar',

@@ -101,7 +101,7 @@ function renderPlans(res) {
         $('#cost-summary').replaceChildren(...[
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Plans'), el('strong', { id: 'cost-count' }, fmt.integer(plans.length))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, first && fmt.isNum(first.cost_usd) ? 'Cheapest, per job' : 'Cheapest, per million tokens'),
-                        el('strong', { id: 'cost-cheapest' }, first ? fmt.usd(planCost(first)) : '—')),
+                        el('strong', { id: 'cost-cheapest' }, first ? fmt.usd(planCost(first), planCost(first) < 1 ? 4 : 2) : '—')),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Its price per hour'),
                         el('strong', {}, first ? `${fmt.usd(first.usd_per_gpu_hour * first.gpus)}/h` : '—')),
                 first && fmt.isNum(first.hours) ? el('div', { class: 'big' }, el('span', { class: 'label' }, 'How long it takes'),
@@ -135,6 +135,8 @@ function renderPlans(res) {
                           csv: (p) => p.per_gpu_bytes },
                         { key: 'hours', label: 'Hours', numeric: true, value: (p) => p.hours, render: (p) => fmt.hours(p.hours) },
                         { key: 'cost', label: 'Cost (USD)', numeric: true, value: (p) => p.cost_usd, render: (p) => fmt.usd(p.cost_usd) },
+                        { key: 'per_mtok', label: 'USD per million tokens', numeric: true, value: (p) => p.usd_per_million_tokens,
+                          render: (p) => fmt.usd(p.usd_per_million_tokens, 4) },
                         { key: 'rate', label: 'USD per GPU-hour', numeric: true, value: (p) => p.usd_per_gpu_hour, render: (p) => fmt.usd(p.usd_per_gpu_hour, 3) },
                         { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of },
                 ],
