@@ -257,6 +257,20 @@ function fitTable(res) {
 }
 
 let lastRes = null;
+let accuracyAsked = false;
+
+// The accuracy line arrives when the validation figures do; they are asked
+// for after the first answer is on screen (about 300 KB: they must not
+// delay it).
+function askAccuracy() {
+        if (accuracyAsked) return;
+        accuracyAsked = true;
+        loadAccuracy().then(() => {
+                const line = lastRes && accuracyLine(lastRes);
+                const old = $('#calc-accuracy');
+                if (line && old) old.replaceWith(line);
+        });
+}
 
 function render(res, req) {
         lastRes = res;
@@ -474,6 +488,7 @@ async function run() {
                 clearProblems(form, $('#calc-problem'));
                 results.classList.remove('stale');
                 render(res, req);
+                askAccuracy();
                 if (!performance.getEntriesByName('gpuplan:first-result').length)
                         performance.mark('gpuplan:first-result');
         } catch (e) {
@@ -526,12 +541,7 @@ export default {
                                 update({ fw_keys: fwKeys().filter((x) => x !== k).join(',') });
                 });
                 bindForm(form, run, 300);
-                // The accuracy line arrives when the validation figures do.
-                loadAccuracy().then(() => {
-                        const line = lastRes && accuracyLine(lastRes);
-                        const old = $('#calc-accuracy');
-                        if (line && old) old.replaceWith(line);
-                });
+
                 $('#f-model-search').addEventListener('input', searchModels);
                 await loadLists();
         },
