@@ -11,7 +11,11 @@ const MODE_NAMES = {
 };
 
 let groups = null;
+let timeGroups = new Map();
 let loading = null;
+
+// The time cases' categories (GET api/v1/validation time.summary) for each mode.
+const TIME_CATEGORY = { inference: 'decode', fine_tune: 'finetune', lora: 'peft', qlora: 'peft', pre_train: 'pretrain' };
 
 // The kind of a case or a result: its mode and one GPU or several.
 export function kindKey(mode, gpus) {
@@ -55,6 +59,8 @@ export function loadAccuracy() {
         if (!loading)
                 loading = apiGetCached('api/v1/validation').then((d) => {
                         groups = summarize(d && d.cases);
+                        const byCat = (d && d.time && d.time.summary && d.time.summary.by_category) || [];
+                        timeGroups = new Map(byCat.map((g) => [g.category, { count: g.count, median: g.median_abs_error }]));
                         return groups;
                 }, () => {
                         groups = new Map();
@@ -63,7 +69,15 @@ export function loadAccuracy() {
         return loading;
 }
 
-// The figures for a result's kind, or null (not loaded, or no case of it).
+// The figures for a result's kind, or null (not loaded, or no case of it):
+// memory by mode and GPU count, and time by the mode's time category.
 export function accuracyFor(mode, gpus) {
-        return (groups && groups.get(kindKey(mode, gpus))) || null;
+        const mem = (groups && groups.get(kindKey(mode, gpus))) || null;
+        if (!mem) return null;
+        return { ...mem, time: timeGroups.get(TIME_CATEGORY[mode]) || null };
+}
+
+// The time figures of one category ('decode', 'prefill', ...), or null.
+export function timeAccuracy(category) {
+        return timeGroups.get(category) || null;
 }

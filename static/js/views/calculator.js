@@ -153,7 +153,8 @@ function accuracyLine(res) {
         const acc = accuracyFor(input.mode, input.gpus || 1);
         if (!acc) return null;
         return el('p', { class: 'accuracy', id: 'calc-accuracy' },
-                `How close such estimates have been — ${acc.label}: median ${fmt.decimal(acc.median * 100, 1)} % off over ${acc.count} measured run${acc.count === 1 ? '' : 's'}. `,
+                `How close such estimates have been — ${acc.label}: median ${fmt.decimal(acc.median * 100, 1)} % off over ${acc.count} measured run${acc.count === 1 ? '' : 's'}`,
+                acc.time ? `; its time: median ${fmt.decimal(acc.time.median * 100, 1)} % off over ${acc.time.count}. ` : '. ',
                 el('a', { href: `#/validation?vkind=${encodeURIComponent(acc.key)}` }, 'See those cases'));
 }
 

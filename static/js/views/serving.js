@@ -12,8 +12,9 @@ import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { curveChart, hideChart } from '../charts.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
-import { params, update } from '../state.js';
+import { params, update, href } from '../state.js';
 import * as data from '../catalogdata.js';
+import { loadAccuracy, timeAccuracy } from '../accuracy.js';
 
 // The view's inputs in the shared address map carry an "s_" prefix (the cost
 // view's are "k_"), so they never collide with the calculator's.  The
@@ -97,8 +98,22 @@ function clearResults() {
         $('#serving-frontier').hidden = true;
 }
 
+// How close the speed estimates behind these plans have been.
+function servingAccuracy() {
+        const box = $('#serving-accuracy');
+        loadAccuracy().then(() => {
+                const decode = timeAccuracy('decode'), prefill = timeAccuracy('prefill');
+                if (!decode && !prefill) return;
+                const part = (name, g) => (g ? `${name} median ${fmt.decimal(g.median * 100, 1)} % off over ${g.count} measured runs` : null);
+                box.replaceChildren(`How close the speed estimates behind these plans have been: ${[part('decode speed', decode),
+                        part('prefill and time to first token', prefill)].filter(Boolean).join('; ')}. `,
+                el('a', { href: href('validation') }, 'See the measured cases'));
+        });
+}
+
 function renderSummary(res, plans) {
         const best = plans[0];
+        servingAccuracy();
         $('#serving-summary').replaceChildren(
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Plans that meet every target'),
                         el('strong', { id: 'serving-count' }, fmt.integer(plans.length))),
