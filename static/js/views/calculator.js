@@ -547,6 +547,9 @@ export default {
                 await loadLists();
         },
         async show() {
+                // A link followed later (a requirement-table row) also gets the
+                // starting settings for what it leaves out.
+                startFromLink();
                 fillForm($('#calc-form'), params());
                 await run();
         },
