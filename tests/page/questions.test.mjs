@@ -267,6 +267,29 @@ test('How accurate is the tool for this kind of job?', async () => {
         await page.done();
 });
 
+test('a chosen framework fills the form with the values the answer used', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/calculator?model=llama-3.1-8b&mode=lora&gpu=rtx-4090');
+        await calcReady(page);
+        await page.selectOption('#f-framework', 'torchtune');
+        await settled(page);
+        const sent = lastPost(page, '/api/v1/estimate');
+        assert.equal(sent.framework, 'torchtune');
+        assert.equal(sent.precision, undefined, 'the preset decides the precision');
+        const res = await api('POST', 'api/v1/estimate', sent);
+        // torchtune's LoRA recipes run pure bf16 with activation checkpointing.
+        assert.equal(res.input.precision, 'bf16');
+        await page.waitForFunction((p) => document.querySelector('#f-precision').value === p, res.input.precision);
+        assert.equal(await page.inputValue('#f-ckpt'), res.input.activation_checkpointing);
+        assert.equal(await page.isChecked('#f-flash'), res.input.flash_attention);
+        assert.equal(await page.getAttribute('#calc-total', 'data-bytes'), String(res.per_gpu.total_bytes));
+        // Setting one by hand takes it back from the framework.
+        await page.selectOption('#f-precision', 'bf16_mixed');
+        await settled(page);
+        assert.equal(lastPost(page, '/api/v1/estimate').precision, 'bf16_mixed');
+        await page.done();
+});
+
 // ---- every view: accessibility and screenshots ---------------------------------
 
 async function viewReady(page, view) {
