@@ -55,4 +55,8 @@ test('a job that fits gets no options; a missing GPU and a bad fit member name t
         const { gpu, ...noGpu } = job;
         assertProblem(await post('/api/v1/fit_options', noGpu), 400, '/gpu');
         assertProblem(await post('/api/v1/fit_options', { ...job, fit: { max_gpus: 99 } }), 400, '/fit/max_gpus');
+        assertProblem(await post('/api/v1/fit_options', { ...job, fit: 'yes' }), 400, '/fit');
+        assertProblem(await post('/api/v1/fit_options', { ...job, fit: { allow_adapters: 'yes' } }), 400, '/fit/allow_adapters');
+        assertProblem(await post('/api/v1/fit_options', { ...job, fit: { allow_lora: true } }), 400, '/fit/allow_lora');
+        assertProblem(await post('/api/v1/fit_options', { ...job, gpu: 'no-such-gpu' }), 404);
 });
