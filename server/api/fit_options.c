@@ -24,14 +24,22 @@
 static const char *precision_words(enum est_precision p)
 {
         switch (p) {
-        case EST_FP32: return "fp32";
-        case EST_TF32: return "tf32";
-        case EST_FP16_MIXED: return "fp16 mixed precision";
-        case EST_BF16_MIXED: return "bf16 mixed precision";
-        case EST_FP16: return "pure fp16";
-        case EST_BF16: return "pure bf16";
-        case EST_FP8_MIXED: return "fp8 mixed precision";
-        default: return "another precision";
+        case EST_FP32:
+                return "fp32";
+        case EST_TF32:
+                return "tf32";
+        case EST_FP16_MIXED:
+                return "fp16 mixed precision";
+        case EST_BF16_MIXED:
+                return "bf16 mixed precision";
+        case EST_FP16:
+                return "pure fp16";
+        case EST_BF16:
+                return "pure bf16";
+        case EST_FP8_MIXED:
+                return "fp8 mixed precision";
+        default:
+                return "another precision";
         }
 }
 
@@ -44,7 +52,9 @@ static void change_words(enum plan_fit_change c, const struct estimate_input *ba
                 snprintf(out, len, "%s instead of %s", precision_words(x->precision),
                          precision_words(base->precision));
                 break;
-        case PLAN_FIT_FLASH: snprintf(out, len, "flash attention"); break;
+        case PLAN_FIT_FLASH:
+                snprintf(out, len, "flash attention");
+                break;
         case PLAN_FIT_CHECKPOINTING:
                 snprintf(out, len, "%s activation checkpointing",
                          x->checkpointing == EST_CKPT_FULL ? "full" : "selective");
@@ -87,7 +97,9 @@ static void change_words(enum plan_fit_change c, const struct estimate_input *ba
                 snprintf(out, len, "%s weights",
                          x->quantization == EST_QUANT_INT4 ? "int4" : "int8");
                 break;
-        default: snprintf(out, len, "a change"); break;
+        default:
+                snprintf(out, len, "a change");
+                break;
         }
 }
 
@@ -100,8 +112,7 @@ static json_t *settings_json(const struct estimate_input *x)
                 return NULL;
         json_object_set_new(o, "mode", json_string(estimate_mode_name(x->mode)));
         json_object_set_new(o, "precision", json_string(estimate_precision_name(x->precision)));
-        json_object_set_new(o, "quantization",
-                            json_string(estimate_quant_name(x->quantization)));
+        json_object_set_new(o, "quantization", json_string(estimate_quant_name(x->quantization)));
         json_object_set_new(o, "batch_size", json_integer(x->batch_size));
         if (x->mode != EST_INFERENCE) {
                 json_object_set_new(o, "gradient_accumulation",
@@ -110,8 +121,7 @@ static json_t *settings_json(const struct estimate_input *x)
                                     json_string(estimate_optimizer_name(x->optimizer)));
                 json_object_set_new(o, "activation_checkpointing",
                                     json_string(estimate_checkpointing_name(x->checkpointing)));
-                json_object_set_new(o, "offload",
-                                    json_string(estimate_offload_name(x->offload)));
+                json_object_set_new(o, "offload", json_string(estimate_offload_name(x->offload)));
         }
         if (x->mode == EST_LORA || x->mode == EST_QLORA)
                 json_object_set_new(o, "lora_rank", json_integer(x->lora_rank));
@@ -142,8 +152,8 @@ static json_t *option_json(const struct estimate_input *base, const struct plan_
                 change_words((enum plan_fit_change)c, base, &o->input, words, sizeof(words));
                 json_array_append_new(changes, json_pack("{s:s, s:s}", "change",
                                                          plan_fit_change_names[c], "text", words));
-                int k = snprintf(summary + used, sizeof(summary) - used, "%s%s",
-                                 used ? "; " : "", words);
+                int k = snprintf(summary + used, sizeof(summary) - used, "%s%s", used ? "; " : "",
+                                 words);
                 if (k > 0 && (size_t)k < sizeof(summary) - used)
                         used += (size_t)k;
         }
@@ -164,14 +174,14 @@ static json_t *result_json(const struct gpu_spec *g, const struct estimate_input
 
         for (size_t i = 0; options && i < r->n_options; i++)
                 json_array_append_new(options, option_json(base, &r->options[i]));
-        doc = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:{s:b, s:I}}", "gpu",
-                        g->id, "gpu_name", g->name, "fits_already", r->fits_already,
-                        "usable_bytes", api_json_u64(r->usable_bytes), "request_needed_bytes",
+        doc = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:{s:b, s:I}}", "gpu", g->id,
+                        "gpu_name", g->name, "fits_already", r->fits_already, "usable_bytes",
+                        api_json_u64(r->usable_bytes), "request_needed_bytes",
                         api_json_u64(r->request_needed_bytes), "request_tokens_per_second",
                         num_or_null(r->request_tokens_per_second), "options",
                         options ? options : json_array(), "combinations",
-                        (json_int_t)r->combinations, "candidates", (json_int_t)r->candidates,
-                        "fit", "allow_adapters", opt->allow_adapters, "max_gpus",
+                        (json_int_t)r->combinations, "candidates", (json_int_t)r->candidates, "fit",
+                        "allow_adapters", opt->allow_adapters, "max_gpus",
                         (json_int_t)opt->max_gpus);
         if (doc && !r->fits_already && r->request_reason == EST_FIT_CANNOT_TRAIN)
                 json_object_set_new(doc, "note",

@@ -19,12 +19,19 @@
 
 #define VALUES_MAX     8  /* values per dimension, value 0 = as given */
 #define CANDIDATES_MAX 96 /* minimal sets kept */
-#define ENGINE_RUNS_MAX 256 /* estimate_run calls per search: a GPU that refuses every
-                               set (no rate at a precision) must not cost thousands */
+#define ENGINE_RUNS_MAX                                                                            \
+        256 /* estimate_run calls per search: a GPU that refuses every                             \
+               set (no rate at a precision) must not cost thousands */
 
 const char *const plan_fit_change_names[] = {
-        "precision", "flash_attention", "activation_checkpointing", "micro_batch",
-        "optimizer", "adapters",        "offload",                  "gpus",
+        "precision",
+        "flash_attention",
+        "activation_checkpointing",
+        "micro_batch",
+        "optimizer",
+        "adapters",
+        "offload",
+        "gpus",
         "quantization",
 };
 
@@ -99,9 +106,8 @@ static void dims_fill(struct search *s, const struct plan_fit_options *o)
 
         /* Micro-batch: the batch halved while it divides, then 1. */
         d = &s->dims[PLAN_FIT_MICRO_BATCH];
-        for (uint32_t mb = b->batch_size / 2; mb >= 1 && b->batch_size % (mb * 2) == 0 &&
-                                              d->n < VALUES_MAX - 1;
-             mb /= 2)
+        for (uint32_t mb = b->batch_size / 2;
+             mb >= 1 && b->batch_size % (mb * 2) == 0 && d->n < VALUES_MAX - 1; mb /= 2)
                 add(d, mb);
         if (b->batch_size > 1 && (d->n == 1 || d->value[d->n - 1] != 1))
                 add(d, 1);
@@ -204,8 +210,7 @@ static bool apply(const struct search *s, size_t idx, struct estimate_input *x)
                         x->quantization = EST_QUANT_NF4;
                         x->double_quant = true;
                         if (x->precision == EST_FP32 || x->precision == EST_TF32)
-                                x->precision = has_bf16(s->gpu) ? EST_BF16_MIXED
-                                                                : EST_FP16_MIXED;
+                                x->precision = has_bf16(s->gpu) ? EST_BF16_MIXED : EST_FP16_MIXED;
                 }
         }
         if (v[PLAN_FIT_OFFLOAD]) {
@@ -262,7 +267,7 @@ static int option_cmp(const void *pa, const void *pb)
 
         if (a->gpu_seconds_per_million_tokens != b->gpu_seconds_per_million_tokens)
                 return a->gpu_seconds_per_million_tokens < b->gpu_seconds_per_million_tokens ? -1
-                                                                                              : 1;
+                                                                                             : 1;
         return (int)popcount(a->changes) - (int)popcount(b->changes);
 }
 
@@ -325,8 +330,8 @@ int plan_fit_search(const struct estimate_input *base, const struct gpu_spec *gp
         }
         /* No change searched makes an inference-only part train, or gives a
          * memory figure to a GPU without one. */
-        out->request_reason = r->n_fits > 0 ? (enum est_fit_reason)r->fits[0].reason
-                                            : EST_FIT_UNKNOWN_MEMORY;
+        out->request_reason =
+                r->n_fits > 0 ? (enum est_fit_reason)r->fits[0].reason : EST_FIT_UNKNOWN_MEMORY;
         if (out->request_reason == EST_FIT_CANNOT_TRAIN ||
             out->request_reason == EST_FIT_UNKNOWN_MEMORY) {
                 rc = 0;
@@ -342,9 +347,8 @@ int plan_fit_search(const struct estimate_input *base, const struct gpu_spec *gp
                 goto out;
         }
         state[0] = NO_FIT;
-        for (size_t idx = 1; idx < s.total && n_cand < CANDIDATES_MAX &&
-                             out->candidates < ENGINE_RUNS_MAX;
-             idx++) {
+        for (size_t idx = 1;
+             idx < s.total && n_cand < CANDIDATES_MAX && out->candidates < ENGINE_RUNS_MAX; idx++) {
                 bool covered = false;
                 struct estimate_input x;
                 struct estimate_error e;

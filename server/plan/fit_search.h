@@ -75,24 +75,24 @@ struct plan_fit_option {
         uint64_t needed_bytes;       /* the engine's fit figure on the GPU */
         uint64_t per_gpu_bytes;      /* the engine's total, as nvidia-smi would show it */
         double seconds_per_step;
-        double tokens_per_second;    /* all GPUs */
+        double tokens_per_second; /* all GPUs */
         double gpu_seconds_per_million_tokens;
         double slowdown; /* gpu_seconds_per_million_tokens over the request's as given
                             (ignoring that it does not fit); 0 = unknown */
 };
 
 struct plan_fit_result {
-        bool fits_already;          /* the request as given fits: no options */
+        bool fits_already;                  /* the request as given fits: no options */
         enum est_fit_reason request_reason; /* why the request does not fit; with
                                                EST_FIT_CANNOT_TRAIN or _UNKNOWN_MEMORY
                                                nothing is searched */
-        uint64_t usable_bytes;      /* the GPU's usable memory */
+        uint64_t usable_bytes;              /* the GPU's usable memory */
         uint64_t request_needed_bytes;
         double request_tokens_per_second;
-        size_t n_options;           /* ranked, best first */
+        size_t n_options; /* ranked, best first */
         struct plan_fit_option options[PLAN_FIT_OPTIONS_MAX];
-        uint64_t combinations;      /* sized with estimate_memory_bytes */
-        uint64_t candidates;        /* sets run through estimate_run (at most 256) */
+        uint64_t combinations; /* sized with estimate_memory_bytes */
+        uint64_t candidates;   /* sets run through estimate_run (at most 256) */
 };
 
 /* Defaults: no adapters, up to PLAN_FIT_GPUS_MAX GPUs. */

@@ -36,7 +36,8 @@ int main(int argc, char **argv)
                 bool adapters;
         } jobs[] = {
                 {"full fine-tune, fp32, batch 16", EST_FINE_TUNE, EST_FP32, 16, false},
-                {"full fine-tune, fp32, batch 16, adapters allowed", EST_FINE_TUNE, EST_FP32, 16, true},
+                {"full fine-tune, fp32, batch 16, adapters allowed", EST_FINE_TUNE, EST_FP32, 16,
+                 true},
                 {"LoRA, fp32, batch 16", EST_LORA, EST_FP32, 16, false},
                 {"inference, bf16, batch 32", EST_INFERENCE, EST_BF16, 32, false},
         };
@@ -84,9 +85,11 @@ int main(int argc, char **argv)
                                 fprintf(stderr, "%s: %s\n", jobs[j].name, e.detail);
                                 return 1;
                         }
-                printf("%-50s %8.2f ms per search, %5llu combinations sized, %3llu confirmed, %zu options\n",
+                printf("%-50s %8.2f ms per search, %5llu combinations sized, %3llu confirmed, %zu "
+                       "options\n",
                        jobs[j].name, (seconds() - t0) * 1e3 / iterations,
-                       (unsigned long long)r.combinations, (unsigned long long)r.candidates, r.n_options);
+                       (unsigned long long)r.combinations, (unsigned long long)r.candidates,
+                       r.n_options);
         }
         return 0;
 }
