@@ -18,6 +18,7 @@
 
 #include "api/catalog_api.h"
 #include "api/estimate.h"
+#include "api/fit_options.h"
 #include "api/handler.h"
 #include "api/health.h"
 #include "api/model_lookup.h"
@@ -58,6 +59,7 @@ const struct api_route api_routes[] = {
         {"POST", "/api/v1/compare", api_compare, API_ROUTE_BODY | API_ROUTE_SLOW},
         {"POST", "/api/v1/rent_vs_buy", api_rent_vs_buy, API_ROUTE_BODY | API_ROUTE_SLOW},
         {"POST", "/api/v1/serving_plan", api_serving_plan, API_ROUTE_BODY | API_ROUTE_SLOW},
+        {"POST", "/api/v1/fit_options", api_fit_options, API_ROUTE_BODY | API_ROUTE_SLOW},
 
         /* Estimation engine (estimate.h, validation.h) */
         {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},

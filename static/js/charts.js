@@ -46,36 +46,71 @@ function baseOptions() {
         };
 }
 
+// One colour per memory component, the same in every view and chart (the
+// component tables' swatches use it too).
+// No component is green or red: those mean fits / does not fit.
+const COMPONENT_COLORS = {
+        weights: '#2563eb', gradients: '#db2777', optimizer_states: '#ca8a04', master_weights: '#7c2d12',
+        activations: '#7c3aed', logits: '#0891b2', kv_cache: '#c026d3', communication_buffers: '#64748b',
+        workspace: '#a3a3a3', framework_overhead: '#ea580c',
+};
+
+export function componentColor(name, i = 0) {
+        return COMPONENT_COLORS[name] || PALETTE[i % PALETTE.length];
+}
+
+// Fits and does-not-fit, as the headline's verdict colours them.
+export const FIT_COLORS = { fits: '#15803d', nofit: '#b91c1c' };
+
+// Grid values for an axis from 0 to max: the common GPU sizes while they
+// fit on it; past 141 GiB, about six round steps (1, 2, 5 x 10^k), so the
+// labels never run together.
+export function memoryTicks(max) {
+        if (max <= 160) return COMMON_GPU_GB.filter((g) => g <= max);
+        const raw = max / 6;
+        const p = 10 ** Math.floor(Math.log10(raw));
+        const step = [1, 2, 5, 10].map((m) => m * p).find((x) => x >= raw);
+        const out = [];
+        for (let v = step; v <= max + 1e-9; v += step) out.push(v);
+        return out;
+}
+
 /*
- * Stacked horizontal bar of the memory components of one GPU (bytes), with a
- * second bar for the chosen GPU's memory, on a GiB axis whose grid lines sit
- * at the common GPU sizes.
+ * Stacked horizontal bar of the memory components of one GPU (bytes), and a
+ * second bar for the chosen GPU's usable memory, coloured by the verdict
+ * (green when the estimate fits it, red when not).
  */
 export function memoryChart(canvas, components, gpu) {
         const names = Object.keys(components).filter((k) => components[k] > 0);
         const total = names.reduce((a, k) => a + components[k], 0) / GIB;
         const gpuGib = gpu && gpu.memory_bytes ? gpu.memory_bytes / GIB : 0;
         const top = Math.max(total, gpuGib);
-        const max = COMMON_GPU_GB.find((g) => g >= top * 1.02) || Math.ceil(top * 1.1);
-        const ticks = COMMON_GPU_GB.filter((g) => g <= max);
-        if (!ticks.includes(max)) ticks.push(max);
+        const ticks = memoryTicks(top * 1.05);
+        const max = top <= 141 ? (COMMON_GPU_GB.find((g) => g >= top * 1.02) || Math.ceil(top * 1.1))
+                : Math.ceil(top * 1.05);
+        if (top <= 141 && !ticks.includes(max)) ticks.push(max);
         const labels = ['Estimate', gpu ? gpu.name : 'GPU'];
         const datasets = names.map((k, i) => ({
                 label: k.replace(/_/g, ' '),
                 data: [components[k] / GIB, null],
-                backgroundColor: PALETTE[i % PALETTE.length],
+                backgroundColor: componentColor(k, i),
                 stack: 'mem',
         }));
-        if (gpuGib) datasets.push({ label: 'GPU memory', data: [null, gpuGib], backgroundColor: '#94a3b8', stack: 'mem' });
+        if (gpuGib) {
+                const fits = Boolean(gpu.fits);
+                datasets.push({ label: fits ? 'GPU memory (fits)' : 'GPU memory (does not fit)', data: [null, gpuGib],
+                        backgroundColor: fits ? FIT_COLORS.fits : FIT_COLORS.nofit, stack: 'mem' });
+        }
         const opts = baseOptions();
         opts.indexAxis = 'y';
         opts.scales = {
                 x: {
                         stacked: true, min: 0, max,
-                        title: { display: true, text: 'GiB per GPU — grid lines at the common GPU sizes (8 … 141 GB)' },
+                        title: { display: true, text: top <= 141 ? 'GiB per GPU — grid lines at the common GPU sizes' : 'GiB per GPU' },
                         afterBuildTicks: (axis) => {
-                                axis.ticks = [0, ...ticks].map((v) => ({ value: v }));
+                                axis.ticks = [0, ...ticks.filter((v) => v <= max)].map((v) => ({ value: v }));
                         },
+                        ticks: { autoSkip: true, maxRotation: 0 },
                         grid: { color: (ctx) => (ctx.tick && COMMON_GPU_GB.includes(ctx.tick.value)) ? '#64748b' : '#e2e8f0' },
                 },
                 y: { stacked: true },
@@ -92,7 +127,9 @@ export function barChart(canvas, labels, values, label, unit, highlight) {
         const opts = baseOptions();
         opts.indexAxis = 'y';
         opts.plugins.legend.display = false;
-        opts.scales = { x: { beginAtZero: true, title: { display: true, text: label + (unit ? ` (${unit})` : '') } } };
+        // Every bar keeps its label (Chart.js would skip every other one).
+        opts.scales = { x: { beginAtZero: true, title: { display: true, text: label + (unit ? ` (${unit})` : '') } },
+                y: { ticks: { autoSkip: false } } };
         opts.plugins.tooltip = { callbacks: { label: (ctx) => `${label}: ${ctx.parsed.x.toFixed(2)} ${unit || ''}` } };
         return draw(canvas, {
                 type: 'bar',
@@ -100,7 +137,8 @@ export function barChart(canvas, labels, values, label, unit, highlight) {
                         labels,
                         datasets: [{
                                 label, data: values,
-                                backgroundColor: labels.map((_, i) => (highlight && highlight(i)) ? PALETTE[1] : PALETTE[0]),
+                                // The best bar in the verdict's green: red means "does not fit" everywhere.
+                                backgroundColor: labels.map((_, i) => (highlight && highlight(i)) ? FIT_COLORS.fits : PALETTE[0]),
                         }],
                 },
                 options: opts,

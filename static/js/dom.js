@@ -31,11 +31,9 @@ export function noteText(n) {
         if (typeof n === 'string') return n;
         if (n && typeof n === 'object') {
                 for (const k of ['text', 'detail', 'message', 'description', 'assumption', 'suggestion', 'warning']) {
-                        if (typeof n[k] === 'string') {
-                                const rest = Object.entries(n).filter(([key]) => key !== k && key !== 'code');
-                                return rest.length ? `${n[k]} (${rest.map(([a, b]) =>
-                                        `${a}: ${typeof b === 'object' ? JSON.stringify(b) : b}`).join(', ')})` : n[k];
-                        }
+                        // The sentence alone: the other members (per_gpu_bytes, gpus) are
+                        // data for programs, already said in words.
+                        if (typeof n[k] === 'string') return n[k];
                 }
                 return JSON.stringify(n);
         }

@@ -51,11 +51,44 @@ export function fillForm(form, p = params()) {
  * after each edit.  Typing in a number field waits for the pause; selects
  * and checkboxes act at once.
  */
+// What is wrong with a number as typed, in plain words, or null.  The
+// browser judges it against the control's min, max and step, so no
+// request is sent for a value the API would refuse.
+export function localProblem(c) {
+        if (c.tagName !== 'INPUT' || c.type !== 'number') return null;
+        const v = c.validity;
+        if (v.badInput) return 'Enter a number.';
+        if (v.rangeUnderflow) return `Enter ${c.min} or more.`;
+        if (v.rangeOverflow) return `Enter ${c.max} or less.`;
+        if (v.stepMismatch) return c.step === '1' ? 'Enter a whole number.' : 'Enter a valid number.';
+        return null;
+}
+
+function markLocal(c, text) {
+        const field = c.closest('.field');
+        const slot = field && field.querySelector('.error');
+        if (!slot) return;
+        if (text) {
+                slot.textContent = text;
+                slot.dataset.local = '1';
+                if (!slot.id) slot.id = 'err-' + Math.random().toString(36).slice(2);
+                c.setAttribute('aria-invalid', 'true');
+                c.setAttribute('aria-describedby', slot.id);
+        } else if (slot.dataset.local) {
+                slot.textContent = '';
+                delete slot.dataset.local;
+                c.removeAttribute('aria-invalid');
+        }
+}
+
 export function bindForm(form, onChange, ms = 300) {
         const later = debounce(onChange, ms);
         const handler = (e) => {
                 const c = e.target;
                 if (!c.name) return;
+                const local = localProblem(c);
+                markLocal(c, local);
+                if (local) return;
                 // Selects and checkboxes fire "input" and "change" together: act once, on change.
                 if (e.type === 'input' && (c.tagName === 'SELECT' || c.type === 'checkbox')) return;
                 update({ [c.name]: readControl(c) });
@@ -77,11 +110,17 @@ export function applyRelevance(form, p = params(), relevant = null) {
         for (const [attr, key] of [['modes', 'mode'], ['source', 'source'], ['strategies', 'strategy']])
                 for (const e of $$(`[data-${attr}]`, form))
                         e.hidden = !e.dataset[attr].split(' ').includes(p[key]);
+        // A field shown for its mode may still not belong (a task head's
+        // classes on a decoder): relevant() has the last word.
         if (relevant)
                 for (const c of controls(form)) {
                         const field = c.closest('.field');
-                        if (field && !field.dataset.modes && !field.dataset.source && !field.dataset.strategies)
-                                field.hidden = !relevant(c.name, p);
+                        if (!field) continue;
+                        const byAttr = ['modes', 'source', 'strategies'].some((a) => {
+                                const e = field.closest(`[data-${a}]`);
+                                return e && e.hidden;
+                        });
+                        field.hidden = byAttr || !relevant(c.name, p);
                 }
 }
 
@@ -99,6 +138,20 @@ export function clearProblems(form, general) {
         }
 }
 
+// The API's rule in plain words for the person at the field
+// ("batch_size must be 1..1048576" -> "Enter a whole number from 1 to
+// 1,048,576."); anything else as the API said it.
+export function plainDetail(detail) {
+        const t = String(detail || '');
+        let m = /^[a-z_]+ must be (-?[\d.]+)\.\.(-?[\d.]+)$/.exec(t);
+        if (m) return `Enter a whole number from ${Number(m[1]).toLocaleString('en-US')} to ${Number(m[2]).toLocaleString('en-US')}.`;
+        m = /^[a-z_]+ must be an integer$/.exec(t);
+        if (m) return 'Enter a whole number.';
+        m = /^[a-z_]+ must be a number$/.exec(t);
+        if (m) return 'Enter a number.';
+        return t;
+}
+
 /*
  * Place each field the problem names next to its control; anything that
  * names no visible control goes to the general line, with its pointer.
@@ -114,7 +167,7 @@ export function showProblem(form, err, general) {
                 const slot = form && $$('.error', form).find((s) => s.dataset.for === f.pointer &&
                                                                  !s.closest('[hidden]'));
                 if (slot) {
-                        slot.textContent = f.detail;
+                        slot.textContent = plainDetail(f.detail);
                         if (!slot.id) slot.id = 'err-' + Math.random().toString(36).slice(2);
                         const control = $$('[data-pointer]', form).find((c) => c.dataset.pointer === f.pointer);
                         if (control) {

@@ -39,16 +39,19 @@ function updateNav() {
 async function route(event) {
         const s = parseLocation();
         const previous = document.body.dataset.view;
-        for (const v of VIEWS) $('#view-' + v).hidden = v !== s.view;
         updateNav();
         document.title = `${$('#h-' + s.view).textContent} — gpuplan`;
         try {
                 const view = await load(s.view);
+                // The view's init lays its form out synchronously before its first
+                // await; only then is the view shown, so nothing jumps.
                 if (!started.has(s.view)) started.set(s.view, view.init());
+                for (const v of VIEWS) $('#view-' + v).hidden = v !== s.view;
                 await started.get(s.view);
                 await view.show();
                 setStatus('');
         } catch (e) {
+                for (const v of VIEWS) $('#view-' + v).hidden = v !== s.view;
                 console.warn('view failed', e);
                 setStatus(`Could not load this view: ${e.message || e}`);
         }

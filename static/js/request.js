@@ -12,7 +12,11 @@ export const CALC_DEFAULTS = Object.freeze({
         vocab: '32000', max_pos: '4096', experts: '0', active_experts: '0', gated: '1', tied: '0',
         mode: 'pre_train', batch: '16', seq: '128', target: '', accum: '1', labels: '3',
         prompt: '512', gen: '128', lora_rank: '16', lora_alpha: '32',
-        samples: '1000000', epochs: '1',
+        // No invented dataset: time is per step and per million tokens until
+        // a size is entered, as tokens or as samples.
+        samples: '', tokens: '', epochs: '1', allow_peft: '1',
+        // Settings left for the chosen framework's preset to fill (comma list).
+        fw_keys: '',
         precision: 'fp32', quant: 'none', optimizer: 'adamw',
         ckpt: 'none', flash: '0', chunked: '0', opt_bwd: '0', act_off: '0',
         strategy: 'single', sharding: 'full_shard', gpus: '1', nodes: '1', tp: '1', pp: '1', offload: 'none',
@@ -22,6 +26,51 @@ export const CALC_DEFAULTS = Object.freeze({
 });
 
 export const TRAINING_MODES = ['fine_tune', 'lora', 'qlora', 'pre_train'];
+
+// The settings starting settings may change (the rest are the model and the
+// question: mode, GPU, framework, lengths of inference requests).
+export const STARTING_KEYS = ['precision', 'quant', 'flash', 'ckpt', 'batch', 'accum', 'seq', 'optimizer', 'offload', 'strategy', 'gpus'];
+
+// GPUs without bf16 tensor cores (compute capability below 8.0: NVIDIA CUDA
+// C Programming Guide, "Arithmetic Instructions"): fp16 mixed there.
+const NO_BF16 = /^(t4|v100|p100|k80|p4|p40|rtx-20|quadro-rtx)/;
+
+/*
+ * The settings a practitioner starts from, for a mode and a model kind.
+ *   Decoders (and encoder-decoders): bf16 mixed precision (fp16 mixed on a
+ *   GPU without bf16), fused attention, a micro-batch of 2 with 8
+ *   accumulation steps at 512 tokens - the shape of torchtune's
+ *   recipes/configs/llama3_1/8B_lora_single_device.yaml (batch_size 2,
+ *   dtype bf16) and Hugging Face TRL's SFT examples; QLoRA quantizes the
+ *   base weights to NF4 (Dettmers et al. 2023).  Inference: bf16 weights,
+ *   one request.
+ *   Encoders: fp32, batch 16 at 128 tokens, eager attention - how
+ *   transformers' run_mlm.py / run_glue.py examples run BERT and XLM-R
+ *   without --fp16, and the setup of the XLM-RoBERTa requirement tables.
+ */
+export function startingSettings(s) {
+        const kind = modelKind(s);
+        const training = TRAINING_MODES.includes(s.mode);
+        if (kind === 'encoder')
+                return { precision: 'fp32', quant: 'none', flash: '0', ckpt: 'none', batch: '16', accum: '1',
+                        seq: '128', optimizer: 'adamw', offload: 'none', strategy: 'single', gpus: '1' };
+        const half = NO_BF16.test(s.gpu || '') ? 'fp16' : 'bf16';
+        if (!training)
+                return { precision: half, quant: 'none', flash: '1', batch: '1', strategy: 'single', gpus: '1' };
+        return {
+                precision: `${half}_mixed`, quant: s.mode === 'qlora' ? 'nf4' : 'none', flash: '1', ckpt: 'none',
+                batch: '2', accum: '8', seq: '512', optimizer: 'adamw', offload: 'none', strategy: 'single', gpus: '1',
+        };
+}
+
+// encoder / decoder / encoder_decoder, as far as the page knows; a pasted
+// config or a bare count is taken as a decoder (today's common case).
+export function modelKind(s) {
+        if (isEncoder(s)) return 'encoder';
+        if (isEncoderDecoder(s)) return 'encoder_decoder';
+        if (s.source === 'catalog' && !modelKinds.has(s.model)) return 'unknown';
+        return 'decoder';
+}
 
 // The kind (encoder / decoder / encoder_decoder) of each catalog model, as
 // GET api/v1/models reports it; filled by the calculator once loaded.
@@ -77,9 +126,14 @@ export function relevant(name, s) {
         case 'accum': case 'optimizer': case 'ckpt': case 'chunked': case 'opt_bwd':
         case 'act_off': case 'offload':
                 return training;
-        case 'labels': return ['fine_tune', 'lora', 'qlora'].includes(s.mode);
+        // A task head (classes) belongs to an encoder's fine-tune; a decoder's
+        // fine-tune trains its language-model head.
+        case 'labels': return ['fine_tune', 'lora', 'qlora'].includes(s.mode) && isEncoder(s);
+        case 'samples': case 'tokens': case 'epochs': return training;
+        case 'allow_peft': return s.mode === 'fine_tune' || s.mode === 'lora';
         case 'lora_rank': case 'lora_alpha': return s.mode === 'lora' || s.mode === 'qlora';
         case 'sharding': return s.strategy === 'fsdp';
+        case 'fw_keys': return s.framework !== 'none' && Boolean(s.fw_keys);
         default: return true;
         }
 }
@@ -165,10 +219,17 @@ export function estimateRequest(s) {
                 put(lora, 'alpha', num(s.lora_alpha));
                 workload.lora = lora;
         }
-        const dataset = {};
-        put(dataset, 'samples', num(s.samples));
-        put(dataset, 'epochs', num(s.epochs));
-        if (Object.keys(dataset).length) workload.dataset = dataset;
+        if (training) {
+                // Time needs a dataset size; without one the answer is per step and
+                // per million tokens.  Tokens win over samples when both are given.
+                const dataset = {};
+                if (num(s.tokens) !== undefined) put(dataset, 'tokens', num(s.tokens));
+                else put(dataset, 'samples', num(s.samples));
+                if (Object.keys(dataset).length) {
+                        put(dataset, 'epochs', num(s.epochs));
+                        workload.dataset = dataset;
+                }
+        }
 
         const req = { model: modelPart(s), workload, precision: s.precision };
         if (s.quant && s.quant !== 'none') req.quantization = s.quant;
@@ -197,20 +258,19 @@ export function estimateRequest(s) {
         return req;
 }
 
-// With a framework chosen, the settings still at the page's defaults are
-// left out, so that the framework's own defaults apply (the API lists each
-// in assumptions); anything the user changed is sent and wins.
+// With a framework chosen, the settings it fills (fw_keys: set when the
+// framework is chosen, a key leaves the list when the user edits it) are
+// left out, so the framework's own values apply; the answer's "input"
+// reports them and the calculator writes them back into the form.
 function withFramework(req, s) {
         req.framework = s.framework;
-        const dflt = (k) => s[k] === CALC_DEFAULTS[k];
-        if (dflt('precision')) delete req.precision;
-        if (req.optimizer && dflt('optimizer')) delete req.optimizer;
+        const keys = String(s.fw_keys || '').split(',').filter(Boolean);
         const ms = req.memory_savers || {};
-        if (dflt('ckpt')) delete ms.activation_checkpointing;
-        if (dflt('flash')) delete ms.flash_attention;
-        if (dflt('chunked')) delete ms.chunked_loss;
+        if (keys.includes('precision')) delete req.precision;
+        if (keys.includes('ckpt')) delete ms.activation_checkpointing;
+        if (keys.includes('flash')) delete ms.flash_attention;
         if (!Object.keys(ms).length) delete req.memory_savers;
-        if (req.parallelism && dflt('strategy')) {
+        if (req.parallelism && keys.includes('strategy')) {
                 delete req.parallelism.strategy;
                 delete req.parallelism.fsdp_sharding;
         }

@@ -7,14 +7,18 @@ import { CALC_DEFAULTS, relevant } from './request.js';
 
 export const VIEWS = ['calculator', 'tables', 'catalog', 'validation', 'cost', 'serving'];
 
-const state = { view: 'calculator', params: { ...CALC_DEFAULTS } };
+const state = { view: 'calculator', params: { ...CALC_DEFAULTS }, explicit: new Set() };
 
 export function parseLocation() {
         const h = location.hash.replace(/^#\/?/, '');
         const q = h.indexOf('?');
         const view = (q < 0 ? h : h.slice(0, q)) || 'calculator';
         const params = { ...CALC_DEFAULTS };
-        for (const [k, v] of new URLSearchParams(q < 0 ? '' : h.slice(q + 1))) params[k] = v;
+        state.explicit = new Set();
+        for (const [k, v] of new URLSearchParams(q < 0 ? '' : h.slice(q + 1))) {
+                params[k] = v;
+                state.explicit.add(k);
+        }
         state.view = VIEWS.includes(view) ? view : 'calculator';
         state.params = params;
         return state;
@@ -22,6 +26,11 @@ export function parseLocation() {
 
 export function current() {
         return state;
+}
+
+// The inputs the address named (the others took their defaults).
+export function explicitKeys() {
+        return state.explicit;
 }
 
 export function params() {

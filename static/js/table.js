@@ -39,13 +39,41 @@ export function downloadText(filename, text, type = 'text/csv') {
         setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+// Columns a reader turned on or off, per table id, for this page load.
+const chosen = new Map();
+
+// The column chooser: a checkbox per optional column (columns marked
+// optional start hidden so the key ones fit the screen); the CSV always
+// has every column.
+function chooser(opts, shown, redraw) {
+        const optional = opts.columns.filter((c) => c.optional);
+        if (!optional.length) return null;
+        const box = el('details', { class: 'columns' },
+                el('summary', {}, `Columns (${optional.filter((c) => shown.has(c.key)).length} of ${optional.length} more shown)`));
+        for (const c of optional) {
+                const id = `${opts.id}-col-${c.key}`;
+                const input = el('input', { type: 'checkbox', id, checked: shown.has(c.key) });
+                input.addEventListener('change', () => {
+                        if (input.checked) shown.add(c.key);
+                        else shown.delete(c.key);
+                        redraw();
+                });
+                box.append(el('span', { class: 'field check' }, input, el('label', { for: id }, c.label)));
+        }
+        return box;
+}
+
 /*
  * Render into container (replacing its content).  opts: {id, caption,
  * columns, rows, csvName, sort: {key, dir}, onSort(sort), rowClass(row),
- * expand(row) -> Node (a details row under each row)}.  Returns the table.
+ * expand(row) -> Node (a details row under each row)}.  A column with
+ * optional: true starts hidden behind the column chooser.  Returns the table.
  */
 export function renderTable(container, opts) {
-        const { columns, csvName } = opts;
+        if (!chosen.has(opts.id)) chosen.set(opts.id, new Set(opts.columns.filter((c) => !c.optional).map((c) => c.key)));
+        const shown = chosen.get(opts.id);
+        const columns = opts.columns.filter((c) => !c.optional || shown.has(c.key));
+        const { csvName } = opts;
         let sort = opts.sort || null;
         const table = el('table', { id: opts.id, class: 'data' });
         const tbody = el('tbody');
@@ -110,10 +138,17 @@ export function renderTable(container, opts) {
         const tools = el('div', { class: 'table-tools' });
         if (csvName) {
                 const b = el('button', { type: 'button', class: 'csv' }, 'Download CSV');
-                b.addEventListener('click', () => downloadText(csvName, toCsv(columns, sortedRows())));
+                b.addEventListener('click', () => downloadText(csvName, toCsv(opts.columns, sortedRows())));
                 tools.append(b);
         }
         tools.append(el('span', { class: 'muted' }, `${opts.rows.length} rows`));
+        const pick = chooser(opts, shown, () => {
+                const open = true;
+                renderTable(container, { ...opts, sort });
+                const d = container.querySelector('details.columns');
+                if (d) d.open = open;
+        });
+        if (pick) tools.append(pick);
         container.replaceChildren(tools, el('div', { class: 'scroll' }, table));
         return table;
 }

@@ -295,18 +295,30 @@ test('permalink reproduces the view and its inputs; "copy as curl" returns the s
         await page.close_();
 });
 
-test('a bad input (batch 0) shows the API problem next to the batch field', async () => {
+test('a bad input: batch 0 is refused in plain words with no request; a value the API refuses shows its problem next to the field', async () => {
         const page = await openPage();
         page.allow.push(/status of 400/);
         await page.goto(BASE + '#/calculator');
         await ready(page);
-        const sent = await estimateAfter(page, () => page.fill('#f-batch', '0'), (b) => b.workload.batch_size === 0);
+        // The browser judges 0 against min="1": a plain message, and nothing is sent.
+        const before = [];
+        page.on('request', (r) => {
+                if (r.url().endsWith('/api/v1/estimate')) before.push(JSON.parse(r.postData()));
+        });
+        await page.fill('#f-batch', '0');
+        await page.waitForFunction(() => document.querySelector('#e-batch').textContent === 'Enter 1 or more.');
+        await page.waitForTimeout(700);
+        assert.equal(before.filter((b) => b.workload.batch_size === 0).length, 0, 'no request for an invalid value');
+        assert.equal(await page.getAttribute('#f-batch', 'aria-invalid'), 'true');
+        // A number the form accepts but the API does not: its problem sits beside the field.
+        const sent = await estimateAfter(page, () => page.fill('#f-batch', '2000000'), (b) => b.workload.batch_size === 2000000);
         assert.equal(sent.status, 400);
         const problem = (await api('api/v1/estimate', sent.body)).json;
-        assert.equal(problem.status, 400);
         const pointers = [problem.pointer, ...(problem.errors || []).map((e) => e.pointer)];
         assert.ok(pointers.includes('/workload/batch_size'), `problem names the field: ${JSON.stringify(problem)}`);
-        const detail = (problem.errors || []).find((e) => e.pointer === '/workload/batch_size')?.detail || problem.detail;
+        // The API's rule, in plain words beside the field.
+        assert.equal((problem.errors || []).find((e) => e.pointer === '/workload/batch_size')?.detail, 'batch_size must be 1..1048576');
+        const detail = 'Enter a whole number from 1 to 1,048,576.';
         await page.waitForFunction((d) => document.querySelector('#e-batch').textContent === d, detail);
         assert.equal(await page.getAttribute('#f-batch', 'aria-invalid'), 'true');
         const describedBy = await page.getAttribute('#f-batch', 'aria-describedby');
@@ -480,7 +492,9 @@ test('validation view shows every measured case', async () => {
 
 test('cost view shows the ranked plans POST /api/v1/compare returns', async () => {
         const page = await openPage();
-        const waiting = page.waitForResponse((r) => r.url().endsWith('/api/v1/compare'), { timeout: 20000 });
+        // The plans price the calculator's setup as it is (no saver added).
+        const waiting = page.waitForResponse((r) => r.url().endsWith('/api/v1/compare') &&
+                Array.isArray(JSON.parse(r.request().postData()).constraints.memory_savers), { timeout: 20000 });
         await page.goto(BASE + '#/cost?model=xlm-roberta-large&mode=fine_tune&batch=16&seq=128&labels=3&samples=10000');
         const res = await waiting;
         assert.equal(res.status(), 200);
@@ -493,16 +507,19 @@ test('cost view shows the ranked plans POST /api/v1/compare returns', async () =
         const shown = await page.$$eval('#plans-table tbody tr', (trs) => trs.map((tr) =>
                 Array.from(tr.children).map((c) => c.textContent.trim())));
         assert.equal(shown.length, json.plans.length);
+        const names = new Map((await api('api/v1/providers')).json.providers.map((p) => [p.id, p.name]));
         json.plans.forEach((p, i) => {
-                assert.equal(shown[i][1], p.gpu);
-                assert.equal(shown[i][2], p.provider);
-                assert.equal(shown[i][3], p.offering);
+                // Names for people: the GPU's name, the provider's, the instance type.
+                assert.equal(shown[i][1], p.gpu_name);
+                assert.equal(shown[i][2], names.get(p.provider));
+                assert.equal(shown[i][3], p.instance_type || p.offering);
                 assert.equal(shown[i][4], String(p.gpus));
                 assert.equal(shown[i][9], '$' + p.cost_usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
         });
         // A deadline is a constraint the API applies.
         const again = page.waitForResponse((r) => r.url().endsWith('/api/v1/compare') &&
-                JSON.parse(r.request().postData()).constraints.deadline_hours === 1);
+                JSON.parse(r.request().postData()).constraints.deadline_hours === 1 &&
+                Array.isArray(JSON.parse(r.request().postData()).constraints.memory_savers));
         await page.fill('#k-deadline', '1');
         assert.equal((await again).status(), 200);
         await page.close_();
@@ -515,13 +532,16 @@ async function servingReady(page) {
         await page.waitForSelector('#serving-results[data-ready="true"][aria-busy="false"]', { timeout: 15000 });
 }
 
-// The plans table as text: rank, GPU, provider, offering, shape, USD per hour.
+// The plans table as text: rank, GPU, provider, USD per hour and per month,
+// shape (the key columns, shown first), and the offering once the column
+// chooser shows the instance.
 async function servingRows(page) {
         return page.$$eval('#serving-plans-table tbody tr', (trs) => trs.map((tr) => {
                 const c = Array.from(tr.children).map((td) => td.textContent.trim());
+                const code = tr.querySelector('code');
                 return {
-                        rank: c[0], gpu: c[1], provider: c[2], offering: tr.children[3].querySelector('code').textContent,
-                        shape: c[4], usdPerHour: c[11],
+                        rank: c[0], gpu: c[1], provider: c[2], usdPerHour: c[3], usdPerMonth: c[4], shape: c[5],
+                        offering: code ? code.textContent : null,
                 };
         }));
 }
@@ -565,15 +585,20 @@ test('serving view: the question, ranked plans and frontier POST /api/v1/serving
                 assert.match(json.question, /5 requests\/s/);
 
                 // (b) The ranked plans, in the API's order.
+                // The instance column sits behind the column chooser; turn it on.
+                await page.click('#serving-table details.columns summary');
+                await page.check('#serving-plans-table-col-instance');
+                const names = new Map((await api('api/v1/providers')).json.providers.map((p) => [p.id, p.name]));
                 const rows = await servingRows(page);
                 assert.equal(rows.length, json.plans.length);
                 json.plans.forEach((p, i) => {
                         assert.equal(rows[i].rank, String(p.rank), `row ${i}`);
-                        assert.equal(rows[i].gpu, p.gpu, `row ${i}`);
-                        assert.equal(rows[i].provider, p.provider, `row ${i}`);
+                        assert.equal(rows[i].gpu, p.gpu_name, `row ${i}`);
+                        assert.equal(rows[i].provider, names.get(p.provider), `row ${i}`);
                         assert.equal(rows[i].offering, p.offering, `row ${i}`);
                         assert.equal(rows[i].shape, `${p.tensor_parallel} × ${p.replicas} = ${p.gpus}`, `row ${i}`);
                         assert.equal(rows[i].usdPerHour, usd2(p.usd_per_hour), `row ${i}`);
+                        assert.equal(rows[i].usdPerMonth, '$' + (p.usd_per_hour * 730).toLocaleString('en-US', { maximumFractionDigits: 0 }), `row ${i}`);
                 });
 
                 // (c) The frontier: one Chart.js dataset per configuration, with its

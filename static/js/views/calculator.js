@@ -8,8 +8,9 @@ import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { memoryChart } from '../charts.js';
 import { bindForm, fillForm, applyRelevance, showProblem, clearProblems } from '../forms.js';
-import { estimateRequest, ModelInputError, relevant } from '../request.js';
-import { params, href } from '../state.js';
+import { estimateRequest, ModelInputError, relevant, startingSettings, modelKind, STARTING_KEYS } from '../request.js';
+import { params, href, update, explicitKeys } from '../state.js';
+import { accuracyFor, loadAccuracy } from '../accuracy.js';
 import * as data from '../catalogdata.js';
 
 let inflight = null;
@@ -64,56 +65,97 @@ function archText(a) {
         return parts.join(', ');
 }
 
+// The one figure: what each GPU needs, as nvidia-smi would show it, and
+// whether the chosen GPU holds it (the API's own verdict for that GPU).
 function headline(res, gpu) {
-        const total = res.per_gpu && res.per_gpu.total_bytes;
+        const pg = res.per_gpu || {};
+        const total = pg.total_bytes;
         const box = $('#calc-headline');
         const items = [
-                el('div', { class: 'big' },
-                        el('span', { class: 'label' }, 'Memory per GPU'),
+                el('p', { class: 'answer' },
+                        el('span', { class: 'label' }, 'Needs '),
                         el('strong', { id: 'calc-total', 'data-bytes': String(total) }, `${fmt.gib(total)} GiB`),
-                        el('span', { class: 'muted' }, ` (${fmt.gb(total)} GB)`)),
+                        el('span', {}, ' on each GPU'),
+                        el('span', { class: 'muted' }, ` (${fmt.gb(total)} GB; what nvidia-smi would show)`)),
         ];
         if (gpu && gpu.memory_bytes) {
-                const fits = total <= gpu.memory_bytes;
-                const meter = el('meter', { min: '0', max: String(gpu.memory_bytes), value: String(Math.min(total, gpu.memory_bytes)),
-                        'aria-label': `share of ${gpu.name} memory used` });
-                items.push(el('div', { class: 'big' },
-                        el('span', { class: 'label' }, `${gpu.name} memory`),
-                        el('strong', {}, `${fmt.gib(gpu.memory_bytes)} GiB`),
-                        meter,
-                        el('span', { class: fits ? 'ok' : 'bad', id: 'calc-fits-verdict' },
-                                fits ? ' fits' : ' does not fit')));
+                const fits = Boolean(gpu.fits);
+                // The verdict's own figure: what must fit (needed) over usable memory.
+                const needed = fmt.isNum(pg.needed_bytes) ? pg.needed_bytes : total;
+                const share = fmt.isNum(gpu.utilization) ? gpu.utilization : needed / gpu.memory_bytes;
+                // The width through the CSSOM: the page's CSP refuses style attributes.
+                const fill = el('span');
+                fill.style.width = `${Math.min(100, share * 100).toFixed(1)}%`;
+                const verdict = fits ? 'fits' : (gpu.reason && gpu.reason !== 'too_small' ? fmt.words(gpu.reason) : 'does not fit');
+                items.push(el('div', { class: 'capacity' },
+                        el('p', { class: 'verdict' },
+                                el('span', { class: fits ? 'ok' : 'bad', id: 'calc-fits-verdict' }, fits ? 'Fits' : 'Does not fit'),
+                                ` the ${gpu.name} (${fmt.gib(gpu.memory_bytes)} GiB usable): it needs ${fmt.percent(share, 0)} of it`,
+                                !fits && verdict !== 'does not fit' ? ` — ${verdict}` : '',
+                                total > needed * 1.01 ? el('span', { class: 'muted' },
+                                        ` (${fmt.gib(needed)} GiB; nvidia-smi shows more because PyTorch keeps cached blocks it would free before running out)`) : ''),
+                        el('div', { class: `bar ${fits ? 'ok' : 'bad'}`, id: 'calc-capacity', 'data-fits': String(fits), 'aria-hidden': 'true' },
+                                fill)));
         }
-        if (res.model)
-                items.push(el('div', { class: 'big' },
-                        el('span', { class: 'label' }, res.model.name || 'Model'),
-                        el('strong', {}, fmt.count(res.model.parameters)), ' parameters',
-                        res.model.trainable_parameters !== undefined && res.model.trainable_parameters !== res.model.parameters
-                                ? el('span', { class: 'muted' }, ` (${fmt.count(res.model.trainable_parameters)} trainable)`) : null));
+        if (res.model) {
+                const trainable = res.model.trainable_parameters;
+                const lora = (res.assumptions || []).find((a) => a && a.code === 'default_lora');
+                const why = lora ? String(lora.text).replace(/^lora not given:\s*/, '') : loraReason(res.input || {});
+                items.push(el('p', { class: 'model-line' },
+                        el('strong', {}, res.model.name || 'Model'), ': ', fmt.count(res.model.parameters), ' parameters',
+                        trainable !== undefined && trainable !== res.model.parameters
+                                ? el('span', { id: 'calc-trainable' }, `, ${fmt.count(trainable)} trained${why ? ` (${why})` : ''}`) : null));
+        }
         const a = res.model && res.model.architecture;
         if (a && params().source === 'hf_config')
-                items.push(el('div', { class: 'big', id: 'calc-arch' },
-                        el('span', { class: 'label' }, 'config.json understood as'),
-                        el('strong', {}, `${a.model_type || 'model'} ${fmt.words(a.kind || '')}`),
-                        ' ', archText(a)));
-        const peak = res.per_gpu && (res.per_gpu.peak_phase || res.per_gpu.phase);
-        if (peak) items.push(el('div', { class: 'big' }, el('span', { class: 'label' }, 'Peak phase'), el('strong', {}, fmt.words(peak))));
-        const alloc = res.per_gpu && res.per_gpu.allocated_bytes;
-        if (fmt.isNum(alloc))
-                items.push(el('div', { class: 'big' },
-                        el('span', { class: 'label' }, 'Allocated by tensors (max_memory_allocated)'),
-                        el('strong', { id: 'calc-allocated' }, `${fmt.gib(alloc)} GiB`)));
-        const reserved = res.per_gpu && res.per_gpu.reserved_bytes;
-        if (fmt.isNum(reserved))
-                items.push(el('div', { class: 'big' },
-                        el('span', { class: 'label' }, 'Reserved by the caching allocator (max_memory_reserved)'),
-                        el('strong', { id: 'calc-reserved' }, `${fmt.gib(reserved)} GiB`)));
-        const needed = res.per_gpu && res.per_gpu.needed_bytes;
-        if (fmt.isNum(needed))
-                items.push(el('div', { class: 'big' },
-                        el('span', { class: 'label' }, 'Needed to fit (cached segments released before an OOM)'),
-                        el('strong', { id: 'calc-needed' }, `${fmt.gib(needed)} GiB`)));
+                items.push(el('p', { class: 'model-line', id: 'calc-arch' },
+                        'config.json understood as ', el('strong', {}, `${a.model_type || 'model'} ${fmt.words(a.kind || '')}`),
+                        ': ', archText(a)));
+        // The accuracy line, or its place until the validation figures arrive.
+        items.push(accuracyLine(res) || el('p', { class: 'accuracy', id: 'calc-accuracy' }, '\u00a0'));
+        // The other memory figures, each with what it means.
+        const rows = [];
+        const fact = (id, label, bytes, why) => {
+                if (fmt.isNum(bytes))
+                        rows.push(el('div', {}, el('dt', {}, label), el('dd', { id }, `${fmt.gib(bytes)} GiB`), el('dd', { class: 'why' }, why)));
+        };
+        fact('calc-allocated', 'Allocated by tensors', pg.allocated_bytes,
+                'What torch.cuda.max_memory_allocated() reports: the bytes live tensors hold at the peak.');
+        fact('calc-reserved', 'Reserved by PyTorch', pg.reserved_bytes,
+                'What torch.cuda.max_memory_reserved() reports: allocated plus blocks the caching allocator keeps for reuse.');
+        fact('calc-needed', 'Needed to fit', pg.needed_bytes,
+                'Reserved plus the CUDA context, less cached blocks the allocator frees before it gives up: the figure compared with the GPU.');
+        const peak = pg.peak_phase || pg.phase;
+        if (peak) rows.push(el('div', {}, el('dt', {}, 'Peak phase'), el('dd', {}, fmt.words(peak)),
+                el('dd', { class: 'why' }, 'The moment of the step when memory is highest; the figures above are taken there.')));
+        if (rows.length)
+                items.push(el('details', { class: 'memory-details', id: 'calc-memory-details' },
+                        el('summary', {}, 'Allocated, reserved and needed: what each figure means'),
+                        el('dl', { class: 'facts explained' }, rows)));
         box.replaceChildren(...items);
+}
+
+// Why LoRA and QLoRA train different numbers of parameters at one rank:
+// the page sends no target modules, so each mode takes the engine's
+// default targets - PEFT's query and value projections for LoRA, every
+// linear layer for QLoRA (Dettmers et al. 2023, section 4).
+function loraReason(input) {
+        if (input.mode === 'lora')
+                return `rank ${input.lora_rank} adapters on the query and value projections, PEFT's default targets`;
+        if (input.mode === 'qlora')
+                return `rank ${input.lora_rank} adapters on every linear layer, as the QLoRA paper trains them: more than LoRA's default query and value projections`;
+        return null;
+}
+
+// "LoRA, one GPU: median 2.5 % off over 12 measured runs", linked to them.
+function accuracyLine(res) {
+        const input = res.input || {};
+        const acc = accuracyFor(input.mode, input.gpus || 1);
+        if (!acc) return null;
+        return el('p', { class: 'accuracy', id: 'calc-accuracy' },
+                `How close such estimates have been — ${acc.label}: median ${fmt.decimal(acc.median * 100, 1)} % off over ${acc.count} measured run${acc.count === 1 ? '' : 's'}`,
+                acc.time ? `; its time: median ${fmt.decimal(acc.time.median * 100, 1)} % off over ${acc.time.count}. ` : '. ',
+                el('a', { href: `#/validation?vkind=${encodeURIComponent(acc.key)}` }, 'See those cases'));
 }
 
 function computeBlock(res, req) {
@@ -125,15 +167,22 @@ function computeBlock(res, req) {
                                 el('dd', {}, fmt.isNum(c.flops_per_step) ? c.flops_per_step.toExponential(3) : '—'))));
                 return;
         }
-        const epochs = req.workload && req.workload.dataset && req.workload.dataset.epochs;
+        const dataset = req.workload && req.workload.dataset;
+        const epochs = dataset && dataset.epochs;
+        const training = req.workload && req.workload.mode !== 'inference';
         const rows = [
-                ['Time per step', fmt.duration(c.seconds_per_step)],
+                ['Time per step', fmt.duration(c.seconds_per_step), 'calc-step-time'],
         ];
-        if (fmt.isNum(c.seconds_per_epoch)) rows.push(['Time per epoch', fmt.duration(c.seconds_per_epoch)]);
-        rows.push([`Total time${epochs ? ` (${epochs} epoch${epochs === 1 ? '' : 's'})` : ''}`, fmt.duration(c.total_seconds), 'calc-total-time'],
-                ['Steps', fmt.integer(c.steps)],
-                ['FLOPs per step', fmt.isNum(c.flops_per_step) ? c.flops_per_step.toExponential(3) : '—'],
-                ['FLOPs total', fmt.isNum(c.flops_total) ? c.flops_total.toExponential(3) : '—'],
+        if (training && fmt.isNum(c.tokens_per_second) && c.tokens_per_second > 0)
+                rows.push(['Time per million tokens', fmt.duration(1e6 / c.tokens_per_second), 'calc-per-million']);
+        // A total only for a dataset size someone entered.
+        if (training && dataset) {
+                if (fmt.isNum(c.seconds_per_epoch)) rows.push(['Time per epoch', fmt.duration(c.seconds_per_epoch)]);
+                rows.push([`Total time (${epochs || 1} epoch${(epochs || 1) === 1 ? '' : 's'})`, fmt.duration(c.total_seconds), 'calc-total-time'],
+                        ['Steps', fmt.integer(c.steps)],
+                        ['FLOPs total', fmt.isNum(c.flops_total) ? c.flops_total.toExponential(3) : '—']);
+        }
+        rows.push(['FLOPs per step', fmt.isNum(c.flops_per_step) ? c.flops_per_step.toExponential(3) : '—'],
                 ['Tokens per second', fmt.decimal(c.tokens_per_second, 0)],
                 ['MFU assumed', fmt.percent(c.mfu)]);
         const dl = el('dl', { class: 'facts' });
@@ -162,6 +211,9 @@ function computeBlock(res, req) {
                         sp.map(([k, v]) => el('div', {}, el('dt', {}, fmt.words(k)),
                                 el('dd', {}, fmt.byName(k, v))))));
         }
+        if (training && !dataset)
+                extra.unshift(el('p', { class: 'muted', id: 'calc-no-dataset' },
+                        'Enter a dataset size (tokens or samples) for the total time; until then time is per step and per million tokens.'));
         $('#calc-compute').replaceChildren(el('h3', {}, 'Compute and time'), dl, ...extra);
 }
 
@@ -180,7 +232,11 @@ function notes(res) {
 
 function fitTable(res) {
         const rows = Array.isArray(res.fits) ? res.fits : [];
-        renderTable($('#calc-fits'), {
+        // The heading arrives with the table, so nothing above it moves it twice.
+        const box = $('#calc-fits');
+        const holder = el('div');
+        box.replaceChildren(el('h3', {}, 'Fit over the catalog'), holder);
+        renderTable(holder, {
                 id: 'fits-table',
                 caption: 'Every catalog GPU: does this workload fit, and how many are needed',
                 csvName: 'gpuplan-fit.csv',
@@ -201,7 +257,24 @@ function fitTable(res) {
         });
 }
 
+let lastRes = null;
+let accuracyAsked = false;
+
+// The accuracy line arrives when the validation figures do; they are asked
+// for after the first answer is on screen (about 300 KB: they must not
+// delay it).
+function askAccuracy() {
+        if (accuracyAsked) return;
+        accuracyAsked = true;
+        loadAccuracy().then(() => {
+                const line = lastRes && accuracyLine(lastRes);
+                const old = $('#calc-accuracy');
+                if (line && old) old.replaceWith(line);
+        });
+}
+
 function render(res, req) {
+        lastRes = res;
         const fits = Array.isArray(res.fits) ? res.fits : [];
         if (!gpuListFilled && fits.length) {
                 data.fillGpuSelect($('#f-gpu'), fits.map((f) => ({ id: f.gpu, name: f.name, memory_bytes: f.memory_bytes })),
@@ -212,6 +285,8 @@ function render(res, req) {
         headline(res, gpu);
         const comps = (res.per_gpu && res.per_gpu.components) || {};
         memoryChart($('#calc-chart'), comps, gpu);
+        syncForm(res);
+        fitOptions(req, gpu);
         const box = $('#calc-components');
         box.replaceChildren(el('h3', {}, 'Memory per GPU by component'), el('div', { id: 'calc-components-gpu' }));
         componentTable($('#calc-components-gpu'), 'components-table', 'GPU memory, per GPU, at the peak',
@@ -233,6 +308,155 @@ function render(res, req) {
         computeBlock(res, req);
         notes(res);
         fitTable(res);
+}
+
+
+// ---- the form shows the values in force -------------------------------
+
+// Settings a framework's preset may fill, as the page names them and as
+// the answer's "input" reports them.
+const FRAMEWORK_KEYS = { precision: 'precision', ckpt: 'activation_checkpointing', flash: 'flash_attention', strategy: 'strategy' };
+// Blank number fields show what the engine used, as their placeholder.
+const PLACEHOLDER_KEYS = { batch: 'batch_size', seq: 'sequence_length', accum: 'gradient_accumulation', lora_rank: 'lora_rank' };
+
+function fwKeys(p = params()) {
+        return String(p.fw_keys || '').split(',').filter(Boolean);
+}
+
+// Write the settings the answer used into the form: those a framework
+// filled (so the form never shows fp32 while the result used bf16), and the
+// defaults behind blank fields as placeholders.
+function syncForm(res) {
+        const input = res.input || {};
+        const p = params();
+        const patch = {};
+        for (const k of fwKeys(p)) {
+                const v = input[FRAMEWORK_KEYS[k]];
+                if (v === undefined) continue;
+                const text = typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
+                if (p[k] !== text) patch[k] = text;
+        }
+        if (Object.keys(patch).length) {
+                update(patch);
+                fillForm($('#calc-form'), params());
+        }
+        for (const [k, name] of Object.entries(PLACEHOLDER_KEYS)) {
+                const c = $(`#calc-form [name="${k}"]`);
+                if (c && input[name] !== undefined) c.placeholder = `default ${input[name]}`;
+        }
+        for (const k of Object.keys(FRAMEWORK_KEYS)) {
+                const help = $(`#calc-form [name="${k}"]`);
+                const field = help && help.closest('.field');
+                if (field) field.classList.toggle('from-framework', fwKeys(p).includes(k));
+        }
+}
+
+// ---- make it fit ----------------------------------------------------------
+
+let fitInflight = null;
+
+// The settings an option lists, as the page's inputs.
+function optionPatch(settings) {
+        const map = { mode: 'mode', precision: 'precision', quantization: 'quant', batch_size: 'batch',
+                gradient_accumulation: 'accum', optimizer: 'optimizer', activation_checkpointing: 'ckpt',
+                offload: 'offload', lora_rank: 'lora_rank', strategy: 'strategy', gpus: 'gpus', tensor_parallel: 'tp' };
+        const patch = {};
+        for (const [k, name] of Object.entries(map))
+                if (settings[k] !== undefined) patch[name] = String(settings[k]);
+        if (settings.flash_attention !== undefined) patch.flash = settings.flash_attention ? '1' : '0';
+        // What the option sets is no longer the framework's to fill.
+        patch.fw_keys = fwKeys().filter((k) => !(k in patch)).join(',');
+        return patch;
+}
+
+function applyOption(settings) {
+        update(optionPatch(settings));
+        fillForm($('#calc-form'), params());
+        run();
+        $('#calc-headline').scrollIntoView({ block: 'nearest' });
+}
+
+async function fitOptions(req, gpu) {
+        const box = $('#calc-fit-options');
+        if (fitInflight) fitInflight.abort();
+        if (!gpu || gpu.fits || (gpu.reason && gpu.reason !== 'too_small')) {
+                box.replaceChildren();
+                box.hidden = true;
+                return;
+        }
+        const ctl = new AbortController();
+        fitInflight = ctl;
+        const p = params();
+        const allow = relevant('allow_peft', p) && p.allow_peft === '1';
+        box.hidden = false;
+        box.setAttribute('aria-busy', 'true');
+        try {
+                const res = await apiFetch('api/v1/fit_options', { method: 'POST', body: { ...req, fit: { allow_adapters: allow } }, signal: ctl.signal });
+                if (ctl.signal.aborted) return;
+                const items = (res.options || []).map((o, i) => el('li', { class: 'fit-option' },
+                        el('p', {}, el('strong', {}, o.summary)),
+                        el('p', { class: 'muted' },
+                                `Needs ${fmt.gib(o.per_gpu_bytes)} GiB on each of ${o.settings.gpus || 1} GPU${(o.settings.gpus || 1) > 1 ? 's' : ''}`,
+                                fmt.isNum(o.seconds_per_step) ? `; ${fmt.duration(o.seconds_per_step)} per step` : '',
+                                fmt.isNum(o.gpu_seconds_per_million_tokens) ? `; ${fmt.duration(o.gpu_seconds_per_million_tokens)} of GPU time per million tokens` : '',
+                                fmt.isNum(o.slowdown) ? ` (${o.slowdown >= 1 ? `${fmt.decimal(o.slowdown, 2)}× the GPU time of your settings` : `${fmt.decimal(1 / o.slowdown, 2)}× faster than your settings would run`})` : ''),
+                        el('button', { type: 'button', class: 'apply', 'data-option': String(i) }, i === 0 ? 'Apply these changes' : 'Apply')));
+                const list = el('ol', { class: 'fit-list' }, items);
+                list.addEventListener('click', (e) => {
+                        const b = e.target.closest('button.apply');
+                        if (b) applyOption(res.options[Number(b.dataset.option)].settings);
+                });
+                box.replaceChildren(el('h3', { id: 'h-fit' }, `Make it fit the ${res.gpu_name || gpu.name}`),
+                        items.length
+                                ? el('p', { class: 'muted' }, 'The smallest sets of changes that fit, cheapest in GPU time first. Each was checked with the full estimate.')
+                                : el('p', { class: 'bad', id: 'calc-fit-none' }, res.note || 'Nothing searched fits this GPU.'),
+                        items.length ? list : null,
+                        relevant('allow_peft', p) ? el('p', { class: 'muted' }, allow
+                                ? 'LoRA and QLoRA are allowed as changes (untick "Allow LoRA / QLoRA" to keep full training).'
+                                : 'Tick "Allow LoRA / QLoRA" to let the search train adapters instead.') : null);
+        } catch (e) {
+                if (e.name === 'AbortError') return;
+                box.replaceChildren(el('p', { class: 'muted' }, `The fit search failed: ${e.message}`));
+        } finally {
+                if (fitInflight === ctl) fitInflight = null;
+                box.setAttribute('aria-busy', 'false');
+        }
+}
+
+// ---- starting settings ------------------------------------------------------
+
+// A new mode or model kind starts from the settings a practitioner would
+// use (request.js startingSettings); a chosen framework fills its own.
+function onStartingChange(e) {
+        const c = e.target;
+        if (!c.name || !['mode', 'model', 'source', 'kind', 'framework', 'hf'].includes(c.name)) return;
+        if (e.type === 'input' && c.tagName === 'SELECT') return;
+        const before = params();
+        const next = { ...before, [c.name]: c.type === 'checkbox' ? (c.checked ? '1' : '0') : c.value };
+        const patch = {};
+        if (c.name === 'framework') {
+                patch.fw_keys = next.framework === 'none' ? '' : Object.keys(FRAMEWORK_KEYS).join(',');
+        } else if (next.mode !== before.mode || modelKind(next) !== modelKind(before)) {
+                const start = startingSettings(next);
+                for (const k of STARTING_KEYS) if (start[k] !== undefined) patch[k] = start[k];
+                // Settings the framework fills stay its own.
+                for (const k of fwKeys(before)) delete patch[k];
+        }
+        if (Object.keys(patch).length) {
+                update(patch);
+                fillForm($('#calc-form'), { ...params(), [c.name]: next[c.name] });
+        }
+}
+
+// Keys a link leaves out take the starting settings of its mode and model.
+function startFromLink() {
+        const p = params();
+        const start = startingSettings(p);
+        const given = explicitKeys();
+        const patch = {};
+        for (const k of STARTING_KEYS)
+                if (!given.has(k) && start[k] !== undefined && p[k] !== start[k]) patch[k] = start[k];
+        if (Object.keys(patch).length) update(patch);
 }
 
 function requestOrProblem() {
@@ -265,6 +489,7 @@ async function run() {
                 clearProblems(form, $('#calc-problem'));
                 results.classList.remove('stale');
                 render(res, req);
+                askAccuracy();
                 if (!performance.getEntriesByName('gpuplan:first-result').length)
                         performance.mark('gpuplan:first-result');
         } catch (e) {
@@ -296,6 +521,7 @@ async function loadLists() {
         if (ms.status === 'fulfilled') {
                 catalogModels = ms.value;
                 data.fillModelSelect($('#f-model'), ms.value);
+                startFromLink();
         }
         const none = $('#f-gpu');
         if (!none.options.length) none.add(new Option('none (fit table only, no time)', 'none'));
@@ -305,11 +531,25 @@ async function loadLists() {
 export default {
         id: 'calculator',
         async init() {
-                bindForm($('#calc-form'), run, 300);
+                const form = $('#calc-form');
+                fillForm(form, params());
+                applyRelevance(form, params(), relevant);
+                form.addEventListener('change', onStartingChange);
+                form.addEventListener('input', onStartingChange);
+                form.addEventListener('change', (e) => {
+                        const k = e.target.name;
+                        if (k in FRAMEWORK_KEYS && fwKeys().includes(k))
+                                update({ fw_keys: fwKeys().filter((x) => x !== k).join(',') });
+                });
+                bindForm(form, run, 300);
+
                 $('#f-model-search').addEventListener('input', searchModels);
                 await loadLists();
         },
         async show() {
+                // A link followed later (a requirement-table row) also gets the
+                // starting settings for what it leaves out.
+                startFromLink();
                 fillForm($('#calc-form'), params());
                 await run();
         },

@@ -32,8 +32,49 @@ function compareRequest() {
         if (num(p.k_budget) !== undefined) c.budget_usd = num(p.k_budget);
         if (num(p.k_maxgpus) !== undefined) c.max_gpus = num(p.k_maxgpus);
         if (p.k_providers) c.providers = p.k_providers.split(',').filter(Boolean);
+        // Exactly the calculator's setup: no memory saver added behind its back.
+        c.memory_savers = [];
         req.constraints = c;
         return req;
+}
+
+// The same question with the savers the search may add: offered as a
+// suggestion beside the plans, never applied to them.
+function variantRequest(req) {
+        const { memory_savers: _drop, ...c } = req.constraints;
+        return { ...req, constraints: c };
+}
+
+const providerNames = new Map();
+
+// "2× NVIDIA H100 SXM 80GB · RunPod · 2x H100 SXM": names for people.
+function planName(p) {
+        return [`${p.gpus}× ${p.gpu_name || p.gpu}`, providerNames.get(p.provider) || p.provider,
+                p.instance_type || p.offering].filter(Boolean).join(' · ');
+}
+
+// The figure plans are ranked by: dollars per job when hours are known,
+// else dollars per million tokens.
+function planCost(p) {
+        return fmt.isNum(p.cost_usd) ? p.cost_usd : p.usd_per_million_tokens;
+}
+
+function suggestion(res, variant) {
+        const box = $('#cost-suggestion');
+        const best = (r) => (r && Array.isArray(r.plans) && r.plans.length ? r.plans[0] : null);
+        const a = best(res), b = best(variant);
+        if (!b || (a && !(planCost(b) < planCost(a) * 0.95))) {
+                box.replaceChildren();
+                return;
+        }
+        const added = (b.memory_savers || []).map(fmt.words).join(' and ') || 'more GPUs';
+        const ratio = a ? planCost(a) / planCost(b) : null;
+        box.replaceChildren(el('p', { class: 'suggest' },
+                el('strong', {}, 'Suggestion: '),
+                a ? `with ${added}, ${fmt.decimal(ratio, 1)}× cheaper` : `with ${added} it fits`,
+                ` (${planName(b)}, ${fmt.isNum(b.cost_usd) ? fmt.usd(b.cost_usd) + ' per job' : fmt.usd(b.usd_per_million_tokens) + ' per million tokens'}). `,
+                'The plans below price your settings as they are; ',
+                el('a', { href: href('calculator') }, 'change them in the calculator'), ' to use it.'));
 }
 
 function workloadSummary(req) {
@@ -43,26 +84,39 @@ function workloadSummary(req) {
         box.replaceChildren(
                 'Workload: ', el('strong', {}, m), `, ${fmt.words(w.mode)}, batch ${w.batch_size ?? '—'}`,
                 w.sequence_length ? `, sequence ${w.sequence_length}` : '',
-                w.dataset ? `, ${fmt.integer(w.dataset.samples)} samples × ${w.dataset.epochs ?? 1} epoch(s)` : '',
+                w.dataset ? `, ${w.dataset.tokens ? fmt.count(w.dataset.tokens) + ' tokens' : fmt.integer(w.dataset.samples) + ' samples'} × ${w.dataset.epochs ?? 1} epoch(s)` : ', no dataset size (cost per million tokens)',
                 `, ${req.precision}${req.optimizer ? ', ' + req.optimizer : ''}. `,
                 el('a', { href: href('calculator') }, 'Change it in the calculator'));
 }
 
 function planLabel(p) {
-        return `${p.gpus}× ${p.gpu} · ${p.provider}`;
+        return planName(p);
 }
 
 function renderPlans(res) {
         const plans = Array.isArray(res.plans) ? res.plans : [];
         const excluded = Array.isArray(res.excluded) ? res.excluded : [];
-        $('#cost-summary').replaceChildren(
+        const first = plans[0];
+        const pricing = (res.constraints && res.constraints.pricing) || 'on_demand';
+        $('#cost-summary').replaceChildren(...[
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Plans'), el('strong', { id: 'cost-count' }, fmt.integer(plans.length))),
-                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Cheapest'),
-                        el('strong', {}, plans.length ? fmt.usd(Math.min(...plans.map((p) => p.cost_usd))) : '—')),
-                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Options evaluated'), el('strong', {}, fmt.integer(res.evaluated))));
+                el('div', { class: 'big' }, el('span', { class: 'label' }, first && fmt.isNum(first.cost_usd) ? 'Cheapest, per job' : 'Cheapest, per million tokens'),
+                        el('strong', { id: 'cost-cheapest' }, first ? fmt.usd(planCost(first), planCost(first) < 1 ? 4 : 2) : '—')),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Its price per hour'),
+                        el('strong', {}, first ? `${fmt.usd(first.usd_per_gpu_hour * first.gpus)}/h` : '—')),
+                first && fmt.isNum(first.hours) ? el('div', { class: 'big' }, el('span', { class: 'label' }, 'How long it takes'),
+                        el('strong', { id: 'cost-hours' }, fmt.duration(first.hours * 3600))) : null,
+                first ? el('p', { class: 'muted wide' }, `Cheapest: ${planName(first)}.`) : null,
+                !plans.length ? el('p', { class: 'bad wide', id: 'cost-none' },
+                        res.constraints && (res.constraints.budget_usd || res.constraints.deadline_hours)
+                                ? 'No plan meets the budget or deadline: raise the budget, allow more time or more GPUs, or change the settings in the calculator.'
+                                : 'No priced GPU holds this setup: allow more GPUs or change the settings in the calculator.') : null,
+                pricing === 'spot' ? el('p', { class: 'muted wide' },
+                        'Spot prices are for capacity the provider can take back at short notice; they are set per provider, so a spot price can be dearer than another provider\'s on-demand one.') : null].filter(Boolean));
         const top = plans.slice(0, 15);
         if (!top.length) hideChart($('#cost-chart'));
-        else barChart($('#cost-chart'), top.map(planLabel), top.map((p) => p.cost_usd), 'Total cost', 'USD', (i) => i === 0);
+        else barChart($('#cost-chart'), top.map(planLabel), top.map(planCost),
+                        first && fmt.isNum(first.cost_usd) ? 'Cost per job' : 'Cost per million tokens', 'USD', (i) => i === 0);
         renderTable($('#cost-table'), {
                 id: 'plans-table',
                 caption: 'Ranked plans (rank as the API returned them)',
@@ -71,9 +125,9 @@ function renderPlans(res) {
                 sort, onSort: (s) => { sort = s; },
                 columns: [
                         { key: 'rank', label: '#', numeric: true, value: (p) => p.rank },
-                        { key: 'gpu', label: 'GPU', value: (p) => p.gpu },
-                        { key: 'provider', label: 'Provider', value: (p) => p.provider },
-                        { key: 'offering', label: 'Offering', value: (p) => p.offering },
+                        { key: 'gpu', label: 'GPU', value: (p) => p.gpu_name || p.gpu },
+                        { key: 'provider', label: 'Provider', value: (p) => providerNames.get(p.provider) || p.provider },
+                        { key: 'offering', label: 'Instance', value: (p) => p.instance_type || p.offering },
                         { key: 'gpus', label: 'GPUs', numeric: true, value: (p) => p.gpus },
                         { key: 'strategy', label: 'Strategy', value: (p) => p.strategy, render: (p) => fmt.words(p.strategy) },
                         { key: 'savers', label: 'Memory savers', value: (p) => savers(p.memory_savers) },
@@ -81,6 +135,8 @@ function renderPlans(res) {
                           csv: (p) => p.per_gpu_bytes },
                         { key: 'hours', label: 'Hours', numeric: true, value: (p) => p.hours, render: (p) => fmt.hours(p.hours) },
                         { key: 'cost', label: 'Cost (USD)', numeric: true, value: (p) => p.cost_usd, render: (p) => fmt.usd(p.cost_usd) },
+                        { key: 'per_mtok', label: 'USD per million tokens', numeric: true, value: (p) => p.usd_per_million_tokens,
+                          render: (p) => fmt.usd(p.usd_per_million_tokens, 4) },
                         { key: 'rate', label: 'USD per GPU-hour', numeric: true, value: (p) => p.usd_per_gpu_hour, render: (p) => fmt.usd(p.usd_per_gpu_hour, 3) },
                         { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of },
                 ],
@@ -123,9 +179,13 @@ async function runCompare() {
         const ctl = new AbortController();
         inflight = ctl;
         try {
-                const res = await apiFetch('api/v1/compare', { method: 'POST', body: req, signal: ctl.signal });
+                const [res, variant] = await Promise.all([
+                        apiFetch('api/v1/compare', { method: 'POST', body: req, signal: ctl.signal }),
+                        apiFetch('api/v1/compare', { method: 'POST', body: variantRequest(req), signal: ctl.signal }).catch(() => null),
+                ]);
                 clearProblems(form, $('#cost-problem'));
                 renderPlans(res);
+                suggestion(res, variant);
         } catch (e) {
                 if (e.name === 'AbortError') return;
                 hideChart($('#cost-chart'));
@@ -276,6 +336,8 @@ export default {
                         data.fillGpuSelect($('#r-buy'), buyable.length ? buyable : gs.value,
                                 `the rented GPU if priced, else ${buyGpuFallback}`);
                 }
+                if (ps.status === 'fulfilled')
+                        for (const pr of ps.value) providerNames.set(pr.id, pr.name || pr.id);
                 if (ps.status === 'fulfilled')
                         $('#k-providers').replaceChildren(...ps.value.map((p) => new Option(p.name || p.id, p.id)));
                 bindForm($('#cost-form'), runCompare, 400);

@@ -12,8 +12,9 @@ import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { curveChart, hideChart } from '../charts.js';
 import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
-import { params, update } from '../state.js';
+import { params, update, href } from '../state.js';
 import * as data from '../catalogdata.js';
+import { loadAccuracy, timeAccuracy } from '../accuracy.js';
 
 // The view's inputs in the shared address map carry an "s_" prefix (the cost
 // view's are "k_"), so they never collide with the calculator's.  The
@@ -97,23 +98,42 @@ function clearResults() {
         $('#serving-frontier').hidden = true;
 }
 
+// How close the speed estimates behind these plans have been.
+function servingAccuracy() {
+        const box = $('#serving-accuracy');
+        loadAccuracy().then(() => {
+                const decode = timeAccuracy('decode'), prefill = timeAccuracy('prefill');
+                if (!decode && !prefill) return;
+                const part = (name, g) => (g ? `${name} median ${fmt.decimal(g.median * 100, 1)} % off over ${g.count} measured runs` : null);
+                box.replaceChildren(`How close the speed estimates behind these plans have been: ${[part('decode speed', decode),
+                        part('prefill and time to first token', prefill)].filter(Boolean).join('; ')}. `,
+                el('a', { href: href('validation') }, 'See the measured cases'));
+        });
+}
+
 function renderSummary(res, plans) {
         const best = plans[0];
+        servingAccuracy();
         $('#serving-summary').replaceChildren(
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Plans that meet every target'),
                         el('strong', { id: 'serving-count' }, fmt.integer(plans.length))),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Cheapest per hour'),
                         el('strong', {}, best ? fmt.usd(best.usd_per_hour) : '—')),
+                // A month of serving: 730 hours (8,760 hours a year / 12).
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Per month (730 h)'),
+                        el('strong', { id: 'serving-monthly' }, best ? fmt.usd(best.usd_per_hour * 730, 0) : '—')),
                 el('div', { class: 'big' }, el('span', { class: 'label' }, 'Its cost per million output tokens'),
                         el('strong', {}, best ? fmt.usd(best.usd_per_million_output_tokens, 3) : '—')),
-                el('div', { class: 'big' }, el('span', { class: 'label' }, 'Configurations evaluated'),
+                el('div', { class: 'big' }, el('span', { class: 'label' }, 'GPU configurations evaluated (each priced at every offering)'),
                         el('strong', {}, fmt.integer(res.configurations_evaluated))));
 }
 
-function renderPlans(plans) {
+function renderPlans(plans, req) {
         if (!plans.length) {
+                const budget = req && req.constraints && req.constraints.budget_usd_per_hour;
                 $('#serving-table').replaceChildren(el('p', { class: 'problem', id: 'serving-none' },
-                        'No deployment meets every target at this rate. The excluded options below say why each failed.'));
+                        budget ? `No deployment meets every target within ${fmt.usd(budget)} per hour: raise the budget or relax a target. The excluded options below say why each failed.`
+                                : 'No deployment meets every target at this rate. The excluded options below say why each failed.'));
                 return;
         }
         renderTable($('#serving-table'), {
@@ -122,31 +142,34 @@ function renderPlans(plans) {
                 csvName: 'gpuplan-serving-plans.csv',
                 rows: plans,
                 sort, onSort: (s) => { sort = s; },
+                // The answer's columns first (what, where, how fast, what it costs);
+                // the rest behind the column chooser.
                 columns: [
                         { key: 'rank', label: '#', numeric: true, value: (p) => p.rank },
-                        { key: 'gpu', label: 'GPU', value: (p) => p.gpu, render: (p) => el('span', { title: p.gpu_name }, p.gpu),
-                          cellClass: () => 'nowrap' },
-                        { key: 'provider', label: 'Provider', value: (p) => p.provider, cellClass: () => 'nowrap' },
-                        { key: 'instance', label: 'Instance', value: (p) => p.offering,
-                          render: (p) => el('span', { class: 'instance' }, p.instance_type || '', el('code', {}, p.offering)) },
+                        { key: 'gpu', label: 'GPU', value: (p) => p.gpu_name || p.gpu, cellClass: () => 'nowrap' },
+                        { key: 'provider', label: 'Provider', value: (p) => providerNames.get(p.provider) || p.provider, cellClass: () => 'nowrap' },
+                        { key: 'usd_h', label: 'USD per hour', numeric: true, value: (p) => p.usd_per_hour, render: (p) => fmt.usd(p.usd_per_hour) },
+                        { key: 'usd_month', label: 'USD per month (730 h)', numeric: true, value: (p) => p.usd_per_hour * 730,
+                          render: (p) => fmt.usd(p.usd_per_hour * 730, 0) },
                         { key: 'shape', label: 'TP × replicas = GPUs', numeric: true, value: (p) => p.gpus,
                           render: (p) => `${p.tensor_parallel} × ${p.replicas} = ${p.gpus}`,
                           csv: (p) => `${p.tensor_parallel}x${p.replicas}=${p.gpus}` },
                         { key: 'weights', label: 'Weights', value: (p) => weights(p.weights) },
-                        { key: 'conc', label: 'Concurrency per replica / max', numeric: true, value: (p) => p.concurrency_per_replica,
-                          render: (p) => `${fmt.decimal(p.concurrency_per_replica, 1)} / ${fmt.integer(p.max_concurrency_per_replica)}`,
-                          csv: (p) => `${p.concurrency_per_replica}/${p.max_concurrency_per_replica}` },
                         { key: 'ttft', label: 'TTFT p50 / p95 (ms)', numeric: true, value: (p) => p.ttft_p95_ms,
                           render: (p) => `${fmt.decimal(p.ttft_p50_ms, 0)} / ${fmt.decimal(p.ttft_p95_ms, 0)}`,
                           csv: (p) => `${p.ttft_p50_ms}/${p.ttft_p95_ms}` },
                         { key: 'tpot', label: 'TPOT (ms)', numeric: true, value: (p) => p.tpot_ms, render: (p) => fmt.decimal(p.tpot_ms, 1) },
-                        { key: 'capacity', label: 'Capacity (req/s)', numeric: true, value: (p) => p.capacity_requests_per_second,
+                        { key: 'instance', label: 'Instance', value: (p) => p.offering, optional: true,
+                          render: (p) => el('span', { class: 'instance' }, p.instance_type || '', el('code', {}, p.offering)) },
+                        { key: 'conc', label: 'Concurrency per replica / max', numeric: true, value: (p) => p.concurrency_per_replica, optional: true,
+                          render: (p) => `${fmt.decimal(p.concurrency_per_replica, 1)} / ${fmt.integer(p.max_concurrency_per_replica)}`,
+                          csv: (p) => `${p.concurrency_per_replica}/${p.max_concurrency_per_replica}` },
+                        { key: 'capacity', label: 'Capacity (req/s)', numeric: true, value: (p) => p.capacity_requests_per_second, optional: true,
                           render: (p) => fmt.decimal(p.capacity_requests_per_second, 2) },
-                        { key: 'headroom', label: 'Headroom', numeric: true, value: (p) => p.headroom, render: (p) => fmt.percent(p.headroom, 0) },
-                        { key: 'usd_h', label: 'USD per hour', numeric: true, value: (p) => p.usd_per_hour, render: (p) => fmt.usd(p.usd_per_hour) },
-                        { key: 'usd_m', label: 'USD per M output tokens', numeric: true, value: (p) => p.usd_per_million_output_tokens,
+                        { key: 'headroom', label: 'Headroom', numeric: true, value: (p) => p.headroom, render: (p) => fmt.percent(p.headroom, 0), optional: true },
+                        { key: 'usd_m', label: 'USD per M output tokens', numeric: true, value: (p) => p.usd_per_million_output_tokens, optional: true,
                           render: (p) => fmt.usd(p.usd_per_million_output_tokens, 3) },
-                        { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of },
+                        { key: 'asof', label: 'Price as of', value: (p) => p.price_as_of, optional: true },
                 ],
         });
 }
@@ -203,17 +226,25 @@ function render(res, req) {
         const plans = Array.isArray(res.plans) ? res.plans : [];
         $('#serving-question').textContent = res.question || '';
         renderSummary(res, plans);
-        renderPlans(plans);
+        renderPlans(plans, req);
         renderFrontier(Array.isArray(res.frontier) ? res.frontier : [], req);
         renderExcluded(Array.isArray(res.excluded) ? res.excluded : [], !plans.length);
         const notes = Array.isArray(res.assumptions) ? res.assumptions : [];
         $('#serving-assumptions').replaceChildren(...(notes.length ? [el('h3', {}, 'Assumptions'), list(notes)] : []));
 }
 
+let lastKey = null;
+const providerNames = new Map();
+
 async function run() {
         const form = $('#serving-form');
         const results = $('#serving-results');
         const req = servingRequest();
+        // One request per action: a click that follows the edit it submits
+        // (the field's change and the form's submit) asks once.
+        const key = JSON.stringify(req);
+        if (key === lastKey) return;
+        lastKey = key;
         if (inflight) inflight.abort();
         const ctl = new AbortController();
         inflight = ctl;
@@ -224,6 +255,7 @@ async function run() {
                 render(res, req);
         } catch (e) {
                 if (e.name === 'AbortError') return;
+                lastKey = null;
                 clearResults();
                 showProblem(form, e, $('#serving-problem'));
         } finally {
@@ -243,10 +275,21 @@ export default {
                 const [ms, ps] = await Promise.allSettled([data.models(), data.providers()]);
                 // Generation needs a decoder: encoder-only models are left out of
                 // the suggestions (the API would refuse them with a 400).
-                if (ms.status === 'fulfilled')
-                        $('#s-models').replaceChildren(...ms.value
-                                .filter((m) => !(m.architecture && m.architecture.kind === 'encoder'))
-                                .flatMap((m) => [m.id, ...(m.hub_ids || [])].map((id) => el('option', { value: id, label: m.name || m.id }))));
+                if (ms.status === 'fulfilled') {
+                        const decoders = ms.value.filter((m) => !(m.architecture && m.architecture.kind === 'encoder'));
+                        // The calculator's search: every word against id, name, family,
+                        // Hub ids and size ("llama 8b").
+                        const suggest = () => {
+                                const q = $('#s-model').value;
+                                const hits = decoders.filter((m) => data.modelMatches(m, q));
+                                $('#s-models').replaceChildren(...(hits.length ? hits : decoders)
+                                        .flatMap((m) => [m.id, ...(m.hub_ids || [])].map((id) => el('option', { value: id, label: m.name || m.id }))));
+                        };
+                        suggest();
+                        $('#s-model').addEventListener('input', suggest);
+                }
+                if (ps.status === 'fulfilled')
+                        for (const pr of ps.value) providerNames.set(pr.id, pr.name || pr.id);
                 if (ps.status === 'fulfilled')
                         $('#s-providers').replaceChildren(...ps.value.map((p) => new Option(p.name || p.id, p.id)));
                 bindForm(form, run, 400);

@@ -213,13 +213,21 @@ async function seedTables() {
                 const holder = el('div', { id: `seed-${table}` });
                 parts.push(holder);
                 renderSeed(holder, table, caption, rows);
+                // Why the amber hours differ, in view under the table rather than
+                // only inside each row's Setup cell.
+                const why = [...new Set(rows.map(({ s }) => pick(s, 'time_explanation')).filter(Boolean).map(noteText))];
+                if (why.length)
+                        holder.append(el('div', { class: 'why-hours' }, el('h4', {}, 'Why the estimated hours differ from the article\'s'),
+                                ...why.map((t) => el('p', {}, t))));
         }
         box.replaceChildren(el('p', { class: 'legend' },
                 'In each pair the bold figure is the article\'s, verbatim; beside it the engine\'s estimate for the row\'s setup ',
                 el('span', { class: 'estimate same' }, 'green'), ' where it agrees and ',
                 el('span', { class: 'estimate diff' }, 'amber'), ' where it does not (memory: in the article\'s size ' +
                 'bracket, i.e. above the next smaller common GPU size and at most the reported one; time and CPU memory: ' +
-                'within a factor of 1.5). Multi-GPU rows only need to stay at or under the reported size.'), ...parts);
+                'within a factor of 1.5). Multi-GPU rows only need to stay at or under the reported size. ' +
+                'A memory pair such as "6.5 → 8" reads: the engine estimates 6.5 GiB per GPU, which needs a GPU of the next ' +
+                'common size, 8 GB - the size the article reports.'), ...parts);
 }
 
 function renderSeed(holder, group, caption, rows) {

@@ -10,6 +10,8 @@ import { $, el } from '../dom.js';
 import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { showProblem, clearProblems } from '../forms.js';
+import { caseKind, kindLabel } from '../accuracy.js';
+import { params, href } from '../state.js';
 
 let sort = null;
 
@@ -172,7 +174,14 @@ async function run() {
         summary(d);
         // Grouped by category (in the order the summary lists them), then by id.
         const order = new Map(((d.summary && d.summary.by_category) || []).map((g, i) => [g.category, i]));
-        const rows = casesOf(d).slice().sort((a, b) =>
+        // Opened from a result's accuracy line: only the cases of its kind.
+        const kind = params().vkind;
+        const all = casesOf(d);
+        const chosen = kind ? all.filter((c) => caseKind(c) === kind) : all;
+        $('#validation-filter').replaceChildren(...(kind ? [
+                `Showing the ${chosen.length} cases of the kind "${kindLabel(kind)}". `,
+                el('a', { href: href('validation', { ...params(), vkind: '' }) }, 'Show every case')] : []));
+        const rows = chosen.slice().sort((a, b) =>
                 (order.get(a.category) ?? 99) - (order.get(b.category) ?? 99) || String(a.id).localeCompare(String(b.id)));
         renderTable($('#validation-table'), {
                 id: 'validation-cases',
