@@ -625,7 +625,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 ASSUME(r, EST_A_CPU_RUNTIME, memory_cpu_runtime_bytes, 0);
                 ASSUME(r, EST_A_CPU_DATA, memory_cpu_data_bytes, 0);
                 if (d->lm_logits && in->chunked_loss)
-                        ASSUME(r, EST_A_LOSS_CHUNKS, memory_loss_chunks, 0);
+                        ASSUME(r, EST_A_LOSS_CHUNKS, memory_loss_chunks,
+                               (double)memory_chunked_ce(in));
                 if (d->dp > 1 && d->stage >= 1 && d->stage <= 2 && in->strategy != EST_FSDP)
                         ASSUME(r, EST_A_ZERO_BUCKETS, memory_zero_bucket_elements, 0);
                 if (in->optimizer == EST_OPT_ADAMW_8BIT ||

@@ -142,6 +142,13 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
 /* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
 bool memory_qlora_keeps_inputs(const struct estimate_input *in);
+/* How a chunked loss keeps its fp32 chunks (memory.c, logits_bytes). */
+enum memory_chunked_ce {
+        MEMORY_CE_ONE_CHUNK,  /* the fp32 upcast of one chunk at a time (litgpt, unnamed) */
+        MEMORY_CE_COMPILED,   /* torchtune, compute_cross_entropy compiled: no fp32 chunk */
+        MEMORY_CE_EAGER_KEPT, /* torchtune eager: every chunk's fp32 log-softmax saved */
+};
+enum memory_chunked_ce memory_chunked_ce(const struct estimate_input *in);
 /* QLoRA through bitsandbytes with sharded weights: quant_state on every GPU. */
 bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d);
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);

@@ -499,6 +499,18 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
         return per * d->s * in_features;
 }
 
+/* torchtune's CEWithChunkedOutputLoss (torchtune/modules/loss/
+ * ce_chunked_output_loss.py at 10ff7cd2, compute_cross_entropy:
+ * F.cross_entropy(logits.float(), ...) per chunk; apply_compile_strategy
+ * compiles that method alone when the recipe's compile is on).  Other
+ * chunked losses keep the one-chunk-at-a-time model below. */
+enum memory_chunked_ce memory_chunked_ce(const struct estimate_input *in)
+{
+        if (in->framework != EST_FW_TORCHTUNE)
+                return MEMORY_CE_ONE_CHUNK;
+        return in->compile ? MEMORY_CE_COMPILED : MEMORY_CE_EAGER_KEPT;
+}
+
 /* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):
  * cross-entropy in fp32 over n = s x V elements.  At the end of forward
  * the model's output object holds the fp32 logits and log_softmax has
@@ -543,7 +555,30 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
         if (in->chunked_loss)
                 cap /= memory_loss_chunks;
         *fwd = *bwd = cap;
-        if (in->chunked_loss) {
+        double c = n / memory_loss_chunks;
+        if (in->chunked_loss && memory_chunked_ce(in) == MEMORY_CE_COMPILED) {
+                /* Inductor fuses compute_cross_entropy's upcast, log-sum-exp
+                 * and gradient into kernels that read the bf16 chunk and
+                 * write its bf16 gradient: each chunk's graph saves its
+                 * logits (the recipe's del logits frees nothing), none of
+                 * the fp32 tensors exists; backward adds one chunk's
+                 * gradient before the chunk's saved logits go. */
+                *fwd += d->e_a * n;
+                *bwd += d->e_a * (n + c);
+        } else if (in->chunked_loss && memory_chunked_ce(in) == MEMORY_CE_EAGER_KEPT) {
+                /* Eager, F.cross_entropy(logits.float(), ...) runs chunk by
+                 * chunk, but autograd keeps every chunk's fp32 log_softmax
+                 * result (LogSoftmaxBackward saves its output; the upcast's
+                 * ToCopyBackward saves nothing).  Forward ends with the bf16
+                 * chunks, all of the fp32 log-probabilities and the last
+                 * chunk's upcast: (e + 4) n + 4n / C.  The recipe deletes
+                 * the logits before backward (output_kept false); backward
+                 * starts at the last chunk with every saved log-probability,
+                 * the nll gradient and the log_softmax gradient of one
+                 * chunk: 4n + 8n / C. */
+                *fwd += (d->e_a + 4) * n + 4 * c;
+                *bwd += 4 * n + 8 * c + (in->output_kept ? d->e_a * n : 0);
+        } else if (in->chunked_loss) {
                 *fwd += d->e_a * n + 8 * n / memory_loss_chunks;
                 *bwd += d->e_a * n * (1 + 1 / memory_loss_chunks) + 8 * n / memory_loss_chunks;
         } else if (in->logits == EST_LOGITS_FUSED) {
