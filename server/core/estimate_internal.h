@@ -34,6 +34,7 @@ extern const double memory_cpu_runtime_bytes;
 extern const double memory_cpu_data_bytes;
 extern const double memory_zero_bucket_elements;
 extern const double memory_loss_chunks;
+extern const double memory_offload_stash;
 extern const double derive_bnb_optimizer_block;
 
 /* ---- derived quantities --------------------------------------------------- */

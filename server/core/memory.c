@@ -52,6 +52,9 @@ const double memory_nccl_buffer_bytes = 392.0e6;
 /* DeepSpeed ZeRO-1/2 default reduce_bucket_size and allgather_bucket_size
  * (elements), DeepSpeed configuration docs. */
 const double memory_zero_bucket_elements = 5e8;
+/* torchtune OffloadActivations default max_fwd_stash_size: tensors whose
+ * GPU copies stay while they are copied out. */
+const double memory_offload_stash = 5.0;
 /* torchtune CEWithChunkedOutputLoss default num_output_chunks. */
 const double memory_loss_chunks = 8.0;
 /* Host memory per training process: PyTorch + CUDA libraries, host-side
@@ -1030,7 +1033,32 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 ASSUME(res, EST_A_FLOAT8_SAVED, copies, f8_weights);
         }
         mm->act_per_sample_total = act + rec;
-        if (in->activation_offload) {
+        double act_block_bwd = -1; /* the block-backward phase's own figure, when it has one */
+        if (in->activation_offload && in->checkpointing == EST_CKPT_FULL &&
+            in->checkpoint_every <= 1) {
+                /*
+                 * torchtune's OffloadActivations under full checkpointing
+                 * (torchtune/training/_activation_offloading.py at 05cda5e9):
+                 * the only tensors its pack hook sees are each checkpoint's
+                 * input, copied to pinned CPU memory on a side stream; the
+                 * GPU copy stays in its forward stash until
+                 * max_fwd_stash_size (5) newer tensors have been packed,
+                 * and the stash is emptied once backward reaches the first
+                 * node that unpacks.  The output head runs under a
+                 * NoOpManager (get_act_offloading_ctx_manager), so its
+                 * saved input stays.  Forward ends, and the loss's
+                 * backward runs, with the last five block inputs and the
+                 * head's input; a block's backward holds its reloaded
+                 * input and its recomputation (rec).
+                 */
+                double in_b = B * s * h / (in->sequence_parallel ? t : 1) * mbf;
+                double head = last_stage && d->lm_logits ? B * s_dec * h * mbf / t : 0;
+                double stash = fmin(memory_offload_stash, L + Ld) * in_b;
+                mm->cpu[EST_CPU_ACTIVATIONS] =
+                        fmax(act - head, 0) * in->batch_size * d->procs_per_node;
+                act = stash + head;
+                act_block_bwd = in_b;
+        } else if (in->activation_offload) {
                 /* Only the block being computed and the one being copied
                  * stay on the GPU (torchtune OffloadActivations). */
                 double kept = 2 * fmax(layer_act, dec_act) * mbf + edge * mbf / t;
@@ -1104,7 +1132,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(rc, EST_C_OPTIMIZER, O, 0);
         phase_set(rc, EST_C_COMM, comm + comm_bwd + gathered_kept, 0);
         phase_set(rc, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
-        phase_set(rc, EST_C_ACTIVATIONS, f8_weights, act + rec);
+        phase_set(rc, EST_C_ACTIVATIONS, f8_weights, (act_block_bwd >= 0 ? act_block_bwd : act) + rec);
         phase_set(rc, EST_C_WORKSPACE, 0, flowing);
 
         /*

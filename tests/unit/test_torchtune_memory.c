@@ -91,10 +91,55 @@ static void test_chunked_loss_compiled_and_eager(void **state)
         assert_int_equal(res.per_gpu[EST_C_LOGITS], 73728000ull);
 }
 
+/*
+ * OffloadActivations under full checkpointing, the decoder above with 8
+ * blocks, its loss compiled, no allocator reserve (each phase total is the
+ * sum of its tensors).  Per sample, a block's input is 2 x s x h = 2 x 512
+ * x 1024 = 1,048,576 bytes; the final RMSNorm keeps its input upcast to
+ * fp32, 4 x s x h = 2,097,152; the output head keeps its bf16 input,
+ * 1,048,576.
+ *
+ * Without offload the end of forward holds all 8 block inputs, the norm's
+ * and the head's: 8 x 1,048,576 + 2,097,152 + 1,048,576.  With it, the
+ * five newest packed tensors stay in the forward stash (max_fwd_stash_size
+ * 5; the norm's input among them, the rest block inputs, so five inputs'
+ * worth) and the head's input, which NoOpManager keeps off the CPU:
+ * 5 x 1,048,576 + 1,048,576.  Forward ends lighter by 3 x 1,048,576 +
+ * 2,097,152 = 5,242,880 per sample, 10,485,760 for the batch.
+ *
+ * A block's backward held every checkpoint input, the norm's and the
+ * head's beside the recomputed block; with offload only the block's
+ * reloaded input: lighter by 7 x 1,048,576 + 2,097,152 + 1,048,576 =
+ * 10,485,760 per sample, 20,971,520 for the batch.  The CPU holds what
+ * left the GPU: 8 x 1,048,576 + 2,097,152 = 10,485,760 per sample,
+ * 20,971,520.
+ */
+static void test_offload_with_full_checkpointing(void **state)
+{
+        (void)state;
+        struct estimate_input in = torchtune_decoder();
+        in.arch.layers = 8;
+        in.compile = true;
+        in.checkpointing = EST_CKPT_FULL;
+        in.allocator_reserve_fraction = 0;
+        in.set |= EST_SET_RESERVE;
+        run(&in);
+        uint64_t fwd = res.phase_total_bytes[EST_PHASE_FORWARD];
+        uint64_t blk = res.phase_total_bytes[EST_PHASE_BLOCK_BACKWARD];
+        assert_int_equal(res.cpu[EST_CPU_ACTIVATIONS], 0);
+
+        in.activation_offload = true;
+        run(&in);
+        assert_int_equal(fwd - res.phase_total_bytes[EST_PHASE_FORWARD], 10485760ull);
+        assert_int_equal(blk - res.phase_total_bytes[EST_PHASE_BLOCK_BACKWARD], 20971520ull);
+        assert_int_equal(res.cpu[EST_CPU_ACTIVATIONS], 20971520ull);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_chunked_loss_compiled_and_eager),
+                cmocka_unit_test(test_offload_with_full_checkpointing),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
