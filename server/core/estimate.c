@@ -278,6 +278,11 @@ void estimate_apply_framework(struct estimate_input *in)
                 preset_fsdp(in, 2, false, false);
                 break;
         case EST_FW_LITGPT:
+                /* litgpt's GPT builds lm_head as its own nn.Linear beside
+                 * transformer.wte and never ties them (litgpt/model.py at
+                 * 04205815, GPT.__init__): a tied checkpoint (Gemma) is
+                 * loaded into both. */
+                in->arch.tied_embeddings = false;
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16);
                 if (in->mode == EST_LORA || in->mode == EST_QLORA)
                         PRESET(in, EST_SET_LORA_DROPOUT, EST_FWS_LORA_DROPOUT, lora_dropout, 0.05);

@@ -514,6 +514,15 @@ enum memory_chunked_ce memory_chunked_ce(const struct estimate_input *in)
         return in->compile ? MEMORY_CE_COMPILED : MEMORY_CE_EAGER_KEPT;
 }
 
+/* litgpt QLoRA (finetune/lora.py --quantize bnb.*): Lightning's
+ * BitsandbytesPrecision.convert_module replaces every nn.Linear, lm_head
+ * included, with a bitsandbytes 4-bit layer. */
+static bool litgpt_quantized_head(const struct estimate_input *in, const struct derived *d)
+{
+        return in->framework == EST_FW_LITGPT && in->mode == EST_QLORA && d->training &&
+               d->lm_logits;
+}
+
 /* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):
  * cross-entropy in fp32 over n = s x V elements.  At the end of forward
  * the model's output object holds the fp32 logits and log_softmax has
@@ -701,6 +710,11 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double q_state =
                 memory_replicated_quant_state(in, d) ? d->P_linear * (d->e_q - 0.5) / (t * p) : 0;
         W -= q_state;
+        /* litgpt's bitsandbytes quantization replaces lm_head as well: the
+         * head is stored at e_q, not the compute dtype. */
+        double head_elems = (double)a->vocab * a->hidden / t;
+        if (litgpt_quantized_head(in, d) && last_stage)
+                W -= head_elems * (d->e_w - d->e_q);
         double adapters = d->lora ? d->P_trainable * d->e_adapter / (t * p) : 0;
         double Ptr = d->P_trainable / (t * p);
         double G = Ptr * d->e_g, M = Ptr * d->e_master, O = Ptr * d->e_opt, T = Ptr * d->e_opt_temp;
@@ -1006,8 +1020,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                  * (dequantizing again in backward): the largest matrix of a
                  * block is the workspace, not the whole block. */
                 double deq = memory_largest_matrix(a) * 2 / t;
-                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq, 0);
-                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq, 0);
+                /* litgpt's quantized lm_head runs once per chunk of its
+                 * chunked head (GPT.forward, lm_head_chunk_size), and each
+                 * call dequantizes the whole V x h matrix, in forward and
+                 * again in backward: while the loss and the head run, the
+                 * workspace is the larger of the two. */
+                double deq_loss = litgpt_quantized_head(in, d) && last_stage
+                                          ? fmax(deq, (double)a->vocab * a->hidden * 2 / t)
+                                          : deq;
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq_loss, 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq_loss, 0);
                 phase_set(&mm->ph[EST_PHASE_BLOCK_BACKWARD], EST_C_WORKSPACE, deq, 0);
         }
         /* Float8Linear keeps each weight's float8 transpose for backward
