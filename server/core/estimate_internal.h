@@ -155,6 +155,8 @@ bool memory_replicated_quant_state(const struct estimate_input *in, const struct
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 /* Op-level selective checkpointing: bytes one block keeps per sample. */
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
+/* Op-level selective checkpointing that recomputes the attention kernel. */
+bool memory_sac_recomputes_attention(const struct estimate_input *in);
 /* torchao float8 linears in training (precision fp8_mixed, no LoRA). */
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
 bool memory_hf_modeling(const struct estimate_input *in);

@@ -454,8 +454,24 @@ double memory_sac_op_block_bytes(const struct estimate_input *in, const struct d
         double kept = B * s * h / rows; /* the block input */
         for (int i = 0; i < n; i += 2)  /* the 1st, 3rd, ... mm */
                 kept += B * s * width[i] / split[i];
-        kept += (B * s * q + 4.0 * a->heads * s) / t; /* attention output + log-sum-exp */
+        if (!memory_sac_recomputes_attention(in))
+                kept += (B * s * q + 4.0 * a->heads * s) / t; /* attention output + log-sum-exp */
         return kept;
+}
+
+/* torchtitan's op policy saves the outputs of the ops on its save list:
+ * mm and the flash and memory-efficient SDPA kernels
+ * (torchtitan/models/llama3/infra/parallelize.py, _save_list, through
+ * November 2025).  cuDNN's SDPA kernel, which PyTorch runs first on sm100
+ * (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+ * check_prefer_cudnn_attention), joined the list on 2025-12-01 (torchtitan
+ * pull request #2095); before that its output and statistics were
+ * recomputed with the rest of the block. */
+bool memory_sac_recomputes_attention(const struct estimate_input *in)
+{
+        return in->checkpointing == EST_CKPT_SELECTIVE_OP && in->flash_attention &&
+               in->attention_cudnn && in->framework == EST_FW_TORCHTITAN &&
+               in->framework_release != 0 && in->framework_release < 202512;
 }
 
 /* What LoRA's A keeps of its own, per block and sample

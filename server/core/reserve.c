@@ -220,11 +220,14 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         add_op(p, B * tok * kvw / t, B * tok * kvw / t, true, pk, W(pk), kw);
         add_op(p, B * tok * kvw / t, B * tok * kvw / t, true, pv, W(pv), kw);
         if (flash) {
-                /* fused attention keeps its output and fp32 log-sum-exp */
+                /* fused attention keeps its output and fp32 log-sum-exp;
+                 * the op policy saves them unless the kernel is off its
+                 * list (memory.c, memory_sac_recomputes_attention) */
+                bool sac_attn = !memory_sac_recomputes_attention(in);
                 add_op(p, B * tok * q / t, B * tok * q / t, true, -1, 0, false);
-                p->op[p->n_ops - 1].sac = true;
+                p->op[p->n_ops - 1].sac = sac_attn;
                 add_op(p, 4.0 * b * heads * s, 0, true, -1, 0, false);
-                p->op[p->n_ops - 1].sac = true;
+                p->op[p->n_ops - 1].sac = sac_attn;
         } else {
                 double sc = b * heads * s * s;
                 bool sm32 = memory_eager_fp32_softmax(in, d);
