@@ -1156,7 +1156,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(bw, EST_C_ACTIVATIONS, f8_weights, 0);
         phase_set(fw, EST_C_LOGITS, 0, lf);
 
-        phase_set(bw, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
+        /* The head's weight gradient does not exist yet while the loss
+         * runs its backward: the head's backward (the linear's mm for
+         * grad_weight, torch/csrc/autograd/FunctionsManual.cpp) runs once
+         * the loss has handed it the logits' gradient and freed its own
+         * buffers, and is counted in the block-backward phase.  Under
+         * FSDP2 its reduce-scatter copy in the reduce dtype
+         * (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
+         * foreach_reduce) is made in the post-backward of the head's
+         * group, after that group's backward, so later still. */
+        phase_set(bw, EST_C_GRADIENTS, G_fwd, 0);
         phase_set(bw, EST_C_ACTIVATIONS, 0, act);
         phase_set(bw, EST_C_LOGITS, 0, lb);
         phase_set(bw, EST_C_COMM, comm_bwd + gathered_kept, 0);

@@ -135,11 +135,38 @@ static void test_offload_with_full_checkpointing(void **state)
         assert_int_equal(res.cpu[EST_CPU_ACTIVATIONS], 20971520ull);
 }
 
+/*
+ * The head's weight gradient is made by the head's backward, after the
+ * loss has run its own and freed its buffers: it is not part of the
+ * start of backward.  The decoder above, trained in full (the head
+ * trained: a 32,000 x 1,024 bf16 gradient of 65,536,000 bytes), eager
+ * chunked loss, no checkpointing, no allocator reserve.  Weights,
+ * activations and the rest are the same at the end of forward and at the
+ * start of backward, so the two phases differ by the loss's buffers alone:
+ * forward 6.5n, backward 4n + 8n / 8 = 5n (see above), n = 16,384,000:
+ * the start of backward is 1.5n = 24,576,000 per sample lighter,
+ * 49,152,000 for the batch.  (With the head's gradient there it would be
+ * 65,536,000 - 49,152,000 heavier.)
+ */
+static void test_head_gradient_after_the_loss(void **state)
+{
+        (void)state;
+        struct estimate_input in = torchtune_decoder();
+        in.mode = EST_PRE_TRAIN;
+        in.allocator_reserve_fraction = 0;
+        in.set |= EST_SET_RESERVE;
+        run(&in);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD] -
+                                 res.phase_total_bytes[EST_PHASE_BACKWARD],
+                         49152000ull);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_chunked_loss_compiled_and_eager),
                 cmocka_unit_test(test_offload_with_full_checkpointing),
+                cmocka_unit_test(test_head_gradient_after_the_loss),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
