@@ -609,6 +609,7 @@ struct est_speed {
                                      activation quantization */
         double attention_kernels; /* attention proper */
         double clock_share;       /* sustained clock at the power limit / at the TDP */
+        double sm_count;          /* streaming multiprocessors; 0 = unknown (no wave model) */
 };
 
 /*

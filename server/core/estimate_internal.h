@@ -204,6 +204,10 @@ struct speed_parts {
 void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
                       double kv_tokens_read, struct speed_parts *p);
 double speed_parts_gpu(const struct speed_parts *p);
+/* Wave quantization of a training micro-batch's block matmuls: the share
+ * of the SMs' time the forward and the backward GEMMs use (1 = all). */
+void speed_wave_shares(const struct estimate_input *in, const struct est_speed *sp,
+                       double tokens, double *fwd, double *bwd);
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
                  enum gpu_precision prec, struct est_speed *sp);
 double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
