@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "api/handler.h"
+#include "api/uncertainty.h"
 #include "app.h"
 #include "catalog/catalog.h"
 #include "config.h"
@@ -377,6 +378,9 @@ static int serve(struct config *cfg)
                 n_routes++;
         app.metrics = metrics_new(n_routes);
         app.catalog = catalog_new();
+        /* The error bars' table runs every validation case through the
+         * engine: built with each snapshot, before it serves a request. */
+        catalog_set_prepare(app.catalog, api_uncertainty_prepare);
         app.answers =
                 answer_cache_new(ANSWER_CACHE_SLOTS, ANSWER_CACHE_BYTES, ANSWER_CACHE_WAIT_MS);
         if (!app.metrics || !app.catalog || !app.answers) {

@@ -674,6 +674,18 @@ static int decode_checkpointing(json_t *o, const char *base, struct estimate_inp
         return 0;
 }
 
+/* Catalog parts of compute capability 10.0 (NVIDIA's CUDA GPU list: B100,
+ * B200, GB200), where PyTorch runs SDPA through cuDNN first
+ * (sdp_utils.cpp, check_prefer_cudnn_attention: major 10, minor 0). */
+static bool sm100_part(const char *id)
+{
+        static const char *const parts[] = {"b100", "b200", "gb200", NULL};
+        for (int i = 0; parts[i]; i++)
+                if (strcmp(id, parts[i]) == 0)
+                        return true;
+        return false;
+}
+
 static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
                          struct api_estimate_error *e)
 {
@@ -1110,6 +1122,7 @@ int api_estimate_decode(json_t *body, const struct catalog_snapshot *snap,
                         return dfail(e, 400, "/gpu", "range",
                                      "the catalog is larger than the engine's table");
                 in->gpu_index = (int)idx;
+                in->attention_cudnn = sm100_part(json_string_value(g));
         }
 
         /* The framework's defaults for whatever the request left unset. */

@@ -293,3 +293,8 @@ const struct api_uncertainty *api_uncertainty_table(const struct catalog_snapsho
         return (const struct api_uncertainty *)catalog_attach_extra(s, CATALOG_EXTRA_UNCERTAINTY,
                                                                     &u->base);
 }
+
+void api_uncertainty_prepare(const struct catalog_snapshot *s)
+{
+        (void)api_uncertainty_table(s);
+}

@@ -23,9 +23,11 @@
  * promise: the share of cases whose ratio falls inside the interval built
  * without them.
  *
- * Memory: the table is built on first use for a snapshot and attached to
- * it (catalog_attach_extra), freed with the snapshot; callers borrow it for
- * as long as they hold the snapshot.  Thread-safe: the table is read-only
+ * Memory: the table is built when a snapshot is loaded
+ * (api_uncertainty_prepare, which main.c hands to catalog_set_prepare), or
+ * on first use for a snapshot installed without it, and attached to the
+ * snapshot (catalog_attach_extra), freed with it; callers borrow it for as
+ * long as they hold the snapshot.  Thread-safe: the table is read-only
  * once attached; two threads racing to build it keep one.
  */
 #ifndef GPUPLAN_API_UNCERTAINTY_H
@@ -57,6 +59,10 @@ struct api_interval {
 /* The table for snapshot s (built on first use); NULL without a snapshot
  * or when memory runs out. */
 const struct api_uncertainty *api_uncertainty_table(const struct catalog_snapshot *s);
+
+/* Build and attach s's table (a catalog_prepare_fn): run at catalog load,
+ * before s becomes current, so no request builds it. */
+void api_uncertainty_prepare(const struct catalog_snapshot *s);
 
 /* The interval for an estimate of quantity q with input in. */
 void api_uncertainty_lookup(const struct api_uncertainty *u, const struct estimate_input *in,

@@ -54,6 +54,7 @@ struct catalog {
         pthread_mutex_t reload_lock; /* serialises catalog_reload() */
         atomic_uint_fast64_t swaps;
         atomic_uint_fast64_t failures;
+        catalog_prepare_fn prepare; /* set before the first load, then read only */
 
         /* The listener; touched only by start/stop and the thread itself. */
         pthread_t thread;
@@ -387,23 +388,37 @@ uint64_t catalog_reload_failures(struct catalog *c)
         return c ? (uint64_t)atomic_load(&c->failures) : 0;
 }
 
+void catalog_set_prepare(struct catalog *c, catalog_prepare_fn fn)
+{
+        if (c)
+                c->prepare = fn;
+}
+
 int catalog_install(struct catalog *c, struct catalog_tables *t)
 {
         struct catalog_snapshot *s = snapshot_new(t), *old;
+        bool same;
 
         if (!s) {
                 catalog_tables_free(t);
                 return -1;
         }
         pthread_mutex_lock(&c->lock);
-        if (c->current && strcmp(c->current->etag, s->etag) == 0) {
+        same = c->current && strcmp(c->current->etag, s->etag) == 0;
+        pthread_mutex_unlock(&c->lock);
+        if (same) {
                 /* Same content: keep the snapshot readers already hold. */
-                old = s;
-        } else {
-                old = c->current;
-                c->current = s;
-                atomic_fetch_add(&c->swaps, 1);
+                catalog_release(s);
+                return 0;
         }
+        /* Derived objects are attached before any reader can see s; the
+         * lock is not held, so readers keep the current one meanwhile. */
+        if (c->prepare)
+                c->prepare(s);
+        pthread_mutex_lock(&c->lock);
+        old = c->current;
+        c->current = s;
+        atomic_fetch_add(&c->swaps, 1);
         pthread_mutex_unlock(&c->lock);
         catalog_release(old);
         return 0;

@@ -174,6 +174,17 @@ int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errl
 int catalog_listener_start(struct catalog *c, struct db_pool *db, const char *database_url);
 void catalog_listener_stop(struct catalog *c);
 
+/*
+ * A function run on every new snapshot before it becomes current, on the
+ * thread that loads it (startup, the listener): it attaches what another
+ * layer derives from the snapshot (catalog_attach_extra), so that no
+ * request pays for building it.  main.c sets it before the first load;
+ * NULL (the default) runs nothing.  A load whose content equals the
+ * current snapshot's keeps that snapshot and runs nothing.
+ */
+typedef void (*catalog_prepare_fn)(const struct catalog_snapshot *s);
+void catalog_set_prepare(struct catalog *c, catalog_prepare_fn fn);
+
 /* Number of snapshots swapped in so far, and of failed reloads (for metrics). */
 uint64_t catalog_swaps(struct catalog *c);
 uint64_t catalog_reload_failures(struct catalog *c);

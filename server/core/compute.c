@@ -163,9 +163,13 @@ static double train_micro_batch_seconds(const struct estimate_input *in, const s
         double bw = sp->bandwidth * sp->bandwidth_efficiency;
         bool frozen = d->lora;
 
-        double gemm_f = fmax(f.gemm_compute, f.gemm_memory);
-        double gemm_b = frozen ? gemm_f
-                               : fmax(2 * f.gemm_compute,
+        /* A micro-batch of few tokens leaves SMs idle in its GEMMs' last
+         * wave (speed.c, speed_wave_shares). */
+        double wave_f, wave_b;
+        speed_wave_shares(in, sp, tokens, &wave_f, &wave_b);
+        double gemm_f = fmax(f.gemm_compute / wave_f, f.gemm_memory);
+        double gemm_b = frozen ? fmax(f.gemm_compute / wave_b, f.gemm_memory)
+                               : fmax(2 * f.gemm_compute / wave_b,
                                       2 * f.gemm_memory + sp->weight_bytes / d->e_q * d->e_g / bw);
         if (frozen) /* the adapters: 6 FLOPs per trainable parameter and token */
                 gemm_b += 6.0 * d->P_trainable / (in->tensor_parallel * in->pipeline_parallel) *

@@ -279,6 +279,11 @@ void estimate_apply_framework(struct estimate_input *in)
                 preset_fsdp(in, 2, false, false);
                 break;
         case EST_FW_LITGPT:
+                /* litgpt's GPT builds lm_head as its own nn.Linear beside
+                 * transformer.wte and never ties them (litgpt/model.py at
+                 * 04205815, GPT.__init__): a tied checkpoint (Gemma) is
+                 * loaded into both. */
+                in->arch.tied_embeddings = false;
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16);
                 if (in->mode == EST_LORA || in->mode == EST_QLORA)
                         PRESET(in, EST_SET_LORA_DROPOUT, EST_FWS_LORA_DROPOUT, lora_dropout, 0.05);
@@ -626,7 +631,8 @@ static void record_assumptions(const struct estimate_input *in, const struct der
                 ASSUME(r, EST_A_CPU_RUNTIME, memory_cpu_runtime_bytes, 0);
                 ASSUME(r, EST_A_CPU_DATA, memory_cpu_data_bytes, 0);
                 if (d->lm_logits && in->chunked_loss)
-                        ASSUME(r, EST_A_LOSS_CHUNKS, memory_loss_chunks, 0);
+                        ASSUME(r, EST_A_LOSS_CHUNKS, memory_loss_chunks,
+                               (double)memory_chunked_ce(in));
                 if (d->dp > 1 && d->stage >= 1 && d->stage <= 2 && in->strategy != EST_FSDP)
                         ASSUME(r, EST_A_ZERO_BUCKETS, memory_zero_bucket_elements, 0);
                 if (in->optimizer == EST_OPT_ADAMW_8BIT ||

@@ -334,6 +334,8 @@ struct estimate_input {
         unsigned framework_set;       /* 1 << est_fw_setting: filled by the preset */
         uint32_t checkpoint_every;    /* full checkpointing of every k-th block; 0, 1 = all */
         bool compile;                 /* torch.compile of each block and of the loss */
+        bool attention_cudnn;         /* SDPA runs cuDNN attention: PyTorch's first choice
+                                         on sm100 (B200, GB200); set from the GPU named */
         enum est_logits logits;
         uint32_t fsdp_version; /* 1: flat parameters (FullyShardedDataParallel), 2: fully_shard */
         bool fsdp_no_sync;     /* FSDP1: accumulation micro-batches run under no_sync() */
@@ -608,6 +610,7 @@ struct est_speed {
                                      activation quantization */
         double attention_kernels; /* attention proper */
         double clock_share;       /* sustained clock at the power limit / at the TDP */
+        double sm_count;          /* streaming multiprocessors; 0 = unknown (no wave model) */
 };
 
 /*

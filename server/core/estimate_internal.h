@@ -34,6 +34,7 @@ extern const double memory_cpu_runtime_bytes;
 extern const double memory_cpu_data_bytes;
 extern const double memory_zero_bucket_elements;
 extern const double memory_loss_chunks;
+extern const double memory_offload_stash;
 extern const double derive_bnb_optimizer_block;
 
 /* ---- derived quantities --------------------------------------------------- */
@@ -142,11 +143,20 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
 void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
 /* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
 bool memory_qlora_keeps_inputs(const struct estimate_input *in);
+/* How a chunked loss keeps its fp32 chunks (memory.c, logits_bytes). */
+enum memory_chunked_ce {
+        MEMORY_CE_ONE_CHUNK,  /* the fp32 upcast of one chunk at a time (litgpt, unnamed) */
+        MEMORY_CE_COMPILED,   /* torchtune, compute_cross_entropy compiled: no fp32 chunk */
+        MEMORY_CE_EAGER_KEPT, /* torchtune eager: every chunk's fp32 log-softmax saved */
+};
+enum memory_chunked_ce memory_chunked_ce(const struct estimate_input *in);
 /* QLoRA through bitsandbytes with sharded weights: quant_state on every GPU. */
 bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d);
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 /* Op-level selective checkpointing: bytes one block keeps per sample. */
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
+/* Op-level selective checkpointing that recomputes the attention kernel. */
+bool memory_sac_recomputes_attention(const struct estimate_input *in);
 /* torchao float8 linears in training (precision fp8_mixed, no LoRA). */
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
 bool memory_hf_modeling(const struct estimate_input *in);
@@ -194,6 +204,10 @@ struct speed_parts {
 void speed_pass_parts(const struct est_speed *sp, double tokens, double context,
                       double kv_tokens_read, struct speed_parts *p);
 double speed_parts_gpu(const struct speed_parts *p);
+/* Wave quantization of a training micro-batch's block matmuls: the share
+ * of the SMs' time the forward and the backward GEMMs use (1 = all). */
+void speed_wave_shares(const struct estimate_input *in, const struct est_speed *sp,
+                       double tokens, double *fwd, double *bwd);
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
                  enum gpu_precision prec, struct est_speed *sp);
 double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,

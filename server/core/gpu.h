@@ -64,6 +64,7 @@ struct gpu_spec {
         bool can_train;               /* false: inference-only parts */
         bool cuda;                    /* runs the CUDA stack (PyTorch CUDA) */
         int launch_year;
+        int sm_count; /* streaming multiprocessors (NVIDIA); 0 = not stated */
 };
 
 #endif

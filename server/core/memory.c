@@ -52,6 +52,9 @@ const double memory_nccl_buffer_bytes = 392.0e6;
 /* DeepSpeed ZeRO-1/2 default reduce_bucket_size and allgather_bucket_size
  * (elements), DeepSpeed configuration docs. */
 const double memory_zero_bucket_elements = 5e8;
+/* torchtune OffloadActivations default max_fwd_stash_size: tensors whose
+ * GPU copies stay while they are copied out. */
+const double memory_offload_stash = 5.0;
 /* torchtune CEWithChunkedOutputLoss default num_output_chunks. */
 const double memory_loss_chunks = 8.0;
 /* Host memory per training process: PyTorch + CUDA libraries, host-side
@@ -451,8 +454,24 @@ double memory_sac_op_block_bytes(const struct estimate_input *in, const struct d
         double kept = B * s * h / rows; /* the block input */
         for (int i = 0; i < n; i += 2)  /* the 1st, 3rd, ... mm */
                 kept += B * s * width[i] / split[i];
-        kept += (B * s * q + 4.0 * a->heads * s) / t; /* attention output + log-sum-exp */
+        if (!memory_sac_recomputes_attention(in))
+                kept += (B * s * q + 4.0 * a->heads * s) / t; /* attention output + log-sum-exp */
         return kept;
+}
+
+/* torchtitan's op policy saves the outputs of the ops on its save list:
+ * mm and the flash and memory-efficient SDPA kernels
+ * (torchtitan/models/llama3/infra/parallelize.py, _save_list, through
+ * November 2025).  cuDNN's SDPA kernel, which PyTorch runs first on sm100
+ * (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+ * check_prefer_cudnn_attention), joined the list on 2025-12-01 (torchtitan
+ * pull request #2095); before that its output and statistics were
+ * recomputed with the rest of the block. */
+bool memory_sac_recomputes_attention(const struct estimate_input *in)
+{
+        return in->checkpointing == EST_CKPT_SELECTIVE_OP && in->flash_attention &&
+               in->attention_cudnn && in->framework == EST_FW_TORCHTITAN &&
+               in->framework_release != 0 && in->framework_release < 202512;
 }
 
 /* What LoRA's A keeps of its own, per block and sample
@@ -499,6 +518,27 @@ double memory_lora_dropout_bytes(const struct estimate_input *in, const struct d
         return per * d->s * in_features;
 }
 
+/* torchtune's CEWithChunkedOutputLoss (torchtune/modules/loss/
+ * ce_chunked_output_loss.py at 10ff7cd2, compute_cross_entropy:
+ * F.cross_entropy(logits.float(), ...) per chunk; apply_compile_strategy
+ * compiles that method alone when the recipe's compile is on).  Other
+ * chunked losses keep the one-chunk-at-a-time model below. */
+enum memory_chunked_ce memory_chunked_ce(const struct estimate_input *in)
+{
+        if (in->framework != EST_FW_TORCHTUNE)
+                return MEMORY_CE_ONE_CHUNK;
+        return in->compile ? MEMORY_CE_COMPILED : MEMORY_CE_EAGER_KEPT;
+}
+
+/* litgpt QLoRA (finetune/lora.py --quantize bnb.*): Lightning's
+ * BitsandbytesPrecision.convert_module replaces every nn.Linear, lm_head
+ * included, with a bitsandbytes 4-bit layer. */
+static bool litgpt_quantized_head(const struct estimate_input *in, const struct derived *d)
+{
+        return in->framework == EST_FW_LITGPT && in->mode == EST_QLORA && d->training &&
+               d->lm_logits;
+}
+
 /* Logits and loss buffers per sample (see the EST_A_LOGITS_FP32 note):
  * cross-entropy in fp32 over n = s x V elements.  At the end of forward
  * the model's output object holds the fp32 logits and log_softmax has
@@ -543,7 +583,30 @@ static void logits_bytes(const struct estimate_input *in, const struct derived *
         if (in->chunked_loss)
                 cap /= memory_loss_chunks;
         *fwd = *bwd = cap;
-        if (in->chunked_loss) {
+        double c = n / memory_loss_chunks;
+        if (in->chunked_loss && memory_chunked_ce(in) == MEMORY_CE_COMPILED) {
+                /* Inductor fuses compute_cross_entropy's upcast, log-sum-exp
+                 * and gradient into kernels that read the bf16 chunk and
+                 * write its bf16 gradient: each chunk's graph saves its
+                 * logits (the recipe's del logits frees nothing), none of
+                 * the fp32 tensors exists; backward adds one chunk's
+                 * gradient before the chunk's saved logits go. */
+                *fwd += d->e_a * n;
+                *bwd += d->e_a * (n + c);
+        } else if (in->chunked_loss && memory_chunked_ce(in) == MEMORY_CE_EAGER_KEPT) {
+                /* Eager, F.cross_entropy(logits.float(), ...) runs chunk by
+                 * chunk, but autograd keeps every chunk's fp32 log_softmax
+                 * result (LogSoftmaxBackward saves its output; the upcast's
+                 * ToCopyBackward saves nothing).  Forward ends with the bf16
+                 * chunks, all of the fp32 log-probabilities and the last
+                 * chunk's upcast: (e + 4) n + 4n / C.  The recipe deletes
+                 * the logits before backward (output_kept false); backward
+                 * starts at the last chunk with every saved log-probability,
+                 * the nll gradient and the log_softmax gradient of one
+                 * chunk: 4n + 8n / C. */
+                *fwd += (d->e_a + 4) * n + 4 * c;
+                *bwd += 4 * n + 8 * c + (in->output_kept ? d->e_a * n : 0);
+        } else if (in->chunked_loss) {
                 *fwd += d->e_a * n + 8 * n / memory_loss_chunks;
                 *bwd += d->e_a * n * (1 + 1 / memory_loss_chunks) + 8 * n / memory_loss_chunks;
         } else if (in->logits == EST_LOGITS_FUSED) {
@@ -663,6 +726,11 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         double q_state =
                 memory_replicated_quant_state(in, d) ? d->P_linear * (d->e_q - 0.5) / (t * p) : 0;
         W -= q_state;
+        /* litgpt's bitsandbytes quantization replaces lm_head as well: the
+         * head is stored at e_q, not the compute dtype. */
+        double head_elems = (double)a->vocab * a->hidden / t;
+        if (litgpt_quantized_head(in, d) && last_stage)
+                W -= head_elems * (d->e_w - d->e_q);
         double adapters = d->lora ? d->P_trainable * d->e_adapter / (t * p) : 0;
         double Ptr = d->P_trainable / (t * p);
         double G = Ptr * d->e_g, M = Ptr * d->e_master, O = Ptr * d->e_opt, T = Ptr * d->e_opt_temp;
@@ -968,8 +1036,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                  * (dequantizing again in backward): the largest matrix of a
                  * block is the workspace, not the whole block. */
                 double deq = memory_largest_matrix(a) * 2 / t;
-                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq, 0);
-                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq, 0);
+                /* litgpt's quantized lm_head runs once per chunk of its
+                 * chunked head (GPT.forward, lm_head_chunk_size), and each
+                 * call dequantizes the whole V x h matrix, in forward and
+                 * again in backward: while the loss and the head run, the
+                 * workspace is the larger of the two. */
+                double deq_loss = litgpt_quantized_head(in, d) && last_stage
+                                          ? fmax(deq, (double)a->vocab * a->hidden * 2 / t)
+                                          : deq;
+                phase_set(&mm->ph[EST_PHASE_FORWARD], EST_C_WORKSPACE, deq_loss, 0);
+                phase_set(&mm->ph[EST_PHASE_BACKWARD], EST_C_WORKSPACE, deq_loss, 0);
                 phase_set(&mm->ph[EST_PHASE_BLOCK_BACKWARD], EST_C_WORKSPACE, deq, 0);
         }
         /* Float8Linear keeps each weight's float8 transpose for backward
@@ -995,7 +1071,32 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 ASSUME(res, EST_A_FLOAT8_SAVED, copies, f8_weights);
         }
         mm->act_per_sample_total = act + rec;
-        if (in->activation_offload) {
+        double act_block_bwd = -1; /* the block-backward phase's own figure, when it has one */
+        if (in->activation_offload && in->checkpointing == EST_CKPT_FULL &&
+            in->checkpoint_every <= 1) {
+                /*
+                 * torchtune's OffloadActivations under full checkpointing
+                 * (torchtune/training/_activation_offloading.py at 05cda5e9):
+                 * the only tensors its pack hook sees are each checkpoint's
+                 * input, copied to pinned CPU memory on a side stream; the
+                 * GPU copy stays in its forward stash until
+                 * max_fwd_stash_size (5) newer tensors have been packed,
+                 * and the stash is emptied once backward reaches the first
+                 * node that unpacks.  The output head runs under a
+                 * NoOpManager (get_act_offloading_ctx_manager), so its
+                 * saved input stays.  Forward ends, and the loss's
+                 * backward runs, with the last five block inputs and the
+                 * head's input; a block's backward holds its reloaded
+                 * input and its recomputation (rec).
+                 */
+                double in_b = B * s * h / (in->sequence_parallel ? t : 1) * mbf;
+                double head = last_stage && d->lm_logits ? B * s_dec * h * mbf / t : 0;
+                double stash = fmin(memory_offload_stash, L + Ld) * in_b;
+                mm->cpu[EST_CPU_ACTIVATIONS] =
+                        fmax(act - head, 0) * in->batch_size * d->procs_per_node;
+                act = stash + head;
+                act_block_bwd = in_b;
+        } else if (in->activation_offload) {
                 /* Only the block being computed and the one being copied
                  * stay on the GPU (torchtune OffloadActivations). */
                 double kept = 2 * fmax(layer_act, dec_act) * mbf + edge * mbf / t;
@@ -1055,7 +1156,16 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(bw, EST_C_ACTIVATIONS, f8_weights, 0);
         phase_set(fw, EST_C_LOGITS, 0, lf);
 
-        phase_set(bw, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
+        /* The head's weight gradient does not exist yet while the loss
+         * runs its backward: the head's backward (the linear's mm for
+         * grad_weight, torch/csrc/autograd/FunctionsManual.cpp) runs once
+         * the loss has handed it the logits' gradient and freed its own
+         * buffers, and is counted in the block-backward phase.  Under
+         * FSDP2 its reduce-scatter copy in the reduce dtype
+         * (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
+         * foreach_reduce) is made in the post-backward of the head's
+         * group, after that group's backward, so later still. */
+        phase_set(bw, EST_C_GRADIENTS, G_fwd, 0);
         phase_set(bw, EST_C_ACTIVATIONS, 0, act);
         phase_set(bw, EST_C_LOGITS, 0, lb);
         phase_set(bw, EST_C_COMM, comm_bwd + gathered_kept, 0);
@@ -1069,7 +1179,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         phase_set(rc, EST_C_OPTIMIZER, O, 0);
         phase_set(rc, EST_C_COMM, comm + comm_bwd + gathered_kept, 0);
         phase_set(rc, EST_C_GRADIENTS, fmax(G_fwd, head_grad), 0);
-        phase_set(rc, EST_C_ACTIVATIONS, f8_weights, act + rec);
+        phase_set(rc, EST_C_ACTIVATIONS, f8_weights, (act_block_bwd >= 0 ? act_block_bwd : act) + rec);
         phase_set(rc, EST_C_WORKSPACE, 0, flowing);
 
         /*

@@ -439,11 +439,24 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          a);
                 break;
         case EST_A_LOSS_CHUNKS:
-                snprintf(buf, len,
-                         "chunked loss: %.0f chunks upcast to fp32 one at a time, each chunk's "
-                         "logits freed as its gradient is produced (torchtune "
-                         "CEWithChunkedOutputLoss, loss compiled)",
-                         a);
+                /* b: memory_chunked_ce (1 torchtune compiled, 2 eager) */
+                if (b == 1)
+                        snprintf(buf, len,
+                                 "chunked loss: %.0f chunks, compiled: no fp32 chunk is made, "
+                                 "each chunk's bf16 logits freed as its gradient is produced "
+                                 "(torchtune CEWithChunkedOutputLoss)",
+                                 a);
+                else if (b == 2)
+                        snprintf(buf, len,
+                                 "chunked loss: %.0f chunks, eager: every chunk's fp32 "
+                                 "log-probabilities stay saved until backward (torchtune "
+                                 "CEWithChunkedOutputLoss without compile)",
+                                 a);
+                else
+                        snprintf(buf, len,
+                                 "chunked loss: %.0f chunks upcast to fp32 one at a time, each "
+                                 "chunk's logits freed as its gradient is produced",
+                                 a);
                 break;
         case EST_A_CPU_DATA:
                 snprintf(buf, len, "CPU: %.1f GiB per training process for data loader buffers",

@@ -220,11 +220,14 @@ static void block_plan_build(const struct estimate_input *in, const struct deriv
         add_op(p, B * tok * kvw / t, B * tok * kvw / t, true, pk, W(pk), kw);
         add_op(p, B * tok * kvw / t, B * tok * kvw / t, true, pv, W(pv), kw);
         if (flash) {
-                /* fused attention keeps its output and fp32 log-sum-exp */
+                /* fused attention keeps its output and fp32 log-sum-exp;
+                 * the op policy saves them unless the kernel is off its
+                 * list (memory.c, memory_sac_recomputes_attention) */
+                bool sac_attn = !memory_sac_recomputes_attention(in);
                 add_op(p, B * tok * q / t, B * tok * q / t, true, -1, 0, false);
-                p->op[p->n_ops - 1].sac = true;
+                p->op[p->n_ops - 1].sac = sac_attn;
                 add_op(p, 4.0 * b * heads * s, 0, true, -1, 0, false);
-                p->op[p->n_ops - 1].sac = true;
+                p->op[p->n_ops - 1].sac = sac_attn;
         } else {
                 double sc = b * heads * s * s;
                 bool sm32 = memory_eager_fp32_softmax(in, d);
@@ -433,17 +436,42 @@ static void replay_loss_body(struct replay *r, const struct estimate_input *in, 
 {
         if (in->chunked_loss) {
                 /* per chunk: compute-dtype logits kept, the fp32 upcast
-                 * and log-probabilities only while that chunk's loss runs */
+                 * and log-probabilities only while that chunk's loss runs;
+                 * torchtune compiled makes no fp32 chunk, torchtune eager
+                 * keeps each chunk's log-probabilities (memory.c,
+                 * logits_bytes) */
+                enum memory_chunked_ce ce = memory_chunked_ce(in);
                 double c = n / memory_loss_chunks;
-                int32_t kept[16];
+                int32_t kept[16], lps[16];
                 int chunks = (int)memory_loss_chunks < 16 ? (int)memory_loss_chunks : 16;
                 for (int i = 0; i < chunks; i++) {
                         kept[i] = take(r, e * c);
+                        lps[i] = -1;
+                        if (ce == MEMORY_CE_COMPILED)
+                                continue;
                         int32_t up = take(r, 4 * c), lp = take(r, 4 * c);
                         alloc_sim_free(&r->sim, up);
-                        alloc_sim_free(&r->sim, lp);
+                        if (ce == MEMORY_CE_EAGER_KEPT)
+                                lps[i] = lp;
+                        else
+                                alloc_sim_free(&r->sim, lp);
                 }
+                if (ce == MEMORY_CE_EAGER_KEPT && !in->output_kept)
+                        for (int i = 0; i < chunks; i++) { /* the recipe's del logits */
+                                alloc_sim_free(&r->sim, kept[i]);
+                                kept[i] = -1;
+                        }
                 for (int i = chunks - 1; i >= 0; i--) {
+                        if (ce == MEMORY_CE_EAGER_KEPT) {
+                                int32_t g_lp = take(r, 4 * c), g_up = take(r, 4 * c);
+                                alloc_sim_free(&r->sim, g_lp);
+                                alloc_sim_free(&r->sim, lps[i]);
+                                int32_t g_c = take(r, e * c);
+                                alloc_sim_free(&r->sim, g_up);
+                                alloc_sim_free(&r->sim, g_c);
+                                alloc_sim_free(&r->sim, kept[i]);
+                                continue;
+                        }
                         int32_t g = take(r, e * c);
                         alloc_sim_free(&r->sim, kept[i]);
                         alloc_sim_free(&r->sim, g);

@@ -338,6 +338,31 @@ static double eager_score_bytes(double e, bool autocast, bool dropout)
         return e + 2 * e + 2 * e + (e + s) + (dropout ? 2 * s + 1 : 0) + (s != e ? s + e : 0) + e;
 }
 
+/*
+ * Operator calls autocast adds to an eager block's forward
+ * (aten/src/ATen/autocast_mode.cpp): linear and matmul are
+ * lower_precision_fp ops, which cast every floating-point input that is
+ * not yet half, so each weight and each bias is cast (the weight cast
+ * cache lasts one autocast region); layer_norm, softmax and the other fp32
+ * ops cast their half input up.  Each cast is one more operator call, and
+ * its backward one more (counted by the passes in compute.c).  FSDP's
+ * MixedPrecision gathers half weights and Megatron-LM keeps its own half
+ * copies: they do not autocast.
+ */
+static double autocast_casts_per_block(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        bool autocast = d->amp && in->strategy != EST_FSDP && in->framework != EST_FW_MEGATRON &&
+                        (in->precision == EST_FP16_MIXED || in->precision == EST_BF16_MIXED);
+        if (!autocast)
+                return 0;
+        double mlp = a->gated_mlp ? 3 : 2;
+        double weights = 4 + mlp;
+        double biases = (a->attn_bias ? 4 : (a->qkv_bias_only ? 3 : 0)) + (a->mlp_bias ? mlp : 0);
+        double fp32_ops = (a->block_norms ? a->block_norms : 2) + (in->flash_attention ? 0 : 1);
+        return weights + biases + fp32_ops;
+}
+
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
                  enum gpu_precision prec, struct est_speed *sp)
 {
@@ -379,6 +404,7 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
         sp->clock_share = est_power_clock_share(in->power_limit_watts, g ? g->tdp_watts : 0);
         sp->peak *= sp->clock_share;
         sp->bandwidth = g ? g->memory_bandwidth_bytes_per_s : 0;
+        sp->sm_count = g && g->cuda ? g->sm_count : 0;
         sp->gemm_efficiency = speed_gemm_efficiency(g, prec, in);
         sp->gemm_peak = sp->peak;
         if (in->fp16_accumulation && prec == GPU_FP16 && g &&
@@ -452,6 +478,8 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                         fused ? compiled_ops_per_block
                               : (a->norm == MODEL_NORM_RMSNORM ? eager_ops_per_block_rmsnorm
                                                                : eager_ops_per_block_layernorm);
+                if (!fused)
+                        ops += autocast_casts_per_block(in, d);
                 sp->host_seconds_per_pass =
                         layers * ops * (fused ? launch_seconds : eager_op_seconds);
                 sp->step_overhead = 0;
@@ -562,6 +590,68 @@ double est_pipeline_slots(double micro_batches, double stages)
 double est_ring_all_reduce_bytes(double bytes, double n)
 {
         return n > 1 ? 2.0 * (n - 1) / n * bytes : 0;
+}
+
+/*
+ * Wave quantization.  A tensor-core GEMM runs one thread block per output
+ * tile, 128 x 128 in CUTLASS's default configurations for Volta, Turing,
+ * Ampere and Hopper tensor ops (cutlass/gemm/device/default_gemm_configuration.h,
+ * ThreadblockShape GemmShape<128, 128, ...>), and the SMs take the tiles
+ * in waves of one tile each: a GEMM of T tiles on S SMs takes ceil(T / S)
+ * waves, so only T / (ceil(T / S) S) of the SMs' time does work.  Large
+ * GEMMs run many waves and lose little; a 512-row matmul into 1,024
+ * columns is 4 x 8 = 32 tiles, 40% of a V100's 80 SMs.
+ */
+static const double wave_tile_rows = 128, wave_tile_cols = 128;
+
+static double wave_utilization(double rows, double cols, double sms)
+{
+        double tiles = ceil(rows / wave_tile_rows) * ceil(cols / wave_tile_cols);
+        if (!(tiles > 0) || !(sms > 0))
+                return 1;
+        return tiles / (ceil(tiles / sms) * sms);
+}
+
+/*
+ * The share of the SMs' time a training micro-batch's block matmuls use,
+ * FLOP-weighted over the block's matrices (each N outputs x K inputs on
+ * this rank: tensor parallelism splits the outputs of the column-parallel
+ * q, k, v, gate and up and the inputs of o and down) and the head: the
+ * forward GEMM writes tokens x N, backward writes the input gradient
+ * (tokens x K) and the weight gradient (N x K).  1 when the SM count is
+ * unknown or for mixtures of experts (their GEMMs are grouped).
+ */
+void speed_wave_shares(const struct estimate_input *in, const struct est_speed *sp,
+                       double tokens, double *fwd, double *bwd)
+{
+        const struct model_arch *a = &in->arch;
+        double t = in->tensor_parallel, sms = sp->sm_count;
+        *fwd = *bwd = 1;
+        if (!(sms > 0) || a->experts > 1 || a->kv_lora_rank || a->linear_layers)
+                return;
+        double h = a->hidden, q = (double)a->heads * a->head_dim;
+        double kv = (double)a->kv_heads * a->head_dim, f = a->ffn;
+        double n[8], k[8];
+        int m = 0;
+        n[m] = q / t, k[m++] = h;
+        n[m] = kv / t, k[m++] = h;
+        n[m] = kv / t, k[m++] = h;
+        n[m] = h, k[m++] = q / t;
+        n[m] = f / t, k[m++] = h;
+        if (a->gated_mlp)
+                n[m] = f / t, k[m++] = h;
+        n[m] = h, k[m++] = f / t;
+        double w = 0, wf = 0, wb = 0;
+        for (int i = 0; i < m; i++) {
+                double flops = n[i] * k[i];
+                w += flops;
+                wf += flops * wave_utilization(tokens, n[i], sms);
+                wb += flops * 0.5 * (wave_utilization(tokens, k[i], sms) + 1);
+        }
+        if (w > 0) {
+                *fwd = wf / w;
+                *bwd = wb / w;
+        }
 }
 
 double speed_eager_op_seconds(void)

@@ -202,8 +202,8 @@ static const char sql_accelerators[] =
         " fp16_flops, bf16_flops, fp8_flops, int8_flops, tdp_watts, interconnect_kind,"
         " interconnect, interconnect_bytes_per_s, host_interface, host_bytes_per_s, launch_year,"
         " launch_price_usd, can_train, can_infer, cuda, frameworks, notes, source, " DATE_ISO(
-                "source_date") ", " TS_UTC("updated_at") ", updated_by, fp16_accumulate_flops"
-                                                         " FROM accelerators ORDER BY id COLLATE "
+                "source_date") ", " TS_UTC("updated_at") ", updated_by, fp16_accumulate_flops,"
+                                                         " sm_count FROM accelerators ORDER BY id COLLATE "
                                                          "\"C\"";
 
 static const struct {
@@ -257,6 +257,7 @@ static int read_accelerators(struct reader *rd)
                         g->flops[p] = cell_double(rd, 10 + p); /* fp32..int8, in enum order */
                 g->tdp_watts = cell_double(rd, 16);
                 g->fp16_accumulate_flops = cell_double(rd, 33);
+                g->sm_count = (int)cell_i64(rd, 34);
                 info->interconnect_kind = cell_text_nn(rd, 17);
                 g->link = link_from_name(info->interconnect_kind);
                 info->interconnect = cell_text(rd, 18);

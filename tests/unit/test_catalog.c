@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,65 @@ static void test_etag_follows_content(void **state)
         catalog_free(c);
 }
 
+/* What a prepare function saw: each snapshot it was handed, and whether
+ * that snapshot was already current (it must not be). */
+static struct catalog *prepared_holder;
+static int prepared_calls;
+static bool prepared_while_current;
+
+static void free_marker(struct catalog_attachment *a)
+{
+        free(a);
+}
+
+static void prepare_marker(const struct catalog_snapshot *s)
+{
+        const struct catalog_snapshot *cur = catalog_acquire(prepared_holder);
+        struct catalog_attachment *a = malloc(sizeof(*a));
+
+        prepared_calls++;
+        prepared_while_current = prepared_while_current || cur == s;
+        catalog_release(cur);
+        assert_non_null(a);
+        a->free_fn = free_marker;
+        catalog_attach_extra(s, CATALOG_EXTRA_UNCERTAINTY, a);
+}
+
+/* The prepare function runs on each new snapshot before it becomes
+ * current, so the first reader finds its derived object already there;
+ * a load with the same content runs nothing. */
+static void test_prepare_before_current(void **state)
+{
+        struct catalog *c = catalog_new();
+        struct catalog_tables t;
+        const struct catalog_snapshot *s;
+
+        (void)state;
+        prepared_holder = c;
+        prepared_calls = 0;
+        prepared_while_current = false;
+        catalog_set_prepare(c, prepare_marker);
+        make_tables(&t, 1);
+        assert_int_equal(catalog_install(c, &t), 0);
+        s = catalog_acquire(c);
+        assert_non_null(catalog_extra(s, CATALOG_EXTRA_UNCERTAINTY));
+        catalog_release(s);
+        assert_int_equal(prepared_calls, 1);
+
+        make_tables(&t, 1);
+        assert_int_equal(catalog_install(c, &t), 0);
+        assert_int_equal(prepared_calls, 1);
+
+        make_tables(&t, 2);
+        assert_int_equal(catalog_install(c, &t), 0);
+        assert_int_equal(prepared_calls, 2);
+        s = catalog_acquire(c);
+        assert_non_null(catalog_extra(s, CATALOG_EXTRA_UNCERTAINTY));
+        catalog_release(s);
+        assert_false(prepared_while_current);
+        catalog_free(c);
+}
+
 static void test_pricing_names(void **state)
 {
         enum catalog_pricing p;
@@ -305,6 +365,7 @@ int main(void)
                 cmocka_unit_test(test_lookups_by_id),
                 cmocka_unit_test(test_dangling_reference_is_refused),
                 cmocka_unit_test(test_etag_follows_content),
+                cmocka_unit_test(test_prepare_before_current),
                 cmocka_unit_test(test_pricing_names),
                 cmocka_unit_test(test_readers_never_see_a_mix),
         };

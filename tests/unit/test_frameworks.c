@@ -106,6 +106,37 @@ static void test_selective_op(void **state)
 }
 
 /*
+ * The same policy on a B200 (sm100), where SDPA runs cuDNN's kernel.
+ * torchtitan's save list named only the flash and memory-efficient
+ * kernels until December 2025, so a release of April 2025 recomputes the
+ * attention output (2*s*q = 1,048,576) and its log-sum-exp (4*heads*s =
+ * 32,768) with the rest of the block: it keeps 7,372,800 - 1,081,344 =
+ * 6,291,456 per block.  The block being recomputed is whole either way,
+ * so the other three blocks hold 3 x 1,081,344 = 3,244,032 per sample
+ * less: 8 x 3,244,032 = 25,952,256 bytes.  Today's list has the cuDNN
+ * kernel: nothing changes.
+ */
+static void test_selective_op_cudnn_attention(void **state)
+{
+        (void)state;
+        struct estimate_input in = small_decoder();
+        in.checkpointing = EST_CKPT_SELECTIVE_OP;
+        in.framework = EST_FW_TORCHTITAN;
+        in.framework_release = 202504;
+        run(&in);
+        uint64_t flash = res.per_gpu[EST_C_ACTIVATIONS];
+        assert_true(res.peak_phase == EST_PHASE_BLOCK_BACKWARD);
+        in.attention_cudnn = true;
+        run(&in);
+        assert_true(res.peak_phase == EST_PHASE_BLOCK_BACKWARD);
+        assert_true(fabs(assumption(EST_A_CHECKPOINT_OP) - 6291456.0) < 0.5);
+        assert_int_equal(flash - res.per_gpu[EST_C_ACTIVATIONS], 8 * 3244032ull);
+        in.framework_release = 0;
+        run(&in);
+        assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS], flash);
+}
+
+/*
  * Layer frequency (torchtitan selective_ac_option "2"): of 4 blocks, the
  * 2nd and 4th are checkpointed and keep their input (1,048,576 each); the
  * others keep everything; backward recomputes one block (the peak, after
@@ -636,6 +667,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_selective_op),
+                cmocka_unit_test(test_selective_op_cudnn_attention),
                 cmocka_unit_test(test_checkpoint_every),
                 cmocka_unit_test(test_compile),
                 cmocka_unit_test(test_logits_modes),

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/estimate.h"
+#include "core/estimate_internal.h"
 
 #include "engine_fixtures.h"
 
@@ -316,9 +317,53 @@ static void test_goodput(void **state)
         assert_false(res.goodput.present);
 }
 
+/*
+ * Wave quantization (speed.c, speed_wave_shares), a BERT-large block
+ * (h = 1,024, 16 heads of 64, MLP 4,096, not gated) on a V100's 80 SMs,
+ * 128 x 128 output tiles.
+ *   512 tokens (4 row tiles): q, k, v, o and down write 1,024 columns,
+ *   4 x 8 = 32 tiles, one wave on 80 SMs: 32 / 80 = 0.4; up writes 4,096,
+ *   4 x 32 = 128 tiles, two waves: 128 / 160 = 0.8.  FLOP weights (N x K):
+ *   q, k, v, o 1,048,576 each, up and down 4,194,304 each, 12,582,912 in
+ *   all.  Forward: (4 x 1,048,576 x 0.4 + 4,194,304 x 0.8 + 4,194,304 x
+ *   0.4) / 12,582,912 = 0.53333.  The input gradients write tokens x K:
+ *   K = 1,024 (0.4) for q, k, v, o and up, 4,096 (0.8) for down: 0.53333
+ *   too; the weight gradients (split over the tokens they reduce) lose
+ *   nothing: backward (0.53333 + 1) / 2 = 0.76667.
+ *   2,560 tokens (20 row tiles): 160 and 640 tiles, exactly 2 and 8
+ *   waves: nothing lost.  Without an SM count nothing is modelled.
+ */
+static void test_wave_quantization(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct est_speed sp;
+        double fwd, bwd;
+        estimate_input_defaults(&in);
+        memset(&in.arch, 0, sizeof(in.arch));
+        in.arch.hidden = 1024;
+        in.arch.heads = 16;
+        in.arch.kv_heads = 16;
+        in.arch.head_dim = 64;
+        in.arch.ffn = 4096;
+        in.arch.layers = 24;
+        memset(&sp, 0, sizeof(sp));
+        sp.sm_count = 80;
+        speed_wave_shares(&in, &sp, 512, &fwd, &bwd);
+        assert_close(fwd, 6.4 / 12, 1e-12);
+        assert_close(bwd, (6.4 / 12 + 1) / 2, 1e-12);
+        speed_wave_shares(&in, &sp, 2560, &fwd, &bwd);
+        assert_close(fwd, 1, 1e-12);
+        assert_close(bwd, 1, 1e-12);
+        sp.sm_count = 0;
+        speed_wave_shares(&in, &sp, 512, &fwd, &bwd);
+        assert_close(fwd, 1, 1e-12);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_wave_quantization),
                 cmocka_unit_test(test_ring_latency),
                 cmocka_unit_test(test_power_capped_clock),
                 cmocka_unit_test(test_decode_kernel_floor),
