@@ -27,10 +27,19 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
+// A fixture names its config.json in configs/ (config_file), kept as the
+// published text so the stand-in serves those bytes; config_provenance says
+// where that text was taken from and what of it was checked.
+function withConfigFile(m) {
+        if (!m.config_file) return m;
+        const raw = readFileSync(join(HERE, 'configs', m.config_file), 'utf8');
+        return { ...m, raw, config: JSON.parse(raw) };
+}
+
 function load(sub) {
         const dir = join(HERE, sub);
         return readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
-                .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+                .map((f) => withConfigFile(JSON.parse(readFileSync(join(dir, f), 'utf8'))));
 }
 
 // The published models of the issue (models/), and quantized copies as
