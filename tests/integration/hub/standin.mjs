@@ -14,9 +14,13 @@
 // loop, a config transformers refuses and a safetensors total that differs
 // from the config.
 //
-// Each fixture in models/ holds a published config.json (config_source names
-// the file on the Hub), the published parameter count and where it is
-// stated; the revision shas are the stand-in's own (sha1 of the repo id).
+// Each fixture in models/ names its config.json text in configs/
+// (config_file; config_source is the file on the Hub) and says in
+// config_provenance where that text comes from: a byte-for-byte or verbatim
+// copy of the published file, or, where no copy was found, a reconstruction
+// and the list of values checked against what. It also holds the published
+// parameter count and where it is stated. The revision shas are the
+// stand-in's own (sha1 of the repo id).
 //
 // Run by hand: node tests/integration/hub/standin.mjs [port]
 import http from 'node:http';
