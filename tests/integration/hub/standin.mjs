@@ -14,9 +14,13 @@
 // loop, a config transformers refuses and a safetensors total that differs
 // from the config.
 //
-// Each fixture in models/ holds a published config.json (config_source names
-// the file on the Hub), the published parameter count and where it is
-// stated; the revision shas are the stand-in's own (sha1 of the repo id).
+// Each fixture in models/ names its config.json text in configs/
+// (config_file; config_source is the file on the Hub) and says in
+// config_provenance where that text comes from: a byte-for-byte or verbatim
+// copy of the published file, or, where no copy was found, a reconstruction
+// and the list of values checked against what. It also holds the published
+// parameter count and where it is stated. The revision shas are the
+// stand-in's own (sha1 of the repo id).
 //
 // Run by hand: node tests/integration/hub/standin.mjs [port]
 import http from 'node:http';
@@ -27,10 +31,19 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
+// A fixture names its config.json in configs/ (config_file), kept as the
+// published text so the stand-in serves those bytes; config_provenance says
+// where that text was taken from and what of it was checked.
+function withConfigFile(m) {
+        if (!m.config_file) return m;
+        const raw = readFileSync(join(HERE, 'configs', m.config_file), 'utf8');
+        return { ...m, raw, config: JSON.parse(raw) };
+}
+
 function load(sub) {
         const dir = join(HERE, sub);
         return readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
-                .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+                .map((f) => withConfigFile(JSON.parse(readFileSync(join(dir, f), 'utf8'))));
 }
 
 // The published models of the issue (models/), and quantized copies as
