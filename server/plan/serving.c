@@ -256,6 +256,12 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
          * written so far: P + G / 2 on average while it runs; the longest
          * context must still fit once. */
         double held = t->prompt_tokens + t->output_tokens / 2;
+        /* TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT,
+         * admits a request only when the blocks for its whole context
+         * (prompt + max tokens) are free, so it never has to evict one
+         * (TensorRT-LLM docs, "Scheduler": CapacitySchedulerPolicy). */
+        if (rq->engine.kind == SERVING_ENGINE_TRTLLM)
+                held = t->prompt_tokens + t->output_tokens;
         double seqs = (double)c->kv_capacity_tokens < ctx ? 0
                                                           : floor((double)c->kv_capacity_tokens / held);
         if (seqs < 1) {

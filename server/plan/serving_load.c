@@ -227,10 +227,61 @@ double serving_replica_max_rate(const struct serving_config *c, const struct ser
  * even the replica's saturation rate leaves users over, they queue for a
  * slot: the extra wait is (users - in service) / rate.
  */
+/*
+ * Closed loop, fixed lengths, all prompts in one iteration: a benchmark
+ * client of this kind (genai-perf, NIM's benchmarking guide; vLLM's and
+ * SGLang's --max-concurrency) starts its n users together.  When the n
+ * prompts fit in one iteration's token budget (n P <= max_batched_tokens)
+ * and the n sequences in the replica at once, they get their first token
+ * in the same iteration, decode the same G tokens side by side and end in
+ * the same iteration, so the next requests arrive together again: the
+ * replica sees waves, not the Poisson stream serving_replica_load assumes.
+ * Each wave finds the replica idle: TTFT = front end + one pass over the
+ * n prompts (no wait for a scheduling point, no queue), TPOT = the decode
+ * iteration of n sequences with no prompt in it, and the loop runs at
+ * n / (TTFT + (G - 1) TPOT).  Returns false when the waves do not form
+ * (lengths vary, or the prompts take several iterations: then the users
+ * leave the first wave at different iterations and stay apart, and the
+ * arrivals spread out).
+ */
+static bool closed_loop_waves(const struct serving_config *c, const struct serving_traffic *t,
+                              double users, struct serving_load *out)
+{
+        const struct serving_engine *e = &c->step.engine;
+        double P = t->prompt_tokens, G = t->output_tokens > 1 ? t->output_tokens : 1;
+        double budget = e->max_batched_tokens ? e->max_batched_tokens : 8192;
+        double k = e->scheduler_steps ? e->scheduler_steps : 1;
+
+        if (t->lengths == SERVING_LENGTHS_EXPONENTIAL || users * P > budget ||
+            users > c->max_sequences || users > 1)
+                return false;
+        double pass = serving_step_seconds(&c->step, 0, 0, users * P, P / 2);
+        double T = serving_decode_step(c, users, P + G / 2);
+        double ttft = e->frontend_seconds + pass;
+        double cycle = ttft + (G - 1) * T;
+        if (!(pass > 0) || !(T > 0) || !(cycle > 0))
+                return false;
+        memset(out, 0, sizeof(*out));
+        out->feasible = true;
+        out->offered_rps = out->delivered_rps = users / cycle;
+        out->concurrency = users;
+        out->ttft_p50_s = out->ttft_p95_s = out->ttft_p99_s = out->ttft_mean_s = ttft;
+        out->tpot_s = out->tpot_p50_s = out->tpot_p99_s = T;
+        out->itl_burst_tokens = k;
+        out->itl_p50_s = out->itl_p99_s = k * T;
+        out->e2e_p50_s = out->e2e_p99_s = cycle;
+        out->step_s = T;
+        out->prefill_utilisation = pass / cycle;
+        return true;
+}
+
 void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
                                  double users, struct serving_load *out)
 {
         double G = t->output_tokens > 1 ? t->output_tokens : 1;
+
+        if (closed_loop_waves(c, t, users, out))
+                return;
         double lmax = serving_replica_max_rate(c, t) * (1 - 1e-6);
         double lo = 0, hi = lmax;
         struct serving_load l;
