@@ -228,23 +228,22 @@ double serving_replica_max_rate(const struct serving_config *c, const struct ser
  * slot: the extra wait is (users - in service) / rate.
  */
 /*
- * Closed loop, fixed lengths, all prompts in one iteration: a benchmark
- * client of this kind (genai-perf, NIM's benchmarking guide; vLLM's and
- * SGLang's --max-concurrency) starts its n users together.  When the n
- * prompts fit in one iteration's token budget (n P <= max_batched_tokens)
- * and the n sequences in the replica at once, they get their first token
- * in the same iteration, decode the same G tokens side by side and end in
- * the same iteration, so the next requests arrive together again: the
- * replica sees waves, not the Poisson stream serving_replica_load assumes.
- * Each wave finds the replica idle: TTFT = front end + one pass over the
- * n prompts (no wait for a scheduling point, no queue), TPOT = the decode
- * iteration of n sequences with no prompt in it, and the loop runs at
- * n / (TTFT + (G - 1) TPOT).  Returns false when the waves do not form
- * (lengths vary, or the prompts take several iterations: then the users
- * leave the first wave at different iterations and stay apart, and the
- * arrivals spread out).
+ * One closed-loop user: its next request arrives as the last one ends, so
+ * the replica is idle each time (no wait for a scheduling point, no
+ * prefill queue): TTFT = front end + one pass over the prompt, TPOT = the
+ * decode iteration of one sequence, and the loop runs at
+ * 1 / (TTFT + (G - 1) TPOT).
+ *
+ * Several users with fixed lengths could in principle stay in lockstep
+ * (started together, first tokens in the same iteration, ends in the same
+ * iteration, so the next prompts arrive as one wave).  NVIDIA's NIM
+ * measurements do not show it: at concurrency 5 the mean TTFT is 57-79 ms
+ * above the single user's for prompts of 200, 500 and 1,000 tokens alike
+ * (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md), where a
+ * wave would add the other four prompts' prefill (60-330 ms, growing with
+ * the prompt).  So n > 1 users go to the arrival-rate model below.
  */
-static bool closed_loop_waves(const struct serving_config *c, const struct serving_traffic *t,
+static bool closed_loop_single_user(const struct serving_config *c, const struct serving_traffic *t,
                               double users, struct serving_load *out)
 {
         const struct serving_engine *e = &c->step.engine;
@@ -252,8 +251,8 @@ static bool closed_loop_waves(const struct serving_config *c, const struct servi
         double budget = e->max_batched_tokens ? e->max_batched_tokens : 8192;
         double k = e->scheduler_steps ? e->scheduler_steps : 1;
 
-        if (t->lengths == SERVING_LENGTHS_EXPONENTIAL || users * P > budget ||
-            users > c->max_sequences || users > 1)
+        if (users > 1 || t->lengths == SERVING_LENGTHS_EXPONENTIAL || users * P > budget ||
+            users > c->max_sequences)
                 return false;
         double pass = serving_step_seconds(&c->step, 0, 0, users * P, P / 2);
         double T = serving_decode_step(c, users, P + G / 2);
@@ -280,7 +279,7 @@ void serving_replica_load_closed(const struct serving_config *c, const struct se
 {
         double G = t->output_tokens > 1 ? t->output_tokens : 1;
 
-        if (closed_loop_waves(c, t, users, out))
+        if (closed_loop_single_user(c, t, users, out))
                 return;
         double lmax = serving_replica_max_rate(c, t) * (1 - 1e-6);
         double lo = 0, hi = lmax;
