@@ -205,6 +205,27 @@ static void test_single_user_closed_loop(void **state)
         near(l.delivered_rps, 1.029010, 1e-4);
 }
 
+/*
+ * Quantiles of a sum of waits, against hand calculations:
+ *   U uniform over [0, 10) plus X exponential with mean 1: for s <= 10 the
+ *   CDF is (s - (1 - e^-s)) / 10, so the median solves s = 6 - e^-s:
+ *   s = 5.99752 (the sum of the parts' medians, 5 + ln 2 = 5.693, is 5%
+ *   short; the mean is 6).
+ *   A queue alone (window 1 us): 0 with probability 0.5, else exponential
+ *   with mean 2: P(Y > t) = 0.5 e^(-t/2) = 0.05 at t = 2 ln 10 = 4.60517
+ *   (plus about half the 1 us window).  Its median is the window's end,
+ *   1 us: the half that does not queue spreads over the whole window.
+ */
+static void test_ttft_spread_quantile(void **state)
+{
+        struct serving_ttft_spread a = {.window_s = 10, .mu_s = 1};
+        struct serving_ttft_spread b = {.window_s = 1e-6, .rho = 0.5, .nu_s = 2};
+        (void)state;
+        near(serving_ttft_spread_quantile(&a, 0.5), 5.99752, 1e-5);
+        near(serving_ttft_spread_quantile(&b, 0.95), 4.60517, 1e-5);
+        near(serving_ttft_spread_quantile(&b, 0.5), 1e-6, 1e-3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -213,6 +234,7 @@ int main(void)
                 cmocka_unit_test(test_multi_step_ttft),
                 cmocka_unit_test(test_saturation_point),
                 cmocka_unit_test(test_single_user_closed_loop),
+                cmocka_unit_test(test_ttft_spread_quantile),
         };
         return cmocka_run_group_tests_name("serving_step", tests, NULL, NULL);
 }
