@@ -244,8 +244,14 @@ double serving_step_seconds(const struct serving_step_model *m, double decode_se
                 return 0;
         double context = (n * decode_context + c * prefill_context) / tokens;
         speed_pass_parts(&m->speed, tokens, context, n * decode_context, &p);
-        double small = fmax(fmax(p.attention_compute, p.attention_memory) + p.elementwise,
-                            m->kernel_floor_seconds);
+        /* The attention kernel and the other small kernels run one after
+         * another, each at least its floor: a long context's cache read
+         * adds to the norms' and adds' floor instead of hiding under it
+         * (NIM's fp8 70B decode at 21,000 tokens of context: 19.58 ms per
+         * token against 18.80 at 400, the 0.7 ms such a read takes). */
+        double attention_floor = m->kernel_floor_seconds / small_kernels_per_block;
+        double small = fmax(fmax(p.attention_compute, p.attention_memory), attention_floor) +
+                       fmax(p.elementwise, m->kernel_floor_seconds - attention_floor);
         double gpu = sqrt(p.gemm_compute * p.gemm_compute + p.gemm_memory * p.gemm_memory) +
                      small + p.dequant + p.tensor_parallel;
         if (!(gpu > 0))
