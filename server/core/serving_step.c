@@ -249,8 +249,22 @@ double serving_step_seconds(const struct serving_step_model *m, double decode_se
          * adds to the norms' and adds' floor instead of hiding under it
          * (NIM's fp8 70B decode at 21,000 tokens of context: 19.58 ms per
          * token against 18.80 at 400, the 0.7 ms such a read takes). */
+        double attention = fmax(p.attention_compute, p.attention_memory);
+        if (n > 0 && c > 0) {
+                /* A mixed iteration runs the decodes' attention (reading
+                 * their caches: memory-bound) and the prompt chunk's
+                 * (its own tokens: compute-bound) as separate kernels
+                 * (TensorRT-LLM's context FMHA and generation XQA; vLLM's
+                 * and FlashInfer's prefill and decode wrappers), so their
+                 * times add instead of one hiding the other. */
+                struct speed_parts pd, pp;
+                speed_pass_parts(&m->speed, n, decode_context, n * decode_context, &pd);
+                speed_pass_parts(&m->speed, c, prefill_context, 0, &pp);
+                attention = fmax(pd.attention_compute, pd.attention_memory) +
+                            fmax(pp.attention_compute, pp.attention_memory);
+        }
         double attention_floor = m->kernel_floor_seconds / small_kernels_per_block;
-        double small = fmax(fmax(p.attention_compute, p.attention_memory), attention_floor) +
+        double small = fmax(attention, attention_floor) +
                        fmax(p.elementwise, m->kernel_floor_seconds - attention_floor);
         double gpu = sqrt(p.gemm_compute * p.gemm_compute + p.gemm_memory * p.gemm_memory) +
                      small + p.dequant + p.tensor_parallel;
