@@ -257,11 +257,13 @@ double serving_step_seconds(const struct serving_step_model *m, double decode_se
                  * (TensorRT-LLM's context FMHA and generation XQA; vLLM's
                  * and FlashInfer's prefill and decode wrappers), so their
                  * times add instead of one hiding the other. */
-                struct speed_parts pd, pp;
+                struct speed_parts pd;
                 speed_pass_parts(&m->speed, n, decode_context, n * decode_context, &pd);
-                speed_pass_parts(&m->speed, c, prefill_context, 0, &pp);
+                /* The chunk's share: the pass's attention terms are sums
+                 * over its tokens, so the rest is the chunk's. */
                 attention = fmax(pd.attention_compute, pd.attention_memory) +
-                            fmax(pp.attention_compute, pp.attention_memory);
+                            fmax(p.attention_compute - pd.attention_compute,
+                                 p.attention_memory - pd.attention_memory);
         }
         double attention_floor = m->kernel_floor_seconds / small_kernels_per_block;
         double small = fmax(attention, attention_floor) +
