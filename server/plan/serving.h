@@ -231,7 +231,8 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
  * The same replica under a closed loop of n users (each sends its next
  * request when the last answer ends): the arrival rate that loop
  * sustains, with the wait for a free slot when n exceeds what the replica
- * runs at once.
+ * runs at once.  A single user finds the replica idle each time (no wait
+ * for a scheduling point, no prefill queue).
  */
 void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
                                  double users, struct serving_load *out);
