@@ -363,11 +363,13 @@ static int decode_engine(struct api_response *rs, json_t *body, struct serving_r
                 kind = SERVING_ENGINE_VLLM_V0;
         serving_engine_preset((enum serving_engine_kind)kind, &rq->engine);
         /* SGLang before 0.4 had no overlap scheduler: its Python scheduler
-         * ran between passes, as vLLM V0's does (lmsys.org/blog/2024-12-04). */
+         * and output processing ran between passes, 1 ms per iteration (the
+         * 1.1x the overlap gained, lmsys.org/blog/2024-12-04-sglang-v0-4)
+         * and vLLM V0's 100 us per sequence (see serving_step.c). */
         if (kind == SERVING_ENGINE_SGLANG && ver > 0 && ver < 0.4) {
                 struct serving_engine v0;
                 serving_engine_preset(SERVING_ENGINE_VLLM_V0, &v0);
-                rq->engine.iteration_seconds = v0.iteration_seconds;
+                rq->engine.iteration_seconds = 1.0e-3;
                 rq->engine.sequence_seconds = v0.sequence_seconds;
         }
         if (!json_is_object(e))

@@ -103,12 +103,18 @@ int serving_engine_parse(const char *name)
  *
  * vLLM V0 (0.6-0.7): on Llama 3 8B and one H100 the GPU ran 38% of the
  *   time; the API server took 33% and scheduling with input preparation
- *   29% (blog.vllm.ai/2024/09/05/perf-update.html).  At the blog's ~200
- *   running sequences and a ~7 ms decode pass that is ~11 ms of host time
- *   per iteration: ~1 ms of scheduling and ~50 us per sequence (output
- *   processing, detokenising, streaming in Python).  Prefills run in a
- *   pass of their own unless enable_chunked_prefill (automatic only above
- *   32k context); num_scheduler_steps 1 by default.
+ *   29% (blog.vllm.ai/2024/09/05/perf-update.html, 2024-09-05).  Per
+ *   iteration: the multi-step RFC's Nsight traces show about 4 ms of GPU
+ *   bubble per decode step for scheduling, input preparation and the
+ *   sampled tokens' copy (github.com/vllm-project/vllm/issues/6854,
+ *   2024-07-26), which num_scheduler_steps k spreads over k iterations.
+ *   Per sequence: _process_model_outputs (detokenising, stop checks,
+ *   building the outputs) took 0.2 ms at batch 1 and 3.4 ms at batch 32
+ *   for Llama 3 70B on 4 H100s (github.com/vllm-project/vllm/issues/6913,
+ *   2024-07-29): 100 us per running sequence and iteration, on the
+ *   critical path of every step.  Prefills run in a pass of their own
+ *   unless enable_chunked_prefill (automatic only above 32k context);
+ *   num_scheduler_steps 1 by default.
  * vLLM V1 (0.8+): scheduling overlaps the GPU and output processing runs
  *   in its own process (blog.vllm.ai/2025/01/27/v1-alpha-release.html):
  *   0.3 ms per iteration and 10 us per sequence remain on the critical
@@ -116,8 +122,11 @@ int serving_engine_parse(const char *name)
  *   API server on 70+ GiB GPUs (vllm/engine/arg_utils.py).
  * SGLang: prefill batches of their own, capped by chunked_prefill_size
  *   8192; since 0.4 the overlap scheduler hides the CPU work
- *   (lmsys.org/blog/2024-12-04-sglang-v0-4): 0.3 ms and 10 us; before
- *   0.4 the Python scheduler ran between passes like vLLM V0's.
+ *   (lmsys.org/blog/2024-12-04-sglang-v0-4): 0.3 ms and 10 us.  Before
+ *   0.4 the Python scheduler ran between passes: hiding it gained 1.1x in
+ *   throughput (same post), about 1 ms of a ~10 ms step, and its per-request
+ *   output processing is Python work of the kind vLLM V0 measured at
+ *   100 us per sequence (the API layer applies this for versions < 0.4).
  * TensorRT-LLM: in-flight batching puts context chunks and generation
  *   tokens in one iteration (docs: "In-flight Batching"), max_num_tokens
  *   8192; a C++ batch manager: 0.2 ms and 5 us.
@@ -141,8 +150,8 @@ void serving_engine_preset(enum serving_engine_kind kind, struct serving_engine 
                 e->prefill = SERVING_PREFILL_SEPARATE;
                 e->max_batched_tokens = 8192;
                 e->max_sequences = 256;
-                e->iteration_seconds = 1.0e-3;
-                e->sequence_seconds = 50e-6;
+                e->iteration_seconds = 4.0e-3;
+                e->sequence_seconds = 100e-6;
                 e->frontend_seconds = 10e-3;
                 break;
         case SERVING_ENGINE_SGLANG:
@@ -235,8 +244,30 @@ double serving_step_seconds(const struct serving_step_model *m, double decode_se
                 return 0;
         double context = (n * decode_context + c * prefill_context) / tokens;
         speed_pass_parts(&m->speed, tokens, context, n * decode_context, &p);
-        double small = fmax(fmax(p.attention_compute, p.attention_memory) + p.elementwise,
-                            m->kernel_floor_seconds);
+        /* The attention kernel and the other small kernels run one after
+         * another, each at least its floor: a long context's cache read
+         * adds to the norms' and adds' floor instead of hiding under it
+         * (NIM's fp8 70B decode at 21,000 tokens of context: 19.58 ms per
+         * token against 18.80 at 400, the 0.7 ms such a read takes). */
+        double attention = fmax(p.attention_compute, p.attention_memory);
+        if (n > 0 && c > 0) {
+                /* A mixed iteration runs the decodes' attention (reading
+                 * their caches: memory-bound) and the prompt chunk's
+                 * (its own tokens: compute-bound) as separate kernels
+                 * (TensorRT-LLM's context FMHA and generation XQA; vLLM's
+                 * and FlashInfer's prefill and decode wrappers), so their
+                 * times add instead of one hiding the other. */
+                struct speed_parts pd;
+                speed_pass_parts(&m->speed, n, decode_context, n * decode_context, &pd);
+                /* The chunk's share: the pass's attention terms are sums
+                 * over its tokens, so the rest is the chunk's. */
+                attention = fmax(pd.attention_compute, pd.attention_memory) +
+                            fmax(p.attention_compute - pd.attention_compute,
+                                 p.attention_memory - pd.attention_memory);
+        }
+        double attention_floor = m->kernel_floor_seconds / small_kernels_per_block;
+        double small = fmax(attention, attention_floor) +
+                       fmax(p.elementwise, m->kernel_floor_seconds - attention_floor);
         double gpu = sqrt(p.gemm_compute * p.gemm_compute + p.gemm_memory * p.gemm_memory) +
                      small + p.dequant + p.tensor_parallel;
         if (!(gpu > 0))

@@ -238,11 +238,30 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
         c->option.precision = x.precision; /* fp16 where the GPU has no bf16 */
         c->speed = r->speed;
         c->speed.kv_bytes = (double)r->kv_bytes_per_token;
-        c->kv_capacity_tokens = r->serving_kv_bytes / r->kv_bytes_per_token;
+        uint64_t kv_bytes = r->serving_kv_bytes;
+        if (rq->engine.kind == SERVING_ENGINE_TRTLLM) {
+                /* TensorRT-LLM sizes its cache as a fraction (free_gpu_memory_fraction,
+                 * 0.9 by default) of the memory left free after the weights and
+                 * activations, not of the whole GPU as vLLM's gpu_memory_utilization
+                 * does (nvidia.github.io/TensorRT-LLM/examples/kvcacheconfig.html):
+                 * kv = f (usable - other), where the vLLM reading gave
+                 * f usable - other; the difference is (1 - f) other. */
+                double f = x.gpu_memory_utilization > 0 ? x.gpu_memory_utilization : 0.9;
+                double other = (double)r->serving_budget_bytes - (double)r->serving_kv_bytes;
+                if (other > 0)
+                        kv_bytes += (uint64_t)llround((1 - f) * other);
+        }
+        c->kv_capacity_tokens = kv_bytes / r->kv_bytes_per_token;
         /* Paged caches (vLLM, SGLang, TensorRT-LLM) hold what a sequence has
          * written so far: P + G / 2 on average while it runs; the longest
          * context must still fit once. */
         double held = t->prompt_tokens + t->output_tokens / 2;
+        /* TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT,
+         * admits a request only when the blocks for its whole context
+         * (prompt + max tokens) are free, so it never has to evict one
+         * (TensorRT-LLM docs, "Scheduler": CapacitySchedulerPolicy). */
+        if (rq->engine.kind == SERVING_ENGINE_TRTLLM)
+                held = t->prompt_tokens + t->output_tokens;
         double seqs = (double)c->kv_capacity_tokens < ctx ? 0
                                                           : floor((double)c->kv_capacity_tokens / held);
         if (seqs < 1) {

@@ -234,13 +234,30 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
  * The same replica under a closed loop of n users (each sends its next
  * request when the last answer ends): the arrival rate that loop
  * sustains, with the wait for a free slot when n exceeds what the replica
- * runs at once.
+ * runs at once.  A single user finds the replica idle each time (no wait
+ * for a scheduling point, no prefill queue).
  */
 void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
                                  double users, struct serving_load *out);
 
 /* The most requests/s one replica serves at all (its saturation point). */
 double serving_replica_max_rate(const struct serving_config *c, const struct serving_traffic *t);
+
+/*
+ * A request's TTFT past its fixed part: U, uniform over [0, window_s)
+ * (the wait for the next scheduling point), plus X, exponential with mean
+ * mu_s (the prompt-length-dependent part of its own prefill; 0 for fixed
+ * lengths), plus Y, 0 with probability 1 - rho and else exponential with
+ * mean nu_s (the prefill queue), all independent.  The q-quantile of
+ * U + X + Y (0 < q < 1), as serving_replica_load reports TTFT percentiles.
+ */
+struct serving_ttft_spread {
+        double window_s;
+        double mu_s;
+        double rho;
+        double nu_s;
+};
+double serving_ttft_spread_quantile(const struct serving_ttft_spread *d, double q);
 
 /* One decode step of n sequences at mean context ctx (at least one sequence). */
 double serving_decode_step(const struct serving_config *c, double n, double ctx);

@@ -171,6 +171,61 @@ static void test_saturation_point(void **state)
         assert_true(l.overloaded);
 }
 
+/*
+ * One closed-loop user: each request finds the replica idle (the last one
+ * has just ended), so it waits for no scheduling point and no queue.  The
+ * multi-step replica of test_multi_step_ttft (k = 10, 1 ms per scheduling
+ * spread over 10 iterations, front end 10 ms):
+ *   prefill pass of 100 tokens = 10.52714 - 0.9 = 9.62714 ms,
+ *   TTFT = 10 + 9.62714 = 19.62714 ms (the open loop's 67.7 ms waited
+ *   half a 10-step block for the scheduler);
+ *   TPOT = one decode iteration of 1 sequence = 96.18 / 10 = 9.618 ms;
+ *   a request lasts 19.62714 + 99 x 9.618 = 971.80914 ms: 1.029010 req/s.
+ */
+static void test_single_user_closed_loop(void **state)
+{
+        struct serving_config c;
+        struct serving_engine e;
+        struct est_speed sp;
+        struct serving_traffic t = {.prompt_tokens = 100, .output_tokens = 100, .concurrency = 1};
+        struct serving_load l;
+        (void)state;
+        memset(&c, 0, sizeof(c));
+        toy_speed(&sp);
+        toy_engine(&e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        c.max_sequences = 256;
+        c.prefill_s = 0.0101;
+        serving_replica_load_closed(&c, &t, 1, &l);
+        assert_true(l.feasible);
+        assert_false(l.overloaded);
+        near(l.ttft_mean_s, 19.62714e-3, 1e-4);
+        near(l.ttft_p99_s, 19.62714e-3, 1e-4);
+        near(l.tpot_s, 9.618e-3, 1e-4);
+        near(l.delivered_rps, 1.029010, 1e-4);
+}
+
+/*
+ * Quantiles of a sum of waits, against hand calculations:
+ *   U uniform over [0, 10) plus X exponential with mean 1: for s <= 10 the
+ *   CDF is (s - (1 - e^-s)) / 10, so the median solves s = 6 - e^-s:
+ *   s = 5.99752 (the sum of the parts' medians, 5 + ln 2 = 5.693, is 5%
+ *   short; the mean is 6).
+ *   A queue alone (window 1 us): 0 with probability 0.5, else exponential
+ *   with mean 2: P(Y > t) = 0.5 e^(-t/2) = 0.05 at t = 2 ln 10 = 4.60517
+ *   (plus about half the 1 us window).  Its median is the window's end,
+ *   1 us: the half that does not queue spreads over the whole window.
+ */
+static void test_ttft_spread_quantile(void **state)
+{
+        struct serving_ttft_spread a = {.window_s = 10, .mu_s = 1};
+        struct serving_ttft_spread b = {.window_s = 1e-6, .rho = 0.5, .nu_s = 2};
+        (void)state;
+        near(serving_ttft_spread_quantile(&a, 0.5), 5.99752, 1e-5);
+        near(serving_ttft_spread_quantile(&b, 0.95), 4.60517, 1e-5);
+        near(serving_ttft_spread_quantile(&b, 0.5), 1e-6, 1e-3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -178,6 +233,8 @@ int main(void)
                 cmocka_unit_test(test_chunked_prefill_step),
                 cmocka_unit_test(test_multi_step_ttft),
                 cmocka_unit_test(test_saturation_point),
+                cmocka_unit_test(test_single_user_closed_loop),
+                cmocka_unit_test(test_ttft_spread_quantile),
         };
         return cmocka_run_group_tests_name("serving_step", tests, NULL, NULL);
 }
