@@ -79,7 +79,10 @@ struct prep_memo {
         bool ok; /* false: the engine refuses the layout */
         struct estimate_prepared p;
 };
-typedef uint32_t prep_index_t[GPIS_MAX][PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
+typedef uint16_t prep_index_t[GPIS_MAX][PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
+/* Both variants' layouts (the request, its fp16 stand-in) share one pool. */
+_Static_assert(2 * sizeof(prep_index_t) / sizeof(uint16_t) < UINT16_MAX,
+               "a prep_index_t entry must index every prepared layout");
 
 /* The caching allocator's reserve of one layout (estimate_allocator_reserve),
  * replayed once and stated in every run of that layout on any GPU. */
@@ -113,8 +116,9 @@ struct search {
         reserve_table_t rsv_fp16;
         int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
         struct estimate_error fp16_error;
-        struct shape shapes[SHAPES_MAX];
+        struct shape *shapes[SHAPES_MAX]; /* allocated on first use, reused by later GPUs */
         size_t n_shapes;
+        bool out_of_memory;
         /* Prepared layouts, shared by every GPU of the same variant. */
         prep_index_t *prep_at;
         prep_index_t prep_request, prep_fp16;
@@ -213,16 +217,26 @@ static int add_excluded(struct search *sr, size_t gi, size_t oi, const char *fmt
 /* The shape slot for an instance layout, created on first use; NULL when full. */
 static struct shape *shape_for(struct search *sr, int gpi, double network)
 {
+        struct shape *sh;
+
         for (size_t i = 0; i < sr->n_shapes; i++)
-                if (sr->shapes[i].gpus_per_instance == gpi &&
-                    sr->shapes[i].network_bytes_per_s == network)
-                        return &sr->shapes[i];
+                if (sr->shapes[i]->gpus_per_instance == gpi &&
+                    sr->shapes[i]->network_bytes_per_s == network)
+                        return sr->shapes[i];
         if (sr->n_shapes == SHAPES_MAX)
                 return NULL;
-        memset(&sr->shapes[sr->n_shapes], 0, sizeof(sr->shapes[0]));
-        sr->shapes[sr->n_shapes].gpus_per_instance = gpi;
-        sr->shapes[sr->n_shapes].network_bytes_per_s = network;
-        return &sr->shapes[sr->n_shapes++];
+        if (!sr->shapes[sr->n_shapes]) {
+                sr->shapes[sr->n_shapes] = malloc(sizeof(*sh));
+                if (!sr->shapes[sr->n_shapes]) {
+                        sr->out_of_memory = true;
+                        return NULL;
+                }
+        }
+        sh = sr->shapes[sr->n_shapes++];
+        memset(sh, 0, sizeof(*sh));
+        sh->gpus_per_instance = gpi;
+        sh->network_bytes_per_s = network;
+        return sh;
 }
 
 /* Allocations only: the caching allocator's reserve stated as none. */
@@ -339,7 +353,7 @@ static const struct estimate_prepared *prepared(struct search *sr, const struct 
 {
         struct estimate_error e;
         struct prep_memo *pm;
-        uint32_t *at = NULL;
+        uint16_t *at = NULL;
         size_t slot = 0;
 
         while (slot < sr->n_gpis && sr->gpis[slot] != gpi)
@@ -355,8 +369,10 @@ static const struct estimate_prepared *prepared(struct search *sr, const struct 
                 size_t cap = sr->cap_prep ? 2 * sr->cap_prep : 256;
                 struct prep_memo *grown = realloc(sr->prep, cap * sizeof(*grown));
 
-                if (!grown)
+                if (!grown) {
+                        sr->out_of_memory = true;
                         return NULL;
+                }
                 sr->prep = grown;
                 sr->cap_prep = cap;
         }
@@ -366,7 +382,7 @@ static const struct estimate_prepared *prepared(struct search *sr, const struct 
         if (at) {
                 /* Remembered; else (more instance sizes than slots) used once. */
                 sr->n_prep++;
-                *at = (uint32_t)sr->n_prep;
+                *at = (uint16_t)sr->n_prep;
         }
         return pm->ok ? &pm->p : NULL;
 }
@@ -822,11 +838,17 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                                      catalog_pricing_name(c->pricing),
                                      c->n_providers ? " from the chosen providers" : "");
         }
+        if (sr->out_of_memory) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                goto out;
+        }
         sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours);
         rc = 0;
 out:
         if (rc)
                 plan_train_result_free(out);
+        for (size_t i = 0; i < SHAPES_MAX; i++)
+                free(sr->shapes[i]);
         free(sr->prep);
         free(sr);
         return rc;
