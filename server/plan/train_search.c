@@ -51,6 +51,7 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
+        bool none_fits;          /* the memory table's lower bound rules every saver out */
         int saver;               /* the lightest saver whose full estimate fits */
         bool no_rate;            /* refused: no throughput figure at the precision run */
         uint64_t per_gpu_bytes;  /* the engine's total, as nvidia-smi would show it */
@@ -479,14 +480,19 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
 
                         if (!strategy_used(sr, count, (enum est_strategy)st))
                                 continue;
-                        sv = lightest_fit(sr, count, (enum est_strategy)st, g->usable_memory_bytes);
-                        if (sv < 0)
-                                continue;
+                        /* The lower bound and the run are the same for every
+                         * offering of this shape: worked out for the first. */
                         if (!m->done) {
                                 m->done = true;
-                                run_lightest(sr, m, g, count, k, (enum est_strategy)st, sv,
-                                             network);
+                                sv = lightest_fit(sr, count, (enum est_strategy)st,
+                                                  g->usable_memory_bytes);
+                                m->none_fits = sv < 0;
+                                if (!m->none_fits)
+                                        run_lightest(sr, m, g, count, k, (enum est_strategy)st, sv,
+                                                     network);
                         }
+                        if (m->none_fits)
+                                continue;
                         sv = m->saver;
                         if (m->no_rate)
                                 oc->no_rate = true;
