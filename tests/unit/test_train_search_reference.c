@@ -133,39 +133,10 @@ static int teardown(void **state)
         return 0;
 }
 
-/* A 1.3B decoder (24 layers, hidden 2048), fully fine-tuned in bf16 mixed
- * precision on 100 000 samples of 512 tokens. */
-static void decoder_1b(struct estimate_input *in)
-{
-        estimate_input_defaults(in);
-        in->arch.kind = MODEL_DECODER;
-        in->arch.layers = 24;
-        in->arch.hidden = 2048;
-        in->arch.heads = 16;
-        in->arch.kv_heads = 16;
-        in->arch.head_dim = 128;
-        in->arch.ffn = 8192;
-        in->arch.vocab = 50257;
-        in->arch.max_positions = 2048;
-        in->arch.position_table = 2048;
-        in->arch.tied_embeddings = true;
-        in->arch.pre_norm = true;
-        in->arch.final_norm = true;
-        in->arch.attn_bias = true;
-        in->arch.mlp_bias = true;
-        in->mode = EST_FINE_TUNE;
-        in->batch_size = 4;
-        in->sequence_length = 512;
-        in->dataset_samples = 100000;
-        in->epochs = 1;
-        in->optimizer = EST_OPT_ADAMW;
-        in->precision = EST_BF16_MIXED;
-}
-
 /* A 7B Llama-shaped decoder (32 layers, hidden 4096, gated MLP 11008). */
 static void decoder_7b(struct estimate_input *in)
 {
-        decoder_1b(in);
+        fixture_decoder_1b(in);
         in->arch.layers = 32;
         in->arch.hidden = 4096;
         in->arch.heads = 32;
@@ -201,10 +172,10 @@ static void workload(struct estimate_input *in, enum workload_kind w)
 {
         switch (w) {
         case W_FULL_BF16:
-                decoder_1b(in);
+                fixture_decoder_1b(in);
                 break;
         case W_FULL_FP32:
-                decoder_1b(in);
+                fixture_decoder_1b(in);
                 in->precision = EST_FP32;
                 break;
         case W_FULL_7B:
@@ -221,12 +192,12 @@ static void workload(struct estimate_input *in, enum workload_kind w)
                 in->quantization = EST_QUANT_NF4;
                 break;
         case W_PRETRAIN_NO_DATASET:
-                decoder_1b(in);
+                fixture_decoder_1b(in);
                 in->mode = EST_PRE_TRAIN;
                 in->dataset_samples = 0;
                 break;
         case W_CHECKPOINTED_BATCH_32:
-                decoder_1b(in);
+                fixture_decoder_1b(in);
                 in->batch_size = 32;
                 in->gradient_accumulation = 4;
                 in->checkpointing = EST_CKPT_SELECTIVE;
@@ -240,7 +211,7 @@ static void workload(struct estimate_input *in, enum workload_kind w)
                 in->dataset_samples = 0;
                 break;
         case W_INFERENCE_1B:
-                decoder_1b(in);
+                fixture_decoder_1b(in);
                 in->mode = EST_INFERENCE;
                 in->batch_size = 1;
                 in->generated_tokens = 128;
