@@ -643,27 +643,32 @@ static void record_assumptions(const struct estimate_input *in, const struct der
         }
 }
 
-int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, size_t n_gpus,
-                 struct estimate_result *r, struct estimate_error *err)
+/* Empty the result's figures and notes (the fit table's rows are left as they are). */
+static void result_clear(struct estimate_result *r)
 {
-        struct derived d;
-        struct mem_model mm;
-
         memset(r, 0, offsetof(struct estimate_result, fits));
         r->n_fits = r->n_assumptions = r->n_warnings = r->n_suggestions = 0;
-        if (in->gpu_index >= 0 && (size_t)in->gpu_index >= n_gpus)
-                return estimate_fail(err, "/gpu", "unknown", "gpu index out of range");
-        if (estimate_build(in, &d, &mm, r, err))
+}
+
+/*
+ * The part of a run that does not depend on the GPU: the memory model,
+ * the per-GPU and CPU figures and their notes, and for inference the bytes
+ * a decode step reads.  r must be cleared first.
+ */
+static int run_memory(const struct estimate_input *in, struct derived *d, struct mem_model *mm,
+                      struct estimate_result *r, struct estimate_error *err)
+{
+        if (estimate_build(in, d, mm, r, err))
                 return -1;
 
-        r->pipeline_stage = d.pp_stage;
-        r->parameters = (uint64_t)llround(d.P);
-        r->trainable_parameters = (uint64_t)llround(d.P_trainable);
-        r->checkpoint_parameters = d.pb.total;
+        r->pipeline_stage = d->pp_stage;
+        r->parameters = (uint64_t)llround(d->P);
+        r->trainable_parameters = (uint64_t)llround(d->P_trainable);
+        r->checkpoint_parameters = d->pb.total;
 
         double b = in->batch_size, reserved;
-        r->peak_phase = memory_peak_phase(&mm, b, &reserved);
-        double total = reserved + mm.overhead_fixed;
+        r->peak_phase = memory_peak_phase(mm, b, &reserved);
+        double total = reserved + mm->overhead_fixed;
         if (!(total < EST_BYTES_LIMIT))
                 return estimate_fail(
                         err,
@@ -671,10 +676,10 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
                         "overflow",
                         "the configuration needs more than 64 EiB per GPU; refused as absurd");
         for (int i = 0; i < EST_PHASE_COUNT; i++)
-                if (mm.ph[i].present)
+                if (mm->ph[i].present)
                         r->phase_total_bytes[i] = (uint64_t)llround(
-                                memory_phase_reserved(&mm, &mm.ph[i], b) + mm.overhead_fixed);
-        const struct phase_mem *pk = &mm.ph[r->peak_phase];
+                                memory_phase_reserved(mm, &mm->ph[i], b) + mm->overhead_fixed);
+        const struct phase_mem *pk = &mm->ph[r->peak_phase];
         double sum = 0;
         for (int c = 0; c < EST_COMPONENT_COUNT; c++) {
                 if (c == EST_C_OVERHEAD)
@@ -694,53 +699,78 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
          * not be the phase that reserves most. */
         double unseen =
                 in->optimizer >= EST_OPT_PAGED_ADAMW ? (double)r->per_gpu[EST_C_OPTIMIZER] : 0;
-        double allocated = memory_max_allocated(&mm, b);
+        double allocated = memory_max_allocated(mm, b);
         r->per_gpu_allocated_bytes = (uint64_t)llround(fmax(allocated - unseen, 0));
         /* max_memory_reserved() counts the allocator's segments, not the
          * CUDA context the driver holds. */
         r->per_gpu_reserved_bytes = (uint64_t)llround(reserved);
-        r->per_gpu_needed_bytes = (uint64_t)llround(memory_max_needed(&mm, b) + mm.overhead_fixed);
+        r->per_gpu_needed_bytes = (uint64_t)llround(memory_max_needed(mm, b) + mm->overhead_fixed);
         ASSUME(r, EST_A_TOTAL_IS_PEAK, r->peak_phase, 0);
 
         /* CPU: steady-state offloaded states, load copies, runtime, data. */
-        memory_cpu(in, &d, &mm);
+        memory_cpu(in, d, mm);
         double cpu_total = 0;
         for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++) {
-                r->cpu[c] = (uint64_t)llround(mm.cpu[c]);
-                cpu_total += mm.cpu[c];
+                r->cpu[c] = (uint64_t)llround(mm->cpu[c]);
+                cpu_total += mm->cpu[c];
         }
         if (!(cpu_total < EST_BYTES_LIMIT))
                 return estimate_fail(err, "/workload/batch_size", "overflow",
                                      "CPU memory beyond 64 EiB; refused as absurd");
         r->cpu_total_bytes = (uint64_t)llround(cpu_total);
 
-        record_assumptions(in, &d, r);
+        record_assumptions(in, d, r);
 
-        /* Inference: bytes per decode step and the serving answer. */
-        const struct gpu_spec *g = in->gpu_index >= 0 ? &gpus[in->gpu_index] : NULL;
-        /* A memory variant of the catalog part (the same chip with other
-         * HBM stacks) runs memory-bound work at its own bandwidth. */
-        struct gpu_spec variant;
-        if (g && in->memory_bandwidth_bytes_per_s > 0) {
-                variant = *g;
-                variant.memory_bandwidth_bytes_per_s = in->memory_bandwidth_bytes_per_s;
-                g = &variant;
-        }
-        if (!d.training) {
-                const struct phase_mem *ph = mm.ph[EST_PHASE_DECODE].present
-                                                     ? &mm.ph[EST_PHASE_DECODE]
-                                                     : &mm.ph[EST_PHASE_PREFILL];
+        /* Inference: bytes per decode step. */
+        if (!d->training) {
+                const struct phase_mem *ph = mm->ph[EST_PHASE_DECODE].present
+                                                     ? &mm->ph[EST_PHASE_DECODE]
+                                                     : &mm->ph[EST_PHASE_PREFILL];
                 double kv_total = ph->per_sample[EST_C_KV_CACHE] * b;
-                double ctx = (double)d.prompt + d.generated;
+                double ctx = (double)d->prompt + d->generated;
                 double kv_tok = ctx > 0 ? ph->per_sample[EST_C_KV_CACHE] / ctx : 0;
                 /* On average half the generated tokens are in the cache. */
-                double kv_avg = kv_tok * b * ((double)d.prompt + d.generated / 2.0);
+                double kv_avg = kv_tok * b * ((double)d->prompt + d->generated / 2.0);
                 if (in->arch.kind == MODEL_ENCODER)
                         kv_avg = kv_total = 0;
                 r->decode_bytes_per_token = (uint64_t)llround(
-                        decode_weight_bytes(in, &d, ph->fixed[EST_C_WEIGHTS], b) + kv_avg);
+                        decode_weight_bytes(in, d, ph->fixed[EST_C_WEIGHTS], b) + kv_avg);
                 r->kv_bytes_per_token = (uint64_t)llround(kv_tok);
         }
+        return 0;
+}
+
+/*
+ * The GPU as the request runs it: a memory variant of the catalog part (the
+ * same chip with other HBM stacks, e.g. an H100 with 96 GB of HBM2e) runs
+ * memory-bound work at its own bandwidth.  Returns g, or variant filled.
+ */
+static const struct gpu_spec *gpu_as_run(const struct estimate_input *in,
+                                         const struct gpu_spec *g, struct gpu_spec *variant)
+{
+        if (!g || !(in->memory_bandwidth_bytes_per_s > 0))
+                return g;
+        *variant = *g;
+        variant->memory_bandwidth_bytes_per_s = in->memory_bandwidth_bytes_per_s;
+        return variant;
+}
+
+int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, size_t n_gpus,
+                 struct estimate_result *r, struct estimate_error *err)
+{
+        struct derived d;
+        struct mem_model mm;
+
+        result_clear(r);
+        if (in->gpu_index >= 0 && (size_t)in->gpu_index >= n_gpus)
+                return estimate_fail(err, "/gpu", "unknown", "gpu index out of range");
+        if (run_memory(in, &d, &mm, r, err))
+                return -1;
+
+        /* Time on the chosen GPU, and the serving answer. */
+        struct gpu_spec variant;
+        const struct gpu_spec *g =
+                gpu_as_run(in, in->gpu_index >= 0 ? &gpus[in->gpu_index] : NULL, &variant);
         compute_fill(in, &d, g, r);
         compute_goodput(in, &d, r);
 
@@ -749,4 +779,49 @@ int estimate_run(const struct estimate_input *in, const struct gpu_spec *gpus, s
          * give way under pressure (memory_phase_needed), so they do not count. */
         fit_table(in, &d, &mm, (double)r->per_gpu_needed_bytes, gpus, n_gpus, r);
         return 0;
+}
+
+/* ---- one layout, many GPUs -------------------------------------------------------------- */
+
+/* The derived quantities travel in estimate_prepared's private bytes. */
+_Static_assert(sizeof(struct derived) <= sizeof(((struct estimate_prepared *)0)->engine),
+               "estimate_prepared.engine must hold struct derived");
+
+int estimate_prepare(const struct estimate_input *in, struct estimate_prepared *p,
+                     struct estimate_result *scratch, struct estimate_error *err)
+{
+        struct derived d;
+        struct mem_model mm;
+
+        result_clear(scratch);
+        if (run_memory(in, &d, &mm, scratch, err))
+                return -1;
+        p->per_gpu_total_bytes = scratch->per_gpu_total_bytes;
+        p->per_gpu_needed_bytes = scratch->per_gpu_needed_bytes;
+        p->cpu_total_bytes = scratch->cpu_total_bytes;
+        p->decode_bytes_per_token = scratch->decode_bytes_per_token;
+        p->kv_bytes_per_token = scratch->kv_bytes_per_token;
+        memcpy(p->per_gpu, scratch->per_gpu, sizeof(p->per_gpu));
+        memcpy(p->engine, &d, sizeof(d));
+        return 0;
+}
+
+void estimate_time(const struct estimate_input *in, const struct estimate_prepared *p,
+                   const struct gpu_spec *g, struct estimate_result *r)
+{
+        struct derived d;
+
+        memcpy(&d, p->engine, sizeof(d));
+        result_clear(r);
+        r->per_gpu_total_bytes = p->per_gpu_total_bytes;
+        r->per_gpu_needed_bytes = p->per_gpu_needed_bytes;
+        r->cpu_total_bytes = p->cpu_total_bytes;
+        r->decode_bytes_per_token = p->decode_bytes_per_token;
+        r->kv_bytes_per_token = p->kv_bytes_per_token;
+        memcpy(r->per_gpu, p->per_gpu, sizeof(r->per_gpu));
+        /* What estimate_run does after the memory part, but the fit table
+         * and the serving answer. */
+        struct gpu_spec variant;
+        compute_fill(in, &d, gpu_as_run(in, g, &variant), r);
+        compute_goodput(in, &d, r);
 }

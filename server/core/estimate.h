@@ -784,6 +784,40 @@ uint64_t estimate_memory_bytes(const struct estimate_input *in, struct estimate_
 int estimate_allocator_reserve(const struct estimate_input *in, double *reserve, double *held,
                                struct estimate_error *err);
 
+/*
+ * One layout timed on many GPUs (the plan search): the memory model does
+ * not read the GPU, so estimate_prepare() runs the GPU-independent part of
+ * estimate_run() once - the memory model, the per-GPU and CPU totals, and
+ * the derived quantities the time model reads - and estimate_time() then
+ * fills the time figures for one GPU exactly as estimate_run() would with
+ * that GPU chosen (same function, same inputs).  Between the two calls the
+ * input may change only in gpu_index and inter_node_bytes_per_s, which
+ * only the time model reads.
+ *
+ * estimate_prepare returns 0, or -1 with err filled where estimate_run
+ * would refuse in; scratch receives the memory part of a result (its
+ * figures and notes) and is otherwise undefined.  estimate_time fills
+ * out's time figures (seconds, tokens per second, FLOPs, bottleneck,
+ * speed model, peak rate, their notes, goodput) and copies the prepared
+ * totals and per-component memory; the rest of out (fit table, serving
+ * answer) is zero.  Plain values: a prepared layout may be copied and shared by any
+ * number of threads.
+ */
+struct estimate_prepared {
+        uint64_t per_gpu_total_bytes;          /* as estimate_result */
+        uint64_t per_gpu_needed_bytes;         /* as estimate_result: what must fit */
+        uint64_t cpu_total_bytes;              /* as estimate_result */
+        uint64_t decode_bytes_per_token;       /* inference */
+        uint64_t kv_bytes_per_token;           /* inference */
+        uint64_t per_gpu[EST_COMPONENT_COUNT]; /* as estimate_result (the paged-optimizer overflow reads it) */
+        _Alignas(8) unsigned char engine[320]; /* the engine's derived quantities (private) */
+};
+
+int estimate_prepare(const struct estimate_input *in, struct estimate_prepared *p,
+                     struct estimate_result *scratch, struct estimate_error *err);
+void estimate_time(const struct estimate_input *in, const struct estimate_prepared *p,
+                   const struct gpu_spec *g, struct estimate_result *out);
+
 /* Write the sentence for one note into buf (always NUL-terminated); returns buf. */
 const char *estimate_note_text(const struct est_note *note, char *buf, size_t len);
 /* A stable machine name for a note code, e.g. "default_batch"; "" if unknown. */

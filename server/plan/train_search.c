@@ -9,13 +9,17 @@
  *      tensor parallel for inference) x memory saver (as requested, + flash
  *      attention, + selective, + full checkpointing, + optimizer offload),
  *      from estimate_memory_bytes().  Memory does not depend on the GPU
- *      model, so the table is computed once and compared with each GPU's
- *      usable memory: every (GPU, count, strategy, saver) point is checked.
+ *      model, so each entry is computed once per search, when the search
+ *      first asks for it, and compared with each GPU's usable memory: every
+ *      (GPU, count, strategy, saver) point is checked.
  *   2. time: for each offering, GPU counts are whole instances (k x
  *      gpus_per_instance; instances beyond the first are separate nodes);
  *      each strategy at its lightest fitting saver is run through
  *      estimate_run() on that GPU, keeping the engine's own per-GPU total
  *      as the fit test.  Offerings with the same instance shape share runs.
+ *      The memory model of a run does not read the GPU either: it is built
+ *      once per layout (estimate_prepare) and only the time model runs per
+ *      GPU (estimate_time), with the same figures estimate_run() gives.
  *   3. cost: gpus x hours x usd_per_gpu_hour, where usd_per_gpu_hour is the
  *      stored instance price / gpus_per_instance (so = instances x instance
  *      price x hours); per million tokens = gpus x usd_per_gpu_hour / 3600
@@ -31,7 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHAPES_MAX 16 /* distinct (gpus_per_instance, network) shapes per GPU */
+#define SHAPES_MAX  16         /* distinct (gpus_per_instance, network) shapes per GPU */
+#define GPIS_MAX    8          /* distinct gpus_per_instance whose layouts are prepared once */
+#define MEM_UNKNOWN UINT64_MAX /* memory table: not worked out yet */
 
 /*
  * Between instances, when the catalog has no network figure: 10 Gb/s
@@ -45,6 +51,7 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
+        bool none_fits;          /* the memory table's lower bound rules every saver out */
         int saver;               /* the lightest saver whose full estimate fits */
         bool no_rate;            /* refused: no throughput figure at the precision run */
         uint64_t per_gpu_bytes;  /* the engine's total, as nvidia-smi would show it */
@@ -61,6 +68,22 @@ struct shape {
 };
 
 typedef uint64_t memory_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
+
+/*
+ * The GPU-independent part of one run (estimate_prepare: the memory model
+ * and the derived quantities), for a layout of count GPUs in instances of
+ * gpus_per_instance: worked out once per search and timed on every GPU of
+ * that instance shape (estimate_time).  0 = not prepared; else 1 + the
+ * index into struct search.prep.
+ */
+struct prep_memo {
+        bool ok; /* false: the engine refuses the layout */
+        struct estimate_prepared p;
+};
+typedef uint16_t prep_index_t[GPIS_MAX][PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
+/* Both variants' layouts (the request, its fp16 stand-in) share one pool. */
+_Static_assert(2 * sizeof(prep_index_t) / sizeof(uint16_t) < UINT16_MAX,
+               "a prep_index_t entry must index every prepared layout");
 
 /* The caching allocator's reserve of one layout (estimate_allocator_reserve),
  * replayed once and stated in every run of that layout on any GPU. */
@@ -94,8 +117,16 @@ struct search {
         reserve_table_t rsv_fp16;
         int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
         struct estimate_error fp16_error;
-        struct shape shapes[SHAPES_MAX];
+        struct shape *shapes[SHAPES_MAX]; /* allocated on first use, reused by later GPUs */
         size_t n_shapes;
+        bool out_of_memory;
+        /* Prepared layouts, shared by every GPU of the same variant. */
+        prep_index_t *prep_at;
+        prep_index_t prep_request, prep_fp16;
+        int gpis[GPIS_MAX]; /* the gpus_per_instance of each prep_at slot */
+        size_t n_gpis;
+        struct prep_memo *prep;
+        size_t n_prep, cap_prep;
         struct estimate_result res;    /* scratch for estimate_run (about 20 KiB) */
         struct estimate_input scratch; /* the input of a run not yet remembered */
         struct plan_train_result *out;
@@ -188,31 +219,79 @@ static int add_excluded(struct search *sr, size_t gi, size_t oi, const char *fmt
 /* The shape slot for an instance layout, created on first use; NULL when full. */
 static struct shape *shape_for(struct search *sr, int gpi, double network)
 {
+        struct shape *sh;
+
         for (size_t i = 0; i < sr->n_shapes; i++)
-                if (sr->shapes[i].gpus_per_instance == gpi &&
-                    sr->shapes[i].network_bytes_per_s == network)
-                        return &sr->shapes[i];
+                if (sr->shapes[i]->gpus_per_instance == gpi &&
+                    sr->shapes[i]->network_bytes_per_s == network)
+                        return sr->shapes[i];
         if (sr->n_shapes == SHAPES_MAX)
                 return NULL;
-        memset(&sr->shapes[sr->n_shapes], 0, sizeof(sr->shapes[0]));
-        sr->shapes[sr->n_shapes].gpus_per_instance = gpi;
-        sr->shapes[sr->n_shapes].network_bytes_per_s = network;
-        return &sr->shapes[sr->n_shapes++];
+        if (!sr->shapes[sr->n_shapes]) {
+                sr->shapes[sr->n_shapes] = malloc(sizeof(*sh));
+                if (!sr->shapes[sr->n_shapes]) {
+                        sr->out_of_memory = true;
+                        return NULL;
+                }
+        }
+        sh = sr->shapes[sr->n_shapes++];
+        memset(sh, 0, sizeof(*sh));
+        sh->gpus_per_instance = gpi;
+        sh->network_bytes_per_s = network;
+        return sh;
+}
+
+/* Allocations only: the caching allocator's reserve stated as none. */
+static void without_reserve(struct estimate_input *x)
+{
+        x->set |= EST_SET_RESERVE | EST_SET_HELD;
+        x->allocator_reserve_fraction = 0;
+        x->allocator_held_fraction = 0;
+}
+
+/*
+ * The memory table's entry for (count, st, sv): per-GPU bytes without the
+ * allocator's reserve (a lower bound), 0 when the layout is not valid.
+ * Worked out on first use: the table leaves out the reserve, whose replay
+ * costs tens of microseconds, and most entries are never needed (a layout
+ * that fits with a lighter saver never asks about the heavier ones); it
+ * rules layouts out, and the full estimate of each layout run on a GPU
+ * decides whether it fits.
+ */
+static uint64_t mem_at(struct search *sr, uint32_t count, enum est_strategy st, int sv)
+{
+        uint64_t *m = &(*sr->mem)[count][st][sv];
+
+        if (*m == MEM_UNKNOWN) {
+                struct estimate_input x;
+                struct estimate_error e;
+
+                layout(sr, &x, count, 1, st, (enum plan_saver)sv);
+                without_reserve(&x);
+                sr->out->engine_calls++;
+                *m = estimate_memory_bytes(&x, &e);
+        }
+        return *m;
 }
 
 /* The lightest saver from `from` on with which strategy st may fit count
  * GPUs of usable bytes (by the memory table's lower bound); -1 if none. */
-static int lightest_fit_from(const struct search *sr, uint32_t count, enum est_strategy st,
+static int lightest_fit_from(struct search *sr, uint32_t count, enum est_strategy st,
                              uint64_t usable, int from)
 {
-        for (int sv = from; sv < (int)savers_used(sr); sv++)
-                if ((*sr->mem)[count][st][sv] && (*sr->mem)[count][st][sv] <= usable)
+        for (int sv = from; sv < (int)savers_used(sr); sv++) {
+                uint64_t m;
+
+                if (!sr->level_ok[sv])
+                        continue; /* never fits */
+                m = mem_at(sr, count, st, sv);
+                if (m && m <= usable)
                         return sv;
+        }
         return -1;
 }
 
-static int lightest_fit(const struct search *sr, uint32_t count, enum est_strategy st,
-                        uint64_t usable)
+static int lightest_fit(struct search *sr, uint32_t count, enum est_strategy st, uint64_t usable)
 {
         return lightest_fit_from(sr, count, st, usable, 0);
 }
@@ -266,6 +345,51 @@ static bool pin_reserve(struct search *sr, struct estimate_input *x, uint32_t co
 }
 
 /*
+ * The prepared layout x (count GPUs in instances of gpi, strategy st,
+ * saver sv, its reserve pinned), worked out on first use; NULL when the
+ * engine refuses it or memory runs out.
+ */
+static const struct estimate_prepared *prepared(struct search *sr, const struct estimate_input *x,
+                                                int gpi, uint32_t count, enum est_strategy st,
+                                                int sv)
+{
+        struct estimate_error e;
+        struct prep_memo *pm;
+        uint16_t *at = NULL;
+        size_t slot = 0;
+
+        while (slot < sr->n_gpis && sr->gpis[slot] != gpi)
+                slot++;
+        if (slot == sr->n_gpis && slot < GPIS_MAX)
+                sr->gpis[sr->n_gpis++] = gpi;
+        if (slot < sr->n_gpis) {
+                at = &(*sr->prep_at)[slot][count][st][sv];
+                if (*at)
+                        return sr->prep[*at - 1].ok ? &sr->prep[*at - 1].p : NULL;
+        }
+        if (sr->n_prep == sr->cap_prep) {
+                size_t cap = sr->cap_prep ? 2 * sr->cap_prep : 256;
+                struct prep_memo *grown = realloc(sr->prep, cap * sizeof(*grown));
+
+                if (!grown) {
+                        sr->out_of_memory = true;
+                        return NULL;
+                }
+                sr->prep = grown;
+                sr->cap_prep = cap;
+        }
+        pm = &sr->prep[sr->n_prep];
+        sr->out->engine_calls++;
+        pm->ok = estimate_prepare(x, &pm->p, &sr->res, &e) == 0;
+        if (at) {
+                /* Remembered; else (more instance sizes than slots) used once. */
+                sr->n_prep++;
+                *at = (uint16_t)sr->n_prep;
+        }
+        return pm->ok ? &pm->p : NULL;
+}
+
+/*
  * Run the engine on GPU g for count GPUs in k instances with strategy st,
  * from saver sv (the lightest the memory table's lower bound allows) up,
  * until the full estimate - reserve included - fits; remember it in m.
@@ -274,16 +398,22 @@ static void run_lightest(struct search *sr, struct run_memo *m, const struct gpu
                          uint32_t count, uint32_t k, enum est_strategy st, int sv, double network)
 {
         for (; sv >= 0; sv = lightest_fit_from(sr, count, st, g->usable_memory_bytes, sv + 1)) {
-                struct estimate_error e;
-
                 m->saver = sv;
                 layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
                 sr->scratch.gpu_index = 0;
                 sr->scratch.inter_node_bytes_per_s = network;
                 m->ok = pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv);
                 if (m->ok) {
-                        sr->out->engine_calls++;
-                        m->ok = estimate_run(&sr->scratch, g, 1, &sr->res, &e) == 0;
+                        /* The memory model is the same on every GPU:
+                         * prepared once, timed here on g. */
+                        const struct estimate_prepared *pp =
+                                prepared(sr, &sr->scratch, (int)(count / k), count, st, sv);
+
+                        m->ok = pp != NULL;
+                        if (m->ok) {
+                                sr->out->engine_calls++;
+                                estimate_time(&sr->scratch, pp, g, &sr->res);
+                        }
                 }
                 /* No throughput figure at the precision run (the engine's
                  * peak is 0): no time, so no plan. */
@@ -359,14 +489,19 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
 
                         if (!strategy_used(sr, count, (enum est_strategy)st))
                                 continue;
-                        sv = lightest_fit(sr, count, (enum est_strategy)st, g->usable_memory_bytes);
-                        if (sv < 0)
-                                continue;
+                        /* The lower bound and the run are the same for every
+                         * offering of this shape: worked out for the first. */
                         if (!m->done) {
                                 m->done = true;
-                                run_lightest(sr, m, g, count, k, (enum est_strategy)st, sv,
-                                             network);
+                                sv = lightest_fit(sr, count, (enum est_strategy)st,
+                                                  g->usable_memory_bytes);
+                                m->none_fits = sv < 0;
+                                if (!m->none_fits)
+                                        run_lightest(sr, m, g, count, k, (enum est_strategy)st, sv,
+                                                     network);
                         }
+                        if (m->none_fits)
+                                continue;
                         sv = m->saver;
                         if (m->no_rate)
                                 oc->no_rate = true;
@@ -387,13 +522,8 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                 continue;
                         }
                         oc->any_fit = true;
-                        /* The plan is built only for runs that fit: the input
-                         * is large and most (count, strategy) points repeat a
-                         * remembered run. */
-                        memset(&p, 0, sizeof(p));
-                        layout(sr, &p.input, count, k, (enum est_strategy)st, (enum plan_saver)sv);
-                        p.input.gpu_index = 0;
-                        p.input.inter_node_bytes_per_s = network;
+                        /* The plan's figures; its input (large) is written
+                         * only when it becomes the best. */
                         p.strategy = (enum est_strategy)st;
                         p.saver = (enum plan_saver)sv;
                         p.gpus = count;
@@ -424,6 +554,10 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                 continue;
                         if (!found || plan_better(&p, best, c->rank_by, sr->out->has_hours)) {
                                 *best = p;
+                                layout(sr, &best->input, count, k, (enum est_strategy)st,
+                                       (enum plan_saver)sv);
+                                best->input.gpu_index = 0;
+                                best->input.inter_node_bytes_per_s = network;
                                 found = true;
                         }
                 }
@@ -466,20 +600,11 @@ static void levels_allowed(struct search *sr)
         }
 }
 
-/* Allocations only: the caching allocator's reserve stated as none. */
-static void without_reserve(struct estimate_input *x)
-{
-        x->set |= EST_SET_RESERVE | EST_SET_HELD;
-        x->allocator_reserve_fraction = 0;
-        x->allocator_held_fraction = 0;
-}
-
 /*
- * Fill the memory table; -1 with err when the request itself is refused.
- * The table leaves out the allocator's reserve, whose replay costs tens of
- * microseconds and the table has thousands of points: it is a lower bound
- * that rules layouts out, and the full estimate of each layout run on a
- * GPU decides whether it fits.
+ * Start the memory table (mem_at() fills it as the search asks); -1 with
+ * err when the request itself is refused.  Entries for layouts the search
+ * never tries (a strategy not used at that count, a saver level not
+ * allowed) stay 0: never fits.
  */
 static int memory_table(struct search *sr, struct estimate_error *err)
 {
@@ -493,24 +618,15 @@ static int memory_table(struct search *sr, struct estimate_error *err)
         sr->out->engine_calls++;
         if (estimate_memory_bytes(&x, err) == 0)
                 return -1;
-        for (uint32_t count = 1; count <= sr->c->max_gpus; count++) {
-                for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
-                        if (!strategy_used(sr, count, (enum est_strategy)st))
-                                continue;
-                        for (int sv = 0; sv < (int)savers_used(sr); sv++) {
-                                struct estimate_error e;
-
-                                if (!sr->level_ok[sv])
-                                        continue; /* mem stays 0: never fits */
-
-                                layout(sr, &x, count, 1, (enum est_strategy)st,
-                                       (enum plan_saver)sv);
-                                without_reserve(&x);
-                                sr->out->engine_calls++;
-                                (*sr->mem)[count][st][sv] = estimate_memory_bytes(&x, &e);
-                        }
-                }
-        }
+        for (uint32_t count = 1; count <= sr->c->max_gpus; count++)
+                for (int st = 0; st < EST_STRATEGY_COUNT; st++)
+                        for (int sv = 0; sv < PLAN_SAVER_COUNT; sv++)
+                                (*sr->mem)[count][st][sv] =
+                                        strategy_used(sr, count, (enum est_strategy)st) &&
+                                                        sv < (int)savers_used(sr) &&
+                                                        sr->level_ok[sv]
+                                                ? MEM_UNKNOWN
+                                                : 0;
         return 0;
 }
 
@@ -543,6 +659,7 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
                 sr->base = sr->request;
                 sr->mem = &sr->mem_request;
                 sr->rsv = &sr->rsv_request;
+                sr->prep_at = &sr->prep_request;
                 return 0;
         }
         if (sr->fp16_state == 0) {
@@ -556,18 +673,21 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
         sr->base = &sr->fp16_input;
         sr->mem = &sr->mem_fp16;
         sr->rsv = &sr->rsv_fp16;
+        sr->prep_at = &sr->prep_fp16;
         return sr->fp16_state == 1 ? 0 : -1;
 }
 
 /* The smallest per-GPU peak any layout reaches, for "does not fit" reasons. */
-static uint64_t memory_floor(const struct search *sr, uint32_t *count_out)
+static uint64_t memory_floor(struct search *sr, uint32_t *count_out)
 {
         uint64_t best = 0;
 
         for (uint32_t count = 1; count <= sr->c->max_gpus; count++)
                 for (int st = 0; st < EST_STRATEGY_COUNT; st++)
                         for (int sv = 0; sv < PLAN_SAVER_COUNT; sv++) {
-                                uint64_t m = (*sr->mem)[count][st][sv];
+                                uint64_t m = (*sr->mem)[count][st][sv] == MEM_UNKNOWN
+                                                     ? mem_at(sr, count, (enum est_strategy)st, sv)
+                                                     : (*sr->mem)[count][st][sv];
 
                                 if (m && (!best || m < best)) {
                                         best = m;
@@ -618,6 +738,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         sr->request = base;
         sr->mem = &sr->mem_request;
         sr->rsv = &sr->rsv_request;
+        sr->prep_at = &sr->prep_request;
         sr->c = c;
         sr->out = out;
         sr->training = base->mode != EST_INFERENCE;
@@ -659,7 +780,10 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                                 if (!strategy_used(sr, count, (enum est_strategy)st))
                                         continue;
                                 out->evaluated += sr->n_levels_ok;
-                                if (lightest_fit(sr, count, (enum est_strategy)st, usable) >= 0)
+                                /* One fitting layout answers; the rest wait
+                                 * until an offering asks for them. */
+                                if (!fits_somewhere &&
+                                    lightest_fit(sr, count, (enum est_strategy)st, usable) >= 0)
                                         fits_somewhere = true;
                         }
                 if (!fits_somewhere) {
@@ -741,11 +865,18 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                                      catalog_pricing_name(c->pricing),
                                      c->n_providers ? " from the chosen providers" : "");
         }
+        if (sr->out_of_memory) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                goto out;
+        }
         sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours);
         rc = 0;
 out:
         if (rc)
                 plan_train_result_free(out);
+        for (size_t i = 0; i < SHAPES_MAX; i++)
+                free(sr->shapes[i]);
+        free(sr->prep);
         free(sr);
         free(picks);
         return rc;

@@ -14,6 +14,11 @@
  * snapshot, which must outlive the result, and constraint provider ids are
  * borrowed from the caller for the duration of the call.
  *
+ * Work shared within one search: each layout's memory model is built once
+ * (estimate_prepare) and timed on every GPU (estimate_time); the memory
+ * table is filled where the search first asks.  The plans are the ones an
+ * exhaustive search gives (tests/unit/test_train_search_reference.c).
+ *
  * Thread-safety: the search keeps no state between calls; any number may
  * run at once on one snapshot.
  */
@@ -101,7 +106,8 @@ struct plan_train_result {
         struct plan_train_excluded *excluded;
         size_t n_excluded;
         uint64_t evaluated;    /* GPU x count x strategy x saver points checked */
-        uint64_t engine_calls; /* estimate_memory_bytes + estimate_run calls */
+        uint64_t engine_calls; /* memory-table entries, allocator replays, layouts
+                                  prepared, layouts timed on a GPU */
         bool has_hours;        /* the workload has a dataset size: hours and costs are known */
 };
 

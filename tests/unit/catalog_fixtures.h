@@ -2,7 +2,7 @@
  * catalog_fixtures.h - helpers for the unit tests that build a small
  * catalog by hand (test_train_search.c, test_rent_vs_buy.c): strings
  * copied into the tables' arena, an on-demand offering with its price, and
- * a relative-tolerance comparison.
+ * a relative-tolerance comparison; and the plan searches' workload.
  * Include after cmocka.h and catalog/catalog_tables.h.
  */
 #ifndef GPUPLAN_TESTS_CATALOG_FIXTURES_H
@@ -10,6 +10,8 @@
 
 #include <math.h>
 #include <string.h>
+
+#include "core/estimate.h"
 
 /* a == b to a relative tolerance (cmocka 1.1.5's float assertion is absolute). */
 #define assert_close(a, b) assert_true(fixture_close((a), (b)))
@@ -46,6 +48,36 @@ static inline void fixture_offering(struct catalog_tables *t, size_t i, const ch
                                               .usd_per_hour = usd_per_hour,
                                               .as_of = dup(t, "2026-01-01"),
                                               .source = dup(t, "https://example.org/prices")};
+}
+
+/* A 1.3B-parameter decoder (24 layers, hidden 2048, GPT-2 vocabulary),
+ * fully fine-tuned with AdamW in bf16 mixed precision on 100 000 samples
+ * of 512 tokens, batch 4. */
+static inline void fixture_decoder_1b(struct estimate_input *in)
+{
+        estimate_input_defaults(in);
+        in->arch.kind = MODEL_DECODER;
+        in->arch.layers = 24;
+        in->arch.hidden = 2048;
+        in->arch.heads = 16;
+        in->arch.kv_heads = 16;
+        in->arch.head_dim = 128;
+        in->arch.ffn = 8192;
+        in->arch.vocab = 50257;
+        in->arch.max_positions = 2048;
+        in->arch.position_table = 2048;
+        in->arch.tied_embeddings = true;
+        in->arch.pre_norm = true;
+        in->arch.final_norm = true;
+        in->arch.attn_bias = true;
+        in->arch.mlp_bias = true;
+        in->mode = EST_FINE_TUNE;
+        in->batch_size = 4;
+        in->sequence_length = 512;
+        in->dataset_samples = 100000;
+        in->epochs = 1;
+        in->optimizer = EST_OPT_ADAMW;
+        in->precision = EST_BF16_MIXED;
 }
 
 #endif

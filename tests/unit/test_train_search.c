@@ -95,29 +95,7 @@ static int teardown(void **state)
 
 static void workload(struct estimate_input *in)
 {
-        estimate_input_defaults(in);
-        in->arch.kind = MODEL_DECODER;
-        in->arch.layers = 24;
-        in->arch.hidden = 2048;
-        in->arch.heads = 16;
-        in->arch.kv_heads = 16;
-        in->arch.head_dim = 128;
-        in->arch.ffn = 8192;
-        in->arch.vocab = 50257;
-        in->arch.max_positions = 2048;
-        in->arch.position_table = 2048;
-        in->arch.tied_embeddings = true;
-        in->arch.pre_norm = true;
-        in->arch.final_norm = true;
-        in->arch.attn_bias = true;
-        in->arch.mlp_bias = true;
-        in->mode = EST_FINE_TUNE;
-        in->batch_size = 4;
-        in->sequence_length = 512;
-        in->dataset_samples = 100000;
-        in->epochs = 1;
-        in->optimizer = EST_OPT_ADAMW;
-        in->precision = EST_BF16_MIXED;
+        fixture_decoder_1b(in);
 }
 
 static const struct plan_train_excluded *find_excluded(const struct plan_train_result *r, size_t gi)
