@@ -226,7 +226,8 @@ static void error_422(struct db_error *e, const char *detail)
 {
         memset(e, 0, sizeof(*e));
         e->http_status = 422;
-        snprintf(e->detail, sizeof(e->detail), "%s", detail);
+        /* A CSV error may be longer than a problem's detail: cut it to fit. */
+        snprintf(e->detail, sizeof(e->detail), "%.*s", (int)sizeof(e->detail) - 1, detail);
 }
 
 /* One price of one entry; counts the outcome. Returns 0, 1 (unknown accelerator) or -1. */
