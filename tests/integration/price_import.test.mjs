@@ -159,8 +159,18 @@ test('a fresh install ranks at least 300 prices no older than 180 days, from at 
         assert.ok(fresh >= 300, `${fresh} fresh prices`);
         assert.ok(providers >= 12, `${providers} providers`);
         assert.ok(spot > 0 && onDemand > 0, `${spot} spot, ${onDemand} on-demand`);
-        for (const cloud of ['aws', 'lambda', 'runpod', 'nebius'])
+        for (const cloud of ['aws', 'gcp', 'lambda', 'runpod', 'nebius'])
                 assert.ok(Number(psql(`SELECT count(*) FROM current_prices p JOIN offerings o ON o.id = p.offering_id WHERE o.provider_id = '${cloud}' AND p.source_commit IS NOT NULL`)[0]) > 0, cloud);
+});
+
+test('GCP: a shipped A100 row is priced with its a2 host VM, as SkyPilot joins them', () => {
+        // prices/skypilot/catalogs/v8/gcp/vms.csv: in every us-central1 zone the A100 x1 row
+        // is 2.93391 $/h (spot 1.4341) and a2-highgpu-1g 0.73948 (spot 0.36975):
+        // 2.93391 + 0.73948 = 3.67339; 1.4341 + 0.36975 = 1.80385.
+        const rows = psql("SELECT p.pricing, p.usd_per_hour FROM current_prices p" +
+                " WHERE p.offering_id = 'gcp-a2-highgpu-1g-us-central1' ORDER BY p.pricing");
+        assert.deepEqual(rows.map((r) => r.split('|')).map(([k, v]) => [k, Number(v)]),
+                         [['on_demand', 3.67339], ['spot', 1.80385]]);
 });
 
 test('no plan ranked first is a free tier or a stale quote; each exclusion says why; a request can ask for them', async () => {
