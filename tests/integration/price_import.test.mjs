@@ -155,7 +155,8 @@ test('a fresh install ranks at least 300 prices no older than 180 days, from at 
         const [fresh, providers, spot, onDemand] = psql(
                 "SELECT count(*), count(DISTINCT o.provider_id), count(*) FILTER (WHERE p.pricing = 'spot')," +
                 " count(*) FILTER (WHERE p.pricing = 'on_demand')" +
-                ' FROM current_prices p JOIN offerings o ON o.id = p.offering_id ` WHERE p.as_of >= date '${TODAY}' - 180`)[0].split('|').map(Number);
+                ' FROM current_prices p JOIN offerings o ON o.id = p.offering_id' +
+                ` WHERE p.as_of >= date '${TODAY}' - 180`)[0].split('|').map(Number);
         assert.ok(fresh >= 300, `${fresh} fresh prices`);
         assert.ok(providers >= 12, `${providers} providers`);
         assert.ok(spot > 0 && onDemand > 0, `${spot} spot, ${onDemand} on-demand`);
