@@ -160,7 +160,7 @@ test('a fresh install ranks at least 300 prices no older than 180 days, from at 
         assert.ok(fresh >= 300, `${fresh} fresh prices`);
         assert.ok(providers >= 12, `${providers} providers`);
         assert.ok(spot > 0 && onDemand > 0, `${spot} spot, ${onDemand} on-demand`);
-        for (const cloud of ['aws', 'gcp', 'lambda', 'runpod', 'nebius'])
+        for (const cloud of ['aws', 'azure', 'gcp', 'lambda', 'runpod', 'nebius'])
                 assert.ok(Number(psql(`SELECT count(*) FROM current_prices p JOIN offerings o ON o.id = p.offering_id WHERE o.provider_id = '${cloud}' AND p.source_commit IS NOT NULL`)[0]) > 0, cloud);
 });
 
