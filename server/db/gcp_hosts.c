@@ -198,15 +198,22 @@ int gcp_hosts_add(struct gcp_hosts *h, const struct skypilot_row *r)
         return 0;
 }
 
-static bool vm_fits(const struct gcp_hosts_vm *v, const struct gcp_hosts_gpu *g)
+/* What a GPU row asks of its host, worked out once per GPU row. */
+struct host_need {
+        bool fixed;      /* one of fixed_hosts' GPUs: the machine type must match */
+        unsigned vcpus;  /* else: the N1 vCPUs needed (0: SkyPilot has no entry) */
+};
+
+static bool vm_fits(const struct gcp_hosts_vm *v, const struct gcp_hosts_gpu *g,
+                    const struct host_need *need)
 {
-        if (strcasecmp(v->region, g->region) != 0 || strcasecmp(v->zone, g->zone) != 0 ||
-            v->usd < 0)
+        if (v->usd < 0 || strcasecmp(v->zone, g->zone) != 0 ||
+            strcasecmp(v->region, g->region) != 0)
                 return false;
-        if (is_fixed_gpu(g->accelerator)) {
+        if (need->fixed) {
                 for (size_t i = 0; i < sizeof(fixed_hosts) / sizeof(fixed_hosts[0]); i++) {
-                        if (strcmp(fixed_hosts[i].accelerator, g->accelerator) != 0 ||
-                            fixed_hosts[i].count != g->count)
+                        if (fixed_hosts[i].count != g->count ||
+                            strcmp(fixed_hosts[i].accelerator, g->accelerator) != 0)
                                 continue;
                         for (size_t k = 0; k < 5 && fixed_hosts[i].types[k]; k++)
                                 if (strcmp(fixed_hosts[i].types[k], v->instance_type) == 0)
@@ -214,10 +221,8 @@ static bool vm_fits(const struct gcp_hosts_vm *v, const struct gcp_hosts_gpu *g)
                 }
                 return false;
         }
-        unsigned vcpus = n1_needed_vcpus(g->accelerator, g->count);
-
-        return vcpus && is_n1_host(v->instance_type) && v->vcpus >= (double)vcpus &&
-               v->memory_gib >= (double)vcpus * N1_GIB_PER_VCPU;
+        return need->vcpus && is_n1_host(v->instance_type) && v->vcpus >= (double)need->vcpus &&
+               v->memory_gib >= (double)need->vcpus * N1_GIB_PER_VCPU;
 }
 
 int gcp_hosts_join(const struct gcp_hosts *h, skypilot_row_fn fn, void *ctx, unsigned *joined,
@@ -227,6 +232,7 @@ int gcp_hosts_join(const struct gcp_hosts *h, skypilot_row_fn fn, void *ctx, uns
         for (size_t i = 0; i < h->n_gpus; i++) {
                 const struct gcp_hosts_gpu *g = &h->gpus[i];
                 const struct gcp_hosts_vm *best = NULL;
+                struct host_need need;
                 char label[2 * NAME_MAX_BYTES + 32];
                 struct skypilot_row row;
                 int rc;
@@ -235,14 +241,16 @@ int gcp_hosts_join(const struct gcp_hosts *h, skypilot_row_fn fn, void *ctx, uns
                         (*no_host)++;
                         continue;
                 }
+                need.fixed = is_fixed_gpu(g->accelerator);
+                need.vcpus = need.fixed ? 0 : n1_needed_vcpus(g->accelerator, g->count);
                 for (size_t k = 0; k < h->n_vms; k++)
-                        if (vm_fits(&h->vms[k], g) && (!best || h->vms[k].usd < best->usd))
+                        if (vm_fits(&h->vms[k], g, &need) && (!best || h->vms[k].usd < best->usd))
                                 best = &h->vms[k];
                 if (!best) {
                         (*no_host)++;
                         continue;
                 }
-                if (is_fixed_gpu(g->accelerator))
+                if (need.fixed)
                         snprintf(label, sizeof(label), "%s", best->instance_type);
                 else
                         snprintf(label, sizeof(label), "%s with %ux %s", best->instance_type,
