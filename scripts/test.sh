@@ -157,6 +157,9 @@ export GPUPLAN_TEST_URL="http://127.0.0.1:$SERVER_PORT"
 export GPUPLAN_TEST_ADMIN_TOKEN="test-admin-token-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 export GPUPLAN_TEST_TMP="$TMP"
 export GPUPLAN_TEST_PIDS="$TMP/pids"
+# Quote ages are reckoned from the shipped snapshot's newest date, so the
+# freshness tests do not start failing 180 days after it.
+export GPUPLAN_TODAY="${GPUPLAN_TODAY:-$(awk -F, 'NR > 1 { print $4 }' prices/skypilot/SOURCES.csv | sort | tail -n 1)}"
 log "== server on $GPUPLAN_TEST_URL"
 GPUPLAN_HUB=off GPUPLAN_LISTEN="127.0.0.1:$SERVER_PORT" GPUPLAN_STATIC_DIR="$ROOT/static" \
         GPUPLAN_ADMIN_TOKEN="$GPUPLAN_TEST_ADMIN_TOKEN" GPUPLAN_LOG_LEVEL=info \

@@ -312,6 +312,8 @@ void config_usage(FILE *out)
               "  GPUPLAN_DB_ACQUIRE_TIMEOUT_MS  wait for a free connection before 503 (2000)\n"
               "  GPUPLAN_IMPORT_SHIPPED_PRICES  1: import the shipped SkyPilot prices after\n"
               "                               migrating (once per file version); 0: do not (1)\n"
+              "  GPUPLAN_TODAY                YYYY-MM-DD: the day quote ages are reckoned from "
+              "(the real date)\n"
               "  GPUPLAN_SHUTDOWN_GRACE_S     on SIGTERM, wait this long for requests in flight "
               "(10)\n"
               "  HF_ENDPOINT                  the Hugging Face Hub or a mirror of it "

@@ -19,7 +19,12 @@
 /* The keys api_price_options_decode() reads, for a caller's list of known keys. */
 #define API_PRICE_OPTION_KEYS "regions", "per_region", "include_stale_prices", "include_notebooks"
 
-/* Today (UTC) as days since 1970-01-01. */
+/*
+ * Today (UTC) as days since 1970-01-01: the day quote ages and the
+ * freshness limit are reckoned from.  The environment variable
+ * GPUPLAN_TODAY=YYYY-MM-DD overrides it (a malformed value is ignored);
+ * dates stamped on new prices stay the real date.
+ */
 long api_price_today(void);
 
 /*

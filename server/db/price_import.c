@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/gcp_hosts.h"
 #include "db/price_snapshot.h"
 #include "db/skypilot_csv.h"
 
@@ -39,6 +40,7 @@ struct collect {
         uint32_t *slots; /* open addressing by id: index + 1, 0 = empty */
         size_t n_slots;
         struct price_import_report *rep;
+        struct gcp_hosts *hosts; /* GCP: VM and GPU rows kept to be joined; else NULL */
         char err[320];
 };
 
@@ -106,14 +108,19 @@ static double lowest(double a, double b)
         return a < b ? a : b;
 }
 
+static int add_offering(void *ctx, const struct skypilot_row *r);
+
 static int collect_row(void *ctx, const struct skypilot_row *r)
 {
         struct collect *c = ctx;
-        char id[OFFERING_ID_MAX + 2];
-        size_t at, k;
-        struct entry *e;
 
         c->rep->rows++;
+        if (c->hosts && (!*r->accelerator || !*r->instance_type) &&
+            gcp_hosts_add(c->hosts, r)) {
+                snprintf(c->err, sizeof(c->err),
+                         "line %u: out of memory, or a name longer than 63 bytes", r->line);
+                return -1;
+        }
         if (!*r->accelerator) {
                 c->rep->cpu_rows++;
                 return 0;
@@ -126,6 +133,17 @@ static int collect_row(void *ctx, const struct skypilot_row *r)
                 c->rep->accelerator_only++;
                 return 0;
         }
+        return add_offering(c, r);
+}
+
+/* Fold one priced GPU row into its offering (instance type x region). */
+static int add_offering(void *ctx, const struct skypilot_row *r)
+{
+        struct collect *c = ctx;
+        char id[OFFERING_ID_MAX + 2];
+        size_t at, k;
+        struct entry *e;
+
         if (strlen(r->instance_type) >= sizeof(e->instance_type) ||
             strlen(r->accelerator) >= sizeof(e->accelerator) ||
             strlen(r->region) >= sizeof(e->region)) {
@@ -359,16 +377,24 @@ int price_import_skypilot(PGconn *conn, const struct price_import_source *src, c
                           size_t len, struct price_import_report *rep, struct db_error *e)
 {
         struct collect c;
+        struct gcp_hosts hosts;
         char source[512];
         bool imported = false;
+        unsigned no_host = 0;
         int rc;
 
         memset(rep, 0, sizeof(*rep));
         memset(&c, 0, sizeof(c));
         memset(e, 0, sizeof(*e));
+        gcp_hosts_init(&hosts);
         c.cloud = src->cloud;
         c.rep = rep;
+        /* GCP prices its GPUs apart from the VMs they attach to: join them (gcp_hosts.h). */
+        if (strcmp(src->cloud, "gcp") == 0)
+                c.hosts = &hosts;
         rc = skypilot_csv_parse(csv, len, collect_row, &c, c.err, sizeof(c.err));
+        if (!rc && c.hosts)
+                rc = gcp_hosts_join(&hosts, add_offering, &c, &rep->attached, &no_host);
         if (rc) {
                 error_422(e, c.err);
                 goto out;
@@ -386,7 +412,8 @@ int price_import_skypilot(PGconn *conn, const struct price_import_source *src, c
                 rc = check_source(conn, src, csv, len, rep, &imported, e);
         if (!rc && imported && src->skip_if_imported) {
                 rep->skipped = true;
-                rep->rows = rep->cpu_rows = rep->no_region = rep->accelerator_only = rep->offerings = 0;
+                rep->rows = rep->cpu_rows = rep->no_region = rep->accelerator_only = 0;
+                rep->attached = rep->offerings = 0;
         }
         for (size_t i = 0; !rc && !rep->skipped && i < c.n; i++) {
                 const struct entry *en = &c.entries[i];
@@ -414,6 +441,7 @@ int price_import_skypilot(PGconn *conn, const struct price_import_source *src, c
 out:
         free(c.entries);
         free(c.slots);
+        gcp_hosts_free(&hosts);
         return rc;
 }
 

@@ -11,10 +11,11 @@
  * Prices go through price_import_upsert() (migrations/0021): a price equal
  * to the newest one of its offering and kind is "unchanged" and writes
  * nothing, so importing the same file twice is a no-op and a newer file
- * appends only what changed.  CPU-only rows, rows without a region and
- * accelerator-only rows are counted and skipped: GCP lists a GPU's price on
- * a row of its own, to be added to a VM's row, and that join is not made
- * here (such files import nothing from those rows, and say so).
+ * appends only what changed.  CPU-only rows and rows without a region are
+ * counted and skipped.  Accelerator-only rows (GCP lists a GPU's price on a
+ * row of its own) are counted; for cloud "gcp" each GPU row is joined to its
+ * host VM's row in the same zone and priced at the sum, as SkyPilot does
+ * (gcp_hosts.h), and counted as attached; the others are skipped.
  *
  * The whole file is one transaction: a malformed row ("line N: ...")
  * refuses the file and changes nothing.  Each import that reaches the end
@@ -54,7 +55,8 @@ struct price_import_report {
         unsigned cpu_rows;      /* rows without an accelerator, skipped */
         unsigned no_region;     /* GPU rows without a region, skipped: no offering to price */
         unsigned accelerator_only; /* rows pricing a GPU without an instance type (GCP's GPUs
-                                    * to attach to a VM priced on its own row), skipped */
+                                    * to attach to a VM priced on its own row) */
+        unsigned attached;      /* of those, rows joined to a host VM and priced with it */
         unsigned offerings;     /* instance type x region pairs with a GPU */
         unsigned added;         /* prices of a kind the offering had none of */
         unsigned changed;       /* prices appended because they differ from the newest */

@@ -147,16 +147,31 @@ test('the command line imports the same files and prints the summary', () => {
 
 // ---- the shipped snapshot, on the suite's shared server ----------------------
 
+// The day ages are reckoned from: the server's GPUPLAN_TODAY when scripts/test.sh
+// pins it to the snapshot's date, else the real date.
+const TODAY = process.env.GPUPLAN_TODAY || new Date().toISOString().slice(0, 10);
+
 test('a fresh install ranks at least 300 prices no older than 180 days, from at least 12 providers, on-demand and spot', () => {
         const [fresh, providers, spot, onDemand] = psql(
                 "SELECT count(*), count(DISTINCT o.provider_id), count(*) FILTER (WHERE p.pricing = 'spot')," +
                 " count(*) FILTER (WHERE p.pricing = 'on_demand')" +
-                ' FROM current_prices p JOIN offerings o ON o.id = p.offering_id WHERE p.as_of >= current_date - 180')[0].split('|').map(Number);
+                ' FROM current_prices p JOIN offerings o ON o.id = p.offering_id' +
+                ` WHERE p.as_of >= date '${TODAY}' - 180`)[0].split('|').map(Number);
         assert.ok(fresh >= 300, `${fresh} fresh prices`);
         assert.ok(providers >= 12, `${providers} providers`);
         assert.ok(spot > 0 && onDemand > 0, `${spot} spot, ${onDemand} on-demand`);
-        for (const cloud of ['aws', 'lambda', 'runpod', 'nebius'])
+        for (const cloud of ['aws', 'azure', 'gcp', 'lambda', 'runpod', 'nebius'])
                 assert.ok(Number(psql(`SELECT count(*) FROM current_prices p JOIN offerings o ON o.id = p.offering_id WHERE o.provider_id = '${cloud}' AND p.source_commit IS NOT NULL`)[0]) > 0, cloud);
+});
+
+test('GCP: a shipped A100 row is priced with its a2 host VM, as SkyPilot joins them', () => {
+        // prices/skypilot/catalogs/v8/gcp/vms.csv: in every us-central1 zone the A100 x1 row
+        // is 2.93391 $/h (spot 1.4341) and a2-highgpu-1g 0.73948 (spot 0.36975):
+        // 2.93391 + 0.73948 = 3.67339; 1.4341 + 0.36975 = 1.80385.
+        const rows = psql("SELECT p.pricing, p.usd_per_hour FROM current_prices p" +
+                " WHERE p.offering_id = 'gcp-a2-highgpu-1g-us-central1' ORDER BY p.pricing");
+        assert.deepEqual(rows.map((r) => r.split('|')).map(([k, v]) => [k, Number(v)]),
+                         [['on_demand', 3.67339], ['spot', 1.80385]]);
 });
 
 test('no plan ranked first is a free tier or a stale quote; each exclusion says why; a request can ask for them', async () => {
@@ -167,7 +182,7 @@ test('no plan ranked first is a free tier or a stale quote; each exclusion says 
         };
         const res = await post('/api/v1/compare', body);
         assert.equal(res.status, 200, res.text.slice(0, 400));
-        const today = Date.now() / 86400e3;
+        const today = Date.parse(TODAY) / 86400e3;
         for (const p of res.json.plans.slice(0, 5)) {
                 assert.notEqual(p.provider, 'colab');
                 assert.ok(p.price_age_days <= 180, `${p.offering}: ${p.price_age_days} days`);

@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/catalog_render.h"
+#include "api/price_options.h"
 #include "app.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_tables.h"
@@ -542,6 +544,31 @@ static void test_rent_vs_buy_arithmetic(void **state)
  * 0.07 USD per hour used; break-even against 3.00/h: 700 / (3.00 - 0.07) =
  * 238.91 hours a month.
  */
+/*
+ * GPUPLAN_TODAY states the day ages are reckoned from.  Day numbers counted
+ * by hand from 1970-01-01: 2000-03-01 is 30 years (7 of them leap: 1972 ...
+ * 1996) = 30*365 + 7 = 10957 days to 2000-01-01, plus 31 + 29 = 11017;
+ * 2026-11-27: 56 years with 14 leap days (1972 ... 2024) = 20454 to
+ * 2026-01-01, plus 330 days (Jan..Oct = 304, Nov 1..27 = 26) = 20784.
+ */
+static void test_price_today_setting(void **state)
+{
+        (void)state;
+        long real = (long)(time(NULL) / 86400);
+
+        assert_int_equal(setenv("GPUPLAN_TODAY", "2026-11-27", 1), 0);
+        assert_int_equal(api_price_today(), 20784);
+        assert_int_equal(setenv("GPUPLAN_TODAY", "2000-03-01", 1), 0);
+        assert_int_equal(api_price_today(), 11017);
+        /* Malformed: the real date. */
+        assert_int_equal(setenv("GPUPLAN_TODAY", "2026-13-01", 1), 0);
+        assert_true(api_price_today() - real <= 1 && api_price_today() >= real);
+        assert_int_equal(setenv("GPUPLAN_TODAY", "2026-11-27x", 1), 0);
+        assert_true(api_price_today() >= real);
+        assert_int_equal(unsetenv("GPUPLAN_TODAY"), 0);
+        assert_true(api_price_today() - real <= 1 && api_price_today() >= real);
+}
+
 static void test_rent_vs_buy_family(void **state)
 {
         struct env *e = *state;
@@ -594,6 +621,7 @@ int main(void)
                 cmocka_unit_test(test_rendered_reads_match_live),
                 cmocka_unit_test(test_rent_vs_buy_arithmetic),
                 cmocka_unit_test(test_rent_vs_buy_family),
+                cmocka_unit_test(test_price_today_setting),
         };
 
         return cmocka_run_group_tests_name("catalog_api", tests, setup, teardown);
