@@ -190,6 +190,8 @@ test('a Hub id the catalog lacks: the look-up shows what was read and fills the 
         await phone.waitForSelector('#hub-read-vision');
         await phone.$eval('#f-model-search', (e) => e.scrollIntoView({ block: 'start' }));
         await phone.screenshot({ path: join(artifacts, 'hub-lookup-390x844.png') });
+        assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+                'no horizontal scrolling on a phone');
         await phone.done();
 });
 
@@ -283,5 +285,7 @@ test('the admin form stores a team model, shows refusals at their fields, and th
         await phone.click('#t-save');
         await phone.$eval('#team-model', (e) => e.scrollIntoView({ block: 'start' }));
         await phone.screenshot({ path: join(artifacts, 'team-model-form-390x844.png') });
+        assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+                'no horizontal scrolling on a phone');
         await phone.done();
 });
