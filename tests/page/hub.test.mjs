@@ -83,7 +83,7 @@ async function estimateAfter(page, action, want) {
                 } catch {
                         return false;
                 }
-        }, { timeout: 20000 });
+        }, { timeout: 30000 });
         await action();
         const res = await waiting;
         const body = JSON.parse(res.request().postData());
@@ -193,6 +193,25 @@ test('a Hub id the catalog lacks: the look-up shows what was read and fills the 
         assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
                 'no horizontal scrolling on a phone');
         await phone.done();
+});
+
+test('a huggingface.co URL of a commit pins that revision in the look-up and the estimate', async () => {
+        const page = await openPage();
+        await page.goto(BASE + '#/calculator?mode=inference');
+        await calcReady(page);
+        const est = await estimateAfter(page, () => lookUp(page, `https://huggingface.co/${SMOL.repo}/tree/${SMOL.sha}`),
+                (b) => b.model.id === SMOL.repo && b.model.revision === SMOL.sha);
+        assert.equal(est.status, 200);
+        assert.equal(est.json.model.source.revision, SMOL.sha);
+        await page.waitForSelector('#hub-read-revision');
+        assert.equal(await page.textContent('#hub-read-revision'), SMOL.sha.slice(0, 12));
+        assert.match(page.url(), new RegExp(`rev=${SMOL.sha}`));
+        // Choosing another model drops the pin, and what was read.
+        const other = await estimateAfter(page, () => page.fill('#f-model-search', 'qwen2.5 7b instruct'),
+                (b) => b.model.id === 'qwen2.5-7b');
+        assert.equal(other.body.model.revision, undefined);
+        assert.equal(await page.isVisible('#f-hub-read'), false);
+        await page.done();
 });
 
 test('the Hub\'s refusals are shown next to the field in the API\'s words', async () => {
