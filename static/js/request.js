@@ -15,6 +15,10 @@ export const CALC_DEFAULTS = Object.freeze({
         // No invented dataset: time is per step and per million tokens until
         // a size is entered, as tokens or as samples.
         samples: '', tokens: '', epochs: '1', allow_peft: '1',
+        // A vision-language model: images in each sample (blank: none).
+        images: '',
+        // The Hub revision (branch, tag or sha) a look-up pinned for the model.
+        rev: '',
         // Settings left for the chosen framework's preset to fill (comma list).
         fw_keys: '',
         precision: 'fp32', quant: 'none', optimizer: 'adamw',
@@ -76,10 +80,37 @@ export function modelKind(s) {
 // GET api/v1/models reports it; filled by the calculator once loaded.
 const modelKinds = new Map();
 
+// Models with a vision tower (architecture.vision_parameters), by id.
+const visionModels = new Set();
+
 export function setModelKinds(models) {
         modelKinds.clear();
-        for (const m of models)
-                if (m && m.id && m.architecture && m.architecture.kind) modelKinds.set(m.id, m.architecture.kind);
+        addModels(models);
+}
+
+// Learn more models (a team model or a Hub look-up found later): their
+// kind, and whether they take images.  A model is {id, architecture}.
+export function addModels(models) {
+        for (const m of models) {
+                if (!m || !m.id || !m.architecture) continue;
+                if (m.architecture.kind) modelKinds.set(m.id, m.architecture.kind);
+                if (m.architecture.vision_parameters > 0) visionModels.add(m.id);
+        }
+}
+
+// A vision-language model: its config has a vision tower, so images per
+// sample mean something (the API refuses them for a text-only model).
+export function isVision(s) {
+        if (s.source === 'catalog') return visionModels.has(s.model);
+        if (s.source === 'hf_config') {
+                try {
+                        const cfg = JSON.parse(s.hf);
+                        return Boolean(cfg && typeof cfg.vision_config === 'object' && cfg.vision_config);
+                } catch {
+                        return false;
+                }
+        }
+        return false;
 }
 
 // An encoder does not generate: its inference is one forward pass over a
@@ -117,7 +148,7 @@ export function relevant(name, s) {
         case 'seq': return training || isEncoder(s);
         case 'target': return training && isEncoderDecoder(s);
         case 'prompt': case 'gen': return s.mode === 'inference' && !isEncoder(s);
-        case 'model': return s.source === 'catalog';
+        case 'model': case 'rev': return s.source === 'catalog';
         case 'parameters': return s.source === 'parameters';
         case 'hf': return s.source === 'hf_config';
         case 'kind': case 'layers': case 'hidden': case 'heads': case 'kv_heads': case 'ffn':
@@ -130,6 +161,7 @@ export function relevant(name, s) {
         // fine-tune trains its language-model head.
         case 'labels': return ['fine_tune', 'lora', 'qlora'].includes(s.mode) && isEncoder(s);
         case 'samples': case 'tokens': case 'epochs': return training;
+        case 'images': return isVision(s);
         case 'allow_peft': return s.mode === 'fine_tune' || s.mode === 'lora';
         case 'lora_rank': case 'lora_alpha': return s.mode === 'lora' || s.mode === 'qlora';
         case 'sharding': return s.strategy === 'fsdp';
@@ -196,7 +228,7 @@ export function modelPart(s) {
                 return { architecture: a };
         }
         default:
-                return { id: s.model };
+                return s.rev ? { id: s.model, revision: s.rev } : { id: s.model };
         }
 }
 
@@ -209,6 +241,7 @@ export function estimateRequest(s) {
         if (relevant('target', s)) put(workload, 'target_length', num(s.target));
         if (relevant('accum', s)) put(workload, 'gradient_accumulation', num(s.accum));
         if (relevant('labels', s)) put(workload, 'num_labels', num(s.labels));
+        if (relevant('images', s)) put(workload, 'images_per_sample', num(s.images));
         if (relevant('prompt', s)) {
                 put(workload, 'prompt_tokens', num(s.prompt));
                 put(workload, 'generated_tokens', num(s.gen));

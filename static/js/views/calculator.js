@@ -7,11 +7,12 @@ import { $, el, list } from '../dom.js';
 import * as fmt from '../format.js';
 import { renderTable } from '../table.js';
 import { memoryChart } from '../charts.js';
-import { bindForm, fillForm, applyRelevance, showProblem, clearProblems } from '../forms.js';
-import { estimateRequest, ModelInputError, relevant, startingSettings, modelKind, STARTING_KEYS } from '../request.js';
+import { bindForm, fillForm, applyRelevance, showProblem, clearProblems, debounce } from '../forms.js';
+import { estimateRequest, ModelInputError, relevant, startingSettings, modelKind, addModels, STARTING_KEYS } from '../request.js';
 import { params, href, update, explicitKeys } from '../state.js';
 import { accuracyFor, loadAccuracy } from '../accuracy.js';
 import * as data from '../catalogdata.js';
+import { archText, hubFacts, sourceLine } from '../modelinfo.js';
 
 let inflight = null;
 // The GPU list comes from the first answer's fit table (every catalog GPU
@@ -49,20 +50,6 @@ function componentTable(container, id, caption, total, components, csvName) {
                           value: (r) => (total ? r.bytes / total : null), render: (r) => fmt.percent(total ? r.bytes / total : null) },
                 ],
         });
-}
-
-// The shape the importer read, in one line: what decides memory.
-function archText(a) {
-        const parts = [`${a.layers} layers`, `hidden ${a.hidden_size}`,
-                `${a.heads} heads${a.kv_heads && a.kv_heads !== a.heads ? ` (${a.kv_heads} KV)` : ''}`,
-                `FFN ${a.ffn_size}${a.gated_mlp ? ' gated' : ''}`, `vocabulary ${a.vocab_size}`];
-        if (a.decoder_layers) parts.splice(1, 0, `${a.decoder_layers} decoder layers`);
-        if (a.experts > 1) parts.push(`${a.experts} experts, ${a.active_experts} active`);
-        if (a.shared_expert_ffn) parts.push(`shared expert ${a.shared_expert_ffn}`);
-        if (a.sliding_window) parts.push(`window ${a.sliding_window}${a.global_every ? `, global attention every ${a.global_every} layers` : ''}`);
-        if (a.kv_lora_rank) parts.push(`latent KV ${a.kv_lora_rank} + ${a.qk_rope_head_dim}`);
-        if (a.generic) parts.push('unknown type: a generic decoder');
-        return parts.join(', ');
 }
 
 // The one figure: what each GPU needs, as nvidia-smi would show it, and
@@ -107,7 +94,9 @@ function headline(res, gpu) {
                                 ? el('span', { id: 'calc-trainable' }, `, ${fmt.count(trainable)} trained${why ? ` (${why})` : ''}`) : null));
         }
         const a = res.model && res.model.architecture;
-        if (a && params().source === 'hf_config')
+        const source = res.model && sourceLine(res.model.source);
+        if (source) items.push(source);
+        if (a && (params().source === 'hf_config' || source))
                 items.push(el('p', { class: 'model-line', id: 'calc-arch' },
                         'config.json understood as ', el('strong', {}, `${a.model_type || 'model'} ${fmt.words(a.kind || '')}`),
                         ': ', archText(a)));
@@ -275,6 +264,12 @@ function askAccuracy() {
 
 function render(res, req) {
         lastRes = res;
+        // An answer may reveal a vision tower the model list did not show.
+        const arch = res.model && res.model.architecture;
+        if (req.model && req.model.id && arch && arch.vision_parameters > 0 && !relevant('images', params())) {
+                addModels([{ id: req.model.id, architecture: arch }]);
+                applyRelevance($('#calc-form'), params(), relevant);
+        }
         const fits = Array.isArray(res.fits) ? res.fits : [];
         if (!gpuListFilled && fits.length) {
                 data.fillGpuSelect($('#f-gpu'), fits.map((f) => ({ id: f.gpu, name: f.name, memory_bytes: f.memory_bytes })),
@@ -506,14 +501,138 @@ async function run() {
 }
 
 let catalogModels = [];
+// Models beyond the list loaded with the page, by id: team models stored
+// since, and Hub models the server has read (origin "hub").
+const foundModels = new Map();
+
+function allModels() {
+        const ids = new Set(catalogModels.map((m) => m.id));
+        return [...catalogModels, ...[...foundModels.values()].filter((m) => !ids.has(m.id))];
+}
+
+// "3 matches: 2 catalog, 1 team model" for the search text.
+function matchesText(text, counts) {
+        if (!String(text).trim()) return '';
+        if (!counts.total) return 'No catalog, team or Hub-read model matches.';
+        const parts = [];
+        if (counts.catalog) parts.push(`${counts.catalog} catalog`);
+        if (counts.team) parts.push(`${counts.team} team model${counts.team === 1 ? '' : 's'}`);
+        if (counts.hub) parts.push(`${counts.hub} read from the Hub`);
+        return `${counts.total} match${counts.total === 1 ? '' : 'es'}: ${parts.join(', ')}`;
+}
+
+function setHubProblem(text) {
+        const search = $('#f-model-search');
+        const slot = $('#e-hub');
+        slot.textContent = text || '';
+        if (text) {
+                search.setAttribute('aria-invalid', 'true');
+                search.setAttribute('aria-describedby', 'e-hub');
+        } else {
+                search.removeAttribute('aria-invalid');
+                search.removeAttribute('aria-describedby');
+        }
+}
 
 // The search box narrows the model list; a changed choice re-estimates.
-function searchModels() {
+// An id that reads as a Hub repository no catalog or team model has offers
+// a look-up.
+function showMatches(text) {
         const select = $('#f-model');
         const before = select.value;
-        data.fillModelSelect(select, catalogModels, $('#f-model-search').value);
+        const counts = data.fillModelSelect(select, allModels(), text);
+        $('#f-model-matches').textContent = matchesText(text, counts);
+        const hub = data.hubId(text);
+        // A model read from the Hub before is listed, and its look-up (from the
+        // server's memory) still shows what was read.
+        const offer = Boolean(hub) && hub.id.toLowerCase() !== shownHubId &&
+                !data.knownId(allModels().filter((m) => m.origin !== 'hub'), hub.id);
+        const button = $('#f-hub-lookup');
+        button.hidden = !offer;
+        $('#f-hub-lookup-help').hidden = !offer;
+        if (offer) button.textContent = `Look up ${hub.id} on the Hugging Face Hub`;
         if (select.value && select.value !== before)
                 select.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+// The server's search (GET api/v1/models?q=) adds the team models stored
+// after the page loaded and the Hub models it has read.
+let searchInflight = null;
+async function searchServer(text) {
+        const hub = data.hubId(text);
+        const q = (hub ? hub.id : String(text)).trim();
+        if (searchInflight) searchInflight.abort();
+        if (!q || q.length > 128) return;
+        const ctl = new AbortController();
+        searchInflight = ctl;
+        try {
+                const d = await apiFetch('api/v1/models', { query: { q, limit: 100 }, signal: ctl.signal });
+                const found = [...(d.models || []),
+                        ...(d.hub_models || []).map((m) => ({ ...m, name: m.name || m.id, origin: 'hub' }))];
+                for (const m of found) foundModels.set(m.id, m);
+                addModels(found);
+                if ($('#f-model-search').value === text) showMatches(text);
+        } catch (e) {
+                // The list the page loaded still answers; the search is a bonus.
+                if (e.name !== 'AbortError') $('#f-model-matches').textContent += ' (the server search did not answer)';
+        } finally {
+                if (searchInflight === ctl) searchInflight = null;
+        }
+}
+const searchLater = debounce(searchServer, 250);
+
+function searchModels() {
+        const text = $('#f-model-search').value;
+        setHubProblem('');
+        showMatches(text);
+        searchLater(text);
+}
+
+// The Hub id whose look-up is on screen (lower case), so it is not offered again.
+let shownHubId = '';
+
+// The revision a look-up pinned (a /tree/{rev} URL), for the model choice
+// the look-up makes; any other choice of model clears it.
+let pendingRevision = null;
+
+// GET api/v1/hub/{org}/{name}: show what was read, then estimate that id.
+async function lookUp() {
+        const hub = data.hubId($('#f-model-search').value);
+        if (!hub) return;
+        const box = $('#f-hub-read');
+        const button = $('#f-hub-lookup');
+        setHubProblem('');
+        button.disabled = true;
+        box.hidden = false;
+        box.setAttribute('aria-busy', 'true');
+        box.replaceChildren(el('p', { class: 'muted' }, `Reading ${hub.id} from the Hugging Face Hub…`));
+        try {
+                const [org, name] = hub.id.split('/');
+                const r = await apiFetch(`api/v1/hub/${encodeURIComponent(org)}/${encodeURIComponent(name)}`,
+                        { query: { revision: hub.revision } });
+                const m = { id: r.id, name: r.id, origin: 'hub',
+                        architecture: { ...(r.architecture || {}), vision_parameters: r.vision_parameters } };
+                foundModels.set(m.id, m);
+                addModels([m]);
+                box.replaceChildren(...hubFacts(r));
+                shownHubId = r.id.toLowerCase();
+                // Fill the calculator: the list narrows to this model and it is chosen.
+                $('#f-model-search').value = r.id;
+                showMatches(r.id);
+                const select = $('#f-model');
+                select.value = r.id;
+                pendingRevision = hub.revision;
+                select.dispatchEvent(new Event('change', { bubbles: true }));
+        } catch (e) {
+                box.hidden = true;
+                box.replaceChildren();
+                shownHubId = '';
+                // The API's own sentence: it says what to do (set HF_TOKEN, paste the config).
+                setHubProblem(e.problem && e.problem.detail ? e.problem.detail : e.message);
+        } finally {
+                button.disabled = false;
+                box.setAttribute('aria-busy', 'false');
+        }
 }
 
 async function loadLists() {
@@ -534,6 +653,18 @@ export default {
                 const form = $('#calc-form');
                 fillForm(form, params());
                 applyRelevance(form, params(), relevant);
+                // A model chosen by hand drops a revision a Hub look-up pinned,
+                // and what the look-up read.
+                form.addEventListener('change', (e) => {
+                        if (e.target.name !== 'model') return;
+                        update({ rev: pendingRevision || '' });
+                        pendingRevision = null;
+                        // What a look-up read stays on screen while its model is chosen.
+                        if (e.target.value.toLowerCase() !== shownHubId) {
+                                shownHubId = '';
+                                $('#f-hub-read').hidden = true;
+                        }
+                });
                 form.addEventListener('change', onStartingChange);
                 form.addEventListener('input', onStartingChange);
                 form.addEventListener('change', (e) => {
@@ -544,6 +675,7 @@ export default {
                 bindForm(form, run, 300);
 
                 $('#f-model-search').addEventListener('input', searchModels);
+                $('#f-hub-lookup').addEventListener('click', lookUp);
                 await loadLists();
         },
         async show() {

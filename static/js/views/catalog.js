@@ -10,6 +10,7 @@ import { bindForm, fillForm, showProblem, clearProblems } from '../forms.js';
 import { lineChart, hideChart } from '../charts.js';
 import { params } from '../state.js';
 import * as data from '../catalogdata.js';
+import { initTeamForm } from '../teammodel.js';
 
 let sort = null;
 let allGpus = [];
@@ -187,6 +188,7 @@ export default {
                 const sel = $('#h-gpu');
                 sel.replaceChildren(new Option('choose one', ''), ...allGpus.map((g) => new Option(g.name, g.id)));
                 sel.addEventListener('change', () => drawHistory(sel.value));
+                initTeamForm();
         },
         async show() {
                 fillForm($('#catalog-form'), params());
