@@ -56,6 +56,8 @@ enum est_quant {
         EST_QUANT_NF4,  /* bitsandbytes NF4, optional double quantization */
         EST_QUANT_FP8,  /* fp8 e4m3 weights (vLLM/TensorRT-LLM fp8): fp8 matmuls where the GPU has
                            them */
+        /* OCP MXFP4 on the routed experts only, as gpt-oss ships them */
+        EST_QUANT_MXFP4,
         EST_QUANT_COUNT
 };
 
@@ -492,6 +494,8 @@ enum est_note_code {
         EST_A_FSDP_UNLIMITED,   /* a = gathered bytes with limit_all_gathers=False */
         EST_A_ALLOCATOR_REPLAY, /* a = reserve fraction, b = the part not releasable */
         EST_A_DEFAULT_TARGET,   /* a = decoder tokens (an encoder-decoder's target) */
+        EST_A_MXFP4,            /* a = expert weights in MXFP4, b = other weights kept 16-bit */
+        EST_A_VISION_TOWER,     /* a = tower tokens (patches) per image, b = LM tokens per image */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/estimate.h"
+#include "models/hf_config.h"
 
 #include "engine_fixtures.h"
 
@@ -740,6 +743,70 @@ static void test_pipeline_stages(void **state)
         assert_int_equal(res.per_gpu[EST_C_LOGITS], 8192000000ull);
 }
 
+/* A published config.json kept with the Hub fixtures, imported. */
+static struct model_arch hub_arch(const char *file)
+{
+        char path[512];
+        json_error_t je;
+        char err[300];
+        struct model_arch a;
+        snprintf(path, sizeof(path), "%s/tests/integration/hub/configs/%s", GPUPLAN_SOURCE_DIR,
+                 file);
+        json_t *cfg = json_load_file(path, 0, &je);
+        if (!cfg)
+                fail_msg("%s: %s", path, je.text);
+        if (hf_config_import(cfg, &a, err, sizeof(err)))
+                fail_msg("%s: %s", file, err);
+        json_decref(cfg);
+        return a;
+}
+
+/*
+ * MXFP4 as gpt-oss ships it: the routed experts' matrices in 4-bit e2m1
+ * with one 8-bit scale per 32 (4.25 bits, OCP MX v1.0), everything else
+ * bf16 (modules_to_not_convert in the config).  The published checkpoints
+ * (gpt-oss-120b & gpt-oss-20b Model Card, OpenAI 2025, arXiv:2508.10925,
+ * table 1): 12.8 GiB and 60.8 GiB.
+ *   20b: experts 24 x 32 x 3 x 2880 x 2880 = 19,110,297,600 weights x
+ *        4.25 / 8 = 10,152,345,600 bytes; the other 20,914,757,184 -
+ *        19,110,297,600 = 1,804,459,584 parameters (the Hub's BF16 total) x 2
+ *        = 3,608,919,168; in all 13,761,264,768 bytes = 12.82 GiB.
+ *   120b: experts 36 x 128 x 3 x 2880 x 2880 = 114,661,785,600 x 4.25 / 8 =
+ *        60,914,073,600 bytes; the other 2,167,371,072 x 2 = 4,334,742,144;
+ *        in all 65,248,815,744 bytes = 60.77 GiB.
+ * Read as int4 with a scale per 32 over every block matrix (as before) the
+ * attention would be 4-bit too and the 20b would be about 12.2 GiB.
+ */
+static void test_mxfp4_gpt_oss_checkpoint(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.mode = EST_INFERENCE;
+        in.quantization = EST_QUANT_MXFP4;
+        in.batch_size = 1;
+        in.sequence_length = 128;
+        in.arch = hub_arch("openai__gpt-oss-20b.json");
+        run(&in, NULL, 0);
+        double w = (double)res.per_gpu[EST_C_WEIGHTS];
+        if (fabs(w - 13761264768.0) > 2)
+                fail_msg("gpt-oss-20b weights %.0f, expected 13,761,264,768", w);
+        if (fabs(w / 1073741824.0 - 12.8) > 0.05)
+                fail_msg("gpt-oss-20b %.2f GiB against the card's 12.8", w / 1073741824.0);
+        in.arch = hub_arch("openai__gpt-oss-120b.json");
+        run(&in, NULL, 0);
+        w = (double)res.per_gpu[EST_C_WEIGHTS];
+        if (fabs(w - 65248815744.0) > 2)
+                fail_msg("gpt-oss-120b weights %.0f, expected 65,248,815,744", w);
+        if (fabs(w / 1073741824.0 - 60.8) > 0.05)
+                fail_msg("gpt-oss-120b %.2f GiB against the card's 60.8", w / 1073741824.0);
+        /* A dense model has no routed experts to store in MXFP4: refused. */
+        struct estimate_error e;
+        in.arch = llama2_7b();
+        assert_int_equal(estimate_run(&in, NULL, 0, &res, &e), -1);
+        assert_string_equal(e.pointer, "/quantization");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -759,6 +826,7 @@ int main(void)
                 cmocka_unit_test(test_qlora_saved_inputs),
                 cmocka_unit_test(test_runtime_overrides),
                 cmocka_unit_test(test_pipeline_stages),
+                cmocka_unit_test(test_mxfp4_gpt_oss_checkpoint),
         };
         return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
 }
