@@ -194,8 +194,11 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                 break;
         case EST_A_VISION_TOWER:
                 snprintf(buf, len,
-                         "vision tower: each image runs %.0f tokens (patches) through the tower "
-                         "and becomes %.0f tokens of the language model's sequence",
+                         "vision tower: each image runs %.0f tokens (patches) through the "
+                         "tower's blocks and becomes %.0f tokens of the language model's "
+                         "sequence; full training keeps the tower's activations for backward, "
+                         "LoRA and QLoRA leave it frozen (none kept), inference holds one "
+                         "block's",
                          a, b);
                 break;
         case EST_A_DEFAULT_PRECISION:

@@ -807,6 +807,94 @@ static void test_mxfp4_gpt_oss_checkpoint(void **state)
         assert_string_equal(e.pointer, "/quantization");
 }
 
+/*
+ * The vision tower's activations and FLOPs, on LLaMA-2-7B's language model
+ * with Gemma 3's SigLIP tower (modeling_siglip.py: 27 pre-norm blocks,
+ * hidden 1152, 16 heads, MLP 4304, LayerNorms, no gate), one 896 x 896
+ * image = (896 / 14)^2 = 4096 patches through every block, 423,060,336
+ * tower parameters; pure bf16 (B = 2).
+ *
+ * Inference, eager attention: the block running holds its input and output
+ * 2 x 4096 x 1152 x 2 = 18,874,368 and the larger of the MLP's fc1 and GELU
+ * output 2 x 4096 x 4304 x 2 = 70,516,736 and the attention's Q, K, V
+ * 4096 x 3456 x 2 = 28,311,552 with scores and softmax 2 x 2 x 16 x 4096^2
+ * = 1,073,741,824 (1,102,053,376): 1,120,927,744 per image.  The language
+ * model's prefill block over 128 tokens holds 2 x 128 x 4096 x 2 +
+ * 128 x 11008 x 2 x 3 = 10,551,296; only the larger is ever live, so two
+ * images raise the prefill by 2 x 1,120,927,744 - 10,551,296 =
+ * 2,231,304,192.
+ *
+ * Full fine-tuning, flash attention: each tower block keeps (Korthikanti
+ * et al. 2022 §4.1) its QKV input 9,437,184, Q, K, V and the attention
+ * output 2 x 4096 x (3456 + 1152) = 37,748,736 with the log-sum-exp
+ * 4 x 16 x 4096 = 262,144, the MLP input 9,437,184, fc1's output and the
+ * GELU's 2 x 2 x 4096 x 4304 = 70,516,736, two LayerNorm inputs
+ * 2 x 2 x 4096 x 1152 = 18,874,368: 146,276,352; x 27 blocks =
+ * 3,949,461,504 more at the end of forward for one image.
+ *
+ * LoRA freezes the tower: nothing of it is kept, and its live block (flash:
+ * 18,874,368 + 70,516,736) is smaller than what the text blocks keep.
+ *
+ * FLOPs: 2 x 423,060,336 x 4096 = 3,465,710,272,512 per image forward;
+ * x 3 when trained, x 1 when frozen.
+ */
+static void test_vision_tower_activations(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct model_arch text = llama2_7b(), vlm = text;
+        const double fwd_flops = 2.0 * 423060336.0 * 4096.0;
+        vlm.vision_parameters = 423060336;
+        vlm.extra_parameters = 423060336;
+        vlm.image_tokens = 256;
+        vlm.vision = (struct model_vision){27, 1152, 16, 4304, 4096, false, false};
+
+        estimate_input_defaults(&in);
+        in.mode = EST_INFERENCE;
+        in.precision = EST_BF16;
+        in.flash_attention = false;
+        in.batch_size = 1;
+        in.sequence_length = 128;
+        in.allocator_reserve_fraction = 0;
+        in.set |= EST_SET_RESERVE;
+        in.arch = vlm;
+        run(&in, NULL, 0);
+        uint64_t before = res.phase_total_bytes[EST_PHASE_PREFILL];
+        double flops_before = res.flops_per_step;
+        in.images = 2;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_PREFILL] - before, 2231304192ull);
+        assert_true(fabs(res.flops_per_step - flops_before - 2 * fwd_flops) < 1e3);
+        bool noted = false;
+        for (size_t i = 0; i < res.n_assumptions; i++)
+                noted |= res.assumptions[i].code == EST_A_VISION_TOWER &&
+                         res.assumptions[i].a == 4096 && res.assumptions[i].b == 256;
+        assert_true(noted);
+
+        in.mode = EST_FINE_TUNE;
+        in.optimizer = EST_OPT_SGD;
+        in.flash_attention = true;
+        in.sequence_length = 512;
+        in.images = 0;
+        run(&in, NULL, 0);
+        before = res.phase_total_bytes[EST_PHASE_FORWARD];
+        flops_before = res.flops_per_step;
+        in.images = 1;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD] - before, 3949461504ull);
+        assert_true(fabs(res.flops_per_step - flops_before - 3 * fwd_flops) < 1e3);
+
+        in.mode = EST_LORA;
+        in.images = 0;
+        run(&in, NULL, 0);
+        before = res.phase_total_bytes[EST_PHASE_FORWARD];
+        flops_before = res.flops_per_step;
+        in.images = 1;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD], before);
+        assert_true(fabs(res.flops_per_step - flops_before - fwd_flops) < 1e3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -827,6 +915,7 @@ int main(void)
                 cmocka_unit_test(test_runtime_overrides),
                 cmocka_unit_test(test_pipeline_stages),
                 cmocka_unit_test(test_mxfp4_gpt_oss_checkpoint),
+                cmocka_unit_test(test_vision_tower_activations),
         };
         return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
 }
