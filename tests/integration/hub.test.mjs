@@ -241,6 +241,16 @@ test('images per sample: each image adds the tokens the config says to the seque
         assert.ok(four.json.per_gpu.components.kv_cache > plain.json.per_gpu.components.kv_cache);
         // the tower is in the weights: 423,060,336 parameters (test_vision.c)
         assert.equal(four.json.model.architecture.vision_parameters, 423060336);
+        // each image runs (896 / 14)^2 = 4096 patches through the tower's 27 blocks before they
+        // are pooled to 256; its FLOPs are 2 x 423,060,336 x 4096 per image on top of the text's
+        assert.ok(four.json.assumptions.some((a) => a.code === 'vision_tower' && /4096 tokens/.test(a.text) && /256 tokens/.test(a.text)),
+                  JSON.stringify(four.json.assumptions));
+        const textOnly = await request('POST', '/api/v1/estimate', { base: server.url, body: {
+                model: { id: 'google/gemma-3-27b-it' },
+                workload: { ...INFER, sequence_length: 512 + 4 * 256 } } });
+        assert.equal(textOnly.status, 200, textOnly.text);
+        const towerFlops = four.json.compute.flops_per_step - textOnly.json.compute.flops_per_step;
+        assert.ok(Math.abs(towerFlops - 4 * 2 * 423060336 * 4096) < 1e6, `tower FLOPs ${towerFlops}`);
         const text = await request('POST', '/api/v1/estimate', { base: server.url, body: {
                 model: { id: 'HuggingFaceTB/SmolLM2-1.7B' }, workload: { ...INFER, images_per_sample: 1 } } });
         assertProblem(text, 400, '/workload/images_per_sample');
