@@ -482,7 +482,11 @@ static bool vision_trained(const struct derived *d)
  *             checkpointed block keeps its input, B*s*h
  *   recompute one block's saved bytes, rebuilt in backward when
  *             checkpointed
- * A frozen tower saves nothing (vision_trained).
+ * A frozen tower saves nothing (vision_trained).  Qwen2.5-VL attends
+ * within 112-pixel windows in all blocks but its fullatt_block_indexes
+ * (modeling_qwen2_5_vl.py, get_window_index): eager scores are counted over
+ * the whole image in every block, which the live block (a full-attention
+ * one) does hold and a trained tower's windowed blocks do not.
  */
 static void vision_bytes(const struct estimate_input *in, const struct derived *d, double *live,
                          double *saved, double *recompute)
