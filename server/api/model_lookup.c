@@ -102,11 +102,11 @@ int api_quantization_from_config(json_t *config, const char **quantization, unsi
                 return -1;
         }
         if (!strcasecmp(m, "mxfp4")) {
-                /* MXFP4 (OCP Microscaling Formats v1.0): 4-bit e2m1 weights
-                 * with an 8-bit shared scale per 32, 4.25 bits a weight; read
-                 * as int4 with a group of 32 (a 16-bit scale: 4.5 bits). */
-                *quantization = "int4";
-                *group_size = 32;
+                /* Mxfp4Config: gpt-oss stores its routed experts in MXFP4
+                 * and lists every other module in modules_to_not_convert
+                 * (self_attn, router, embed_tokens, lm_head): the engine's
+                 * mxfp4 quantizes the experts alone (derive.c). */
+                *quantization = "mxfp4";
                 snprintf(format, formatlen, "MXFP4");
                 return 0;
         }
@@ -517,8 +517,9 @@ char *api_model_source_annotate(char *text, size_t *len, const struct api_model_
                          "weights as stored: %s, from the checkpoint's quantization_config%s",
                          src->quant_format,
                          !strcmp(src->quant_format, "MXFP4")
-                                 ? " (read as int4 with a scale per 32 weights; the "
-                                   "checkpoint keeps attention, router and embeddings in bf16)"
+                                 ? " (the routed experts at 4.25 bits a weight; attention, "
+                                   "router, embeddings and head stay bf16, as its "
+                                   "modules_to_not_convert lists them)"
                                  : "");
                 add_note(assumptions, "checkpoint_quantization", buf);
         }

@@ -127,6 +127,28 @@ static double forward_flops_per_token(const struct estimate_input *in, const str
         return f;
 }
 
+/*
+ * FLOPs of the vision tower per sample: 2 per multiply-accumulate of every
+ * tower weight (arch.vision_parameters, projector included) for each token
+ * an image runs through it (arch.vision.tokens), images per sample of them
+ * (Kaplan et al. 2020 Table 1: 2N per token forward).  A trained tower's
+ * backward is twice its forward (6N in all); a frozen one (LoRA, QLoRA)
+ * has no backward, as nothing before it needs a gradient.
+ */
+static double vision_flops_per_sample(const struct estimate_input *in, const struct derived *d)
+{
+        const struct model_arch *a = &in->arch;
+        double f = 2.0 * (double)a->vision_parameters * a->vision.tokens * in->images;
+        return d->training && !d->lora ? 3.0 * f : f;
+}
+
+/* Seconds of FLOPs on gpus at the pass model's achieved matmul rate. */
+static double matmul_seconds(const struct est_speed *sp, double flops, double gpus)
+{
+        double rate = (sp->gemm_peak > 0 ? sp->gemm_peak : sp->peak) * sp->gemm_efficiency;
+        return rate > 0 && gpus > 0 ? flops / (gpus * rate) : 0;
+}
+
 /* Mean context a token attends to in one pass over s tokens: causal
  * decoders see half the sequence on average, encoders all of it. */
 static double attended_context(const struct model_arch *a, double s)
@@ -387,6 +409,9 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                         mult += all > 0 ? redo / all : 0;
                 }
                 double flops_step = fwd * mult * tokens * d->token_share;
+                double vision_step = vision_flops_per_sample(in, d) * in->batch_size *
+                                     in->gradient_accumulation * d->dp;
+                flops_step += vision_step;
                 if (in->checkpointing == EST_CKPT_SELECTIVE)
                         flops_step += 4.0 * s * (double)in->arch.heads * in->arch.head_dim *
                                       ((double)in->arch.layers + in->arch.decoder_layers) * tokens;
@@ -412,6 +437,8 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                 } else {
                         compute = train_step_seconds(in, d, sp, &host, &cpu_opt_bytes);
                 }
+                if (!fixed_mfu) /* flops_step carries it at the caller's utilisation */
+                        compute += matmul_seconds(sp, vision_step, gpus);
                 r->compute_seconds_per_step = compute;
 
                 /* Communication per optimizer step, per GPU, ring algorithms:
@@ -555,9 +582,11 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         /* Inference: prefill is compute-bound, decode reads every weight
          * (and the KV cache) once per generated token. */
         double b = in->batch_size;
+        double vision_flops = vision_flops_per_sample(in, d) * b;
         double prefill_flops =
                 forward_flops_per_token(in, d, d->prompt, in->arch.kind != MODEL_ENCODER) *
-                d->prompt * b;
+                        d->prompt * b +
+                vision_flops;
         double gen = d->generated;
         double decode_flops = 0;
         if (gen > 0)
@@ -592,6 +621,8 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                         ASSUME(r, EST_A_HOST_DISPATCH, sp->host_seconds_per_pass,
                                in->compile ? 0 : 1);
         }
+        if (!fixed_mfu) /* prefill_flops carries it at the caller's utilisation */
+                r->prefill_seconds += matmul_seconds(sp, vision_flops, gpus);
         r->total_seconds = r->prefill_seconds;
         r->seconds_per_step = r->total_seconds;
         r->compute_seconds_per_step = r->prefill_seconds;

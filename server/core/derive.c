@@ -43,6 +43,12 @@ static double quant_bytes(const struct estimate_input *in, struct estimate_resul
                 ASSUME(res, EST_A_NF4, bits, 0);
                 return bits / 8.0;
         }
+        case EST_QUANT_MXFP4:
+                /* OCP Microscaling Formats (MX) v1.0, section 5.3.3 (MXFP4):
+                 * blocks of 32 FP4 (E2M1) elements sharing one 8-bit E8M0
+                 * scale: 4 + 8/32 = 4.25 bits a weight.  derive_input
+                 * applies it to the expert matrices only. */
+                return 4.25 / 8.0;
         default:
                 return 0;
         }
@@ -286,7 +292,27 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
         if (d->amp)
                 d->e_w = 4;
         d->e_q = in->quantization == EST_QUANT_NONE ? d->e_w : quant_bytes(in, res);
+        if (in->quantization == EST_QUANT_MXFP4) {
+                /* MXFP4 as gpt-oss ships it: transformers swaps only the
+                 * experts module for Mxfp4GptOssExperts (src/transformers/
+                 * integrations/mxfp4.py, replace_with_mxfp4_linear) and the
+                 * checkpoint's quantization_config lists self_attn, the
+                 * router, embed_tokens and lm_head in modules_to_not_convert
+                 * (openai/gpt-oss-20b config.json).  Routed experts:
+                 * linear - linear_active = (E - k) x one expert's matrices,
+                 * so all E of them are that x E / (E - k) (validate.c refuses
+                 * mxfp4 without routed experts).  The block matrices' bytes
+                 * are then experts at 4.25 bits plus the rest at e_w, which
+                 * e_q carries as their mean over P_linear. */
+                double E = a->experts, k = a->active_experts;
+                double routed = ((double)d->pb.linear - (double)d->pb.linear_active) * E / (E - k);
+                double rest = d->P_linear - routed;
+                d->e_q = (routed * d->e_q + rest * d->e_w) / d->P_linear;
+                ASSUME(res, EST_A_MXFP4, routed, rest);
+        }
         d->e_kv = kv_bytes(in->kv_dtype, d->e_a);
+        if (in->images && a->vision.layers && a->vision.tokens) /* memory.c vision_bytes */
+                ASSUME(res, EST_A_VISION_TOWER, a->vision.tokens, a->image_tokens);
 
         if (d->lora) {
                 d->e_adapter = d->pure_half ? 2 : 4; /* PEFT keeps adapters in fp32 */

@@ -16,7 +16,7 @@ const char *const estimate_mode_names[] = {"inference", "fine_tune", "pre_train"
                                            "lora",      "qlora",     NULL};
 const char *const estimate_precision_names[] = {"fp32", "tf32", "fp16_mixed", "bf16_mixed",
                                                 "fp16", "bf16", "fp8_mixed",  NULL};
-const char *const estimate_quant_names[] = {"none", "int8", "int4", "nf4", "fp8", NULL};
+const char *const estimate_quant_names[] = {"none", "int8", "int4", "nf4", "fp8", "mxfp4", NULL};
 const char *const estimate_kv_dtype_names[] = {"auto", "fp32", "fp16", "bf16",
                                                "fp8",  "int8", "int4", NULL};
 const char *const estimate_optimizer_names[] = {

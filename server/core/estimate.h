@@ -56,6 +56,8 @@ enum est_quant {
         EST_QUANT_NF4,  /* bitsandbytes NF4, optional double quantization */
         EST_QUANT_FP8,  /* fp8 e4m3 weights (vLLM/TensorRT-LLM fp8): fp8 matmuls where the GPU has
                            them */
+        /* OCP MXFP4 on the routed experts only, as gpt-oss ships them */
+        EST_QUANT_MXFP4,
         EST_QUANT_COUNT
 };
 
@@ -516,6 +518,8 @@ enum est_note_code {
         EST_A_OFFLOAD_STEP,     /* a = host DRAM bytes/s, b = seconds per step not overlapped */
         EST_A_PAGED_OVERFLOW,   /* a = paged state bytes beyond the GPU, b = seconds per step */
         EST_A_POWER_LIMIT,      /* a = watts, b = sustained clock share */
+        EST_A_MXFP4,            /* a = expert weights in MXFP4, b = other weights kept 16-bit */
+        EST_A_VISION_TOWER,     /* a = tower tokens (patches) per image, b = LM tokens per image */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,

@@ -422,6 +422,101 @@ static double block_activation_bytes(const struct model_arch *a, const struct es
 }
 
 /*
+ * One block's working set while it runs without keeping anything for
+ * backward (inference, a frozen tower), per sample over s tokens: its
+ * input and output (B*s*h each) and the larger of the MLP intermediates
+ * (gate, up and their product, or fc1 and its activation) and the
+ * attention's Q, K, V with, for eager attention, the scores and their
+ * softmax; buffers are reused block to block.
+ */
+static double live_block_bytes(const struct model_arch *a, const struct estimate_input *in,
+                               const struct derived *d, double s)
+{
+        double B = d->e_a, t = in->tensor_parallel;
+        double h = a->hidden, f = a->ffn, q = (double)a->heads * a->head_dim;
+        double ex = a->experts > 1 ? a->active_experts : 1;
+        double mlp_ws = s * f * B * (a->gated_mlp ? 3 : 2) * ex / t;
+        double attn_ws = s * (q + 2 * (double)a->kv_heads * a->head_dim) * B / t;
+        if (!in->flash_attention)
+                attn_ws += 2 * B * (double)a->heads / t * s * s; /* scores + softmax */
+        return 2 * s * h * B + fmax(mlp_ws, attn_ws);
+}
+
+/*
+ * The vision tower's blocks as a block of the engine's shape (MHA, pre-
+ * norm, no dropout, no experts), so that one image's tokens go through the
+ * same per-block formulas as text: an input whose arch is the tower's.
+ */
+static void vision_input(const struct estimate_input *in, struct estimate_input *vin)
+{
+        const struct model_vision *v = &in->arch.vision;
+        struct model_arch *a = &vin->arch;
+        *vin = *in;
+        memset(a, 0, sizeof(*a));
+        a->kind = MODEL_ENCODER;
+        a->layers = v->layers;
+        a->hidden = v->hidden;
+        a->heads = v->heads;
+        a->kv_heads = v->heads;
+        a->head_dim = v->heads ? v->hidden / v->heads : v->hidden;
+        a->ffn = v->ffn;
+        a->gated_mlp = v->gated_mlp;
+        a->activation = v->gated_mlp ? MODEL_ACT_SILU : MODEL_ACT_GELU;
+        a->norm = v->rmsnorm ? MODEL_NORM_RMSNORM : MODEL_NORM_LAYERNORM;
+        a->pre_norm = true;
+}
+
+/* Whether the tower is trained: full fine-tuning and pre-training train
+ * every weight; LoRA and QLoRA freeze it (PEFT wraps the target modules of
+ * the language model, and the tower's input, the pixels, needs no
+ * gradient, so autograd records nothing in it). */
+static bool vision_trained(const struct derived *d)
+{
+        return d->training && !d->lora;
+}
+
+/*
+ * The vision tower per sample of in->images images, each of
+ * arch.vision.tokens tokens (attention runs within one image: Qwen2-VL's
+ * cu_seqlens, one batch row per image or per Llama 3.2 Vision tile set):
+ *   live      the working set of the block running (live_block_bytes)
+ *   saved     what a trained tower keeps for backward, every block
+ *             (block_activation_bytes); with full checkpointing each
+ *             checkpointed block keeps its input, B*s*h
+ *   recompute one block's saved bytes, rebuilt in backward when
+ *             checkpointed
+ * A frozen tower saves nothing (vision_trained).  Qwen2.5-VL attends
+ * within 112-pixel windows in all blocks but its fullatt_block_indexes
+ * (modeling_qwen2_5_vl.py, get_window_index): eager scores are counted over
+ * the whole image in every block, which the live block (a full-attention
+ * one) does hold and a trained tower's windowed blocks do not.
+ */
+static void vision_bytes(const struct estimate_input *in, const struct derived *d, double *live,
+                         double *saved, double *recompute)
+{
+        const struct model_vision *v = &in->arch.vision;
+        double n = in->images, s = v->tokens, L = v->layers;
+        struct estimate_input vin;
+        *live = *saved = *recompute = 0;
+        if (!n || !L || !s)
+                return;
+        vision_input(in, &vin);
+        *live = n * live_block_bytes(&vin.arch, &vin, d, s);
+        if (!vision_trained(d))
+                return;
+        double block = n * block_activation_bytes(&vin.arch, &vin, d, s, 0);
+        if (in->checkpointing == EST_CKPT_FULL) {
+                double k = in->checkpoint_every > 1 ? in->checkpoint_every : 1;
+                double ck = floor(L / k);
+                double t = in->sequence_parallel ? in->tensor_parallel : 1;
+                *saved = n * d->e_a * s * v->hidden * ck / t + block * (L - ck);
+                *recompute = ck > 0 ? block : 0;
+        } else {
+                *saved = block * L;
+        }
+}
+
+/*
  * torchtitan's op-level selective checkpointing, per block and sample
  * (torchtitan/distributed/activation_checkpoint.py: _op_sac_save_list and
  * the policy of _apply_op_sac).  Inside the checkpointed block the outputs
@@ -879,11 +974,12 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 double s = d->prompt, B = d->e_a;
                 double h = a->hidden, f = a->ffn, q = (double)a->heads * a->head_dim;
                 double ex = a->experts > 1 ? a->active_experts : 1;
-                double mlp_ws = s * f * B * (a->gated_mlp ? 3 : 2) * ex / t;
-                double attn_ws = s * (q + 2 * (double)a->kv_heads * a->head_dim) * B / t;
-                if (!in->flash_attention)
-                        attn_ws += 2 * B * (double)a->heads / t * s * s; /* scores + softmax */
-                double ws = 2 * s * h * B + fmax(mlp_ws, attn_ws);
+                double ws = live_block_bytes(a, in, d, s);
+                /* The tower runs its blocks before the language model's
+                 * first one: only the larger working set is ever live. */
+                double vis_live, vis_saved, vis_rec;
+                vision_bytes(in, d, &vis_live, &vis_saved, &vis_rec);
+                ws = fmax(ws, vis_live);
                 double logit = a->kind == MODEL_ENCODER ? 4.0 * in->num_labels
                                                         : (double)a->vocab / t * (B + 4);
                 struct phase_mem *pf = &mm->ph[EST_PHASE_PREFILL];
@@ -1015,6 +1111,19 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
         }
         double edge = (first_stage ? edge_in * held : 0) + (last_stage ? edge_out : 0);
         act += edge * mbf / t;
+        /* The vision tower, on the first stage: what a trained tower keeps
+         * for each micro-batch it holds, and its checkpointed block rebuilt
+         * in backward when that is the larger one.  Its live block runs
+         * before any text block has kept anything: it bounds the forward
+         * phase from below. */
+        double vis_live, vis_saved, vis_rec;
+        vision_bytes(in, d, &vis_live, &vis_saved, &vis_rec);
+        if (first_stage) {
+                act += vis_saved * held * mbf;
+                rec = fmax(rec, vis_rec * mbf);
+        } else {
+                vis_live = 0;
+        }
         if (last_stage && d->lm_logits && in->sequence_parallel &&
             in->framework != EST_FW_MEGATRON && in->framework != EST_FW_NONE) {
                 /* PyTorch's native sequence parallelism gathers the final
@@ -1152,7 +1261,7 @@ int memory_model_build(const struct estimate_input *in, const struct derived *d,
                 phase_set(all[i], EST_C_COMM, comm, 0);
         }
         phase_set(fw, EST_C_GRADIENTS, G_fwd, 0);
-        phase_set(fw, EST_C_ACTIVATIONS, f8_weights, act);
+        phase_set(fw, EST_C_ACTIVATIONS, f8_weights, fmax(act, vis_live * mbf));
         phase_set(bw, EST_C_ACTIVATIONS, f8_weights, 0);
         phase_set(fw, EST_C_LOGITS, 0, lf);
 

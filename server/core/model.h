@@ -55,6 +55,20 @@ enum model_position {
         MODEL_POS_COUNT
 };
 
+/* The vision tower's encoder blocks as they run, for its activations and
+ * FLOPs (the parameters are in model_arch.vision_parameters).  layers 0:
+ * no tower. */
+struct model_vision {
+        uint32_t layers; /* encoder blocks (Llama 3.2 Vision: local + global) */
+        uint32_t hidden;
+        uint32_t heads;
+        uint32_t ffn;    /* MLP width */
+        uint32_t tokens; /* tokens one image runs through the blocks: patches (+ class
+                            token, padding) before any merger or pooling */
+        bool gated_mlp;  /* gate, up, down (Qwen2.5-VL, Pixtral) */
+        bool rmsnorm;    /* RMSNorm (Qwen2.5-VL, Pixtral); LayerNorm otherwise */
+};
+
 struct model_arch {
         char name[MODEL_NAME_MAX];       /* display name, e.g. "XLM-RoBERTa Large" */
         char model_type[MODEL_TYPE_MAX]; /* Hugging Face model_type, "" if none */
@@ -94,6 +108,7 @@ struct model_arch {
         uint64_t vision_parameters; /* of extra_parameters: the vision tower and its projector
                                        of a vision-language checkpoint (reported, not re-added) */
         uint32_t image_tokens;      /* language-model tokens one image becomes; 0 = no tower */
+        struct model_vision vision;
         /* Family structure beyond the classic block (0 = absent). */
         uint32_t block_norms;       /* norms per block; 0 = the classic 2 (1: GPT-J, Falcon-7B
                                        parallel blocks; 4: Gemma 2/3 pre+post norms) */

@@ -81,6 +81,8 @@ static const struct note_def defs[] = {
         {EST_A_OFFLOAD_STEP, "offloaded_optimizer_step"},
         {EST_A_PAGED_OVERFLOW, "paged_optimizer_overflow"},
         {EST_A_POWER_LIMIT, "power_limit_clock"},
+        {EST_A_MXFP4, "mxfp4_experts"},
+        {EST_A_VISION_TOWER, "vision_tower"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -205,6 +207,22 @@ const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
                          "target_length not given: the decoder reads as many tokens as the "
                          "encoder (%.0f); labels padded shorter (max_target_length) need less",
                          a);
+                break;
+        case EST_A_MXFP4:
+                snprintf(buf, len,
+                         "mxfp4: the %.0f routed-expert weights at 4.25 bits (4-bit e2m1 + one "
+                         "8-bit scale per 32); the other %.0f block weights (attention) stay "
+                         "16-bit, as do router, embeddings and head",
+                         a, b);
+                break;
+        case EST_A_VISION_TOWER:
+                snprintf(buf, len,
+                         "vision tower: each image runs %.0f tokens (patches) through the "
+                         "tower's blocks and becomes %.0f tokens of the language model's "
+                         "sequence; full training keeps the tower's activations for backward, "
+                         "LoRA and QLoRA leave it frozen (none kept), inference holds one "
+                         "block's",
+                         a, b);
                 break;
         case EST_A_DEFAULT_PRECISION:
                 snprintf(buf, len, "precision not given: %s", enum_or(estimate_precision_names, a));

@@ -137,6 +137,7 @@ static double dequant_ops_per_weight(enum est_quant q)
                 return 2;
         case EST_QUANT_INT4:
         case EST_QUANT_NF4:
+        case EST_QUANT_MXFP4:
                 return 4;
         default:
                 return 0;

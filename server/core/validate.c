@@ -132,6 +132,11 @@ int validate_input(const struct estimate_input *in, struct estimate_result *res,
         if (in->quantization != EST_QUANT_NONE &&
             (in->precision == EST_FP32 || in->precision == EST_TF32) && in->mode == EST_INFERENCE)
                 WARN(res, EST_W_QLORA_FP32_COMPUTE, 0, 0);
+        if (in->quantization == EST_QUANT_MXFP4 &&
+            (in->arch.experts < 2 || in->arch.active_experts >= in->arch.experts))
+                return estimate_fail(err, "/quantization", "contradiction",
+                                     "mxfp4 stores the routed experts' weights (gpt-oss); this "
+                                     "model has no routed experts: use int4, nf4, int8 or fp8");
         if (in->quantization == EST_QUANT_INT4 &&
             (in->quant_group_size < 16 || in->quant_group_size > 65536))
                 return estimate_fail(err, "/quantization_group_size", "range",

@@ -1358,6 +1358,14 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
                 vt.tokens_per_image
                         ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576)
                         : 1024;
+        /* The tower's own blocks: where the resolution decides, each
+         * language-model token is merge patches (Qwen2-VL's 2 x 2 merger,
+         * Pixtral's patch merger), 4096 for the 1024 tokens above. */
+        a->vision = vt.shape;
+        if (!a->vision.tokens) {
+                uint64_t t = (uint64_t)a->image_tokens * vt.merge;
+                a->vision.tokens = (uint32_t)(t < 16777216 ? t : 16777216);
+        }
         if (is(outer, "mllama")) {
                 json_t *cross = json_object_get(im->cfg, "cross_attention_layers");
                 uint64_t n = json_is_array(cross) ? json_array_size(cross) : 0;

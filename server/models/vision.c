@@ -36,6 +36,21 @@ static uint64_t get(struct rd *r, const char *key, uint64_t def, uint64_t max)
         return (uint64_t)json_integer_value(v);
 }
 
+/* The encoder blocks as they run (struct model_vision). */
+static struct model_vision blocks(uint64_t layers, uint64_t hidden, uint64_t heads, uint64_t ffn,
+                                  uint64_t tokens, bool gated, bool rmsnorm)
+{
+        struct model_vision v;
+        v.layers = (uint32_t)layers;
+        v.hidden = (uint32_t)hidden;
+        v.heads = (uint32_t)heads;
+        v.ffn = (uint32_t)ffn;
+        v.tokens = (uint32_t)(tokens < 16777216 ? tokens : 16777216); /* the sequence cap */
+        v.gated_mlp = gated;
+        v.rmsnorm = rmsnorm;
+        return v;
+}
+
 /* A pre-norm ViT block with biases and LayerNorms (CLIP, SigLIP, Llama 4):
  * q, k, v, o (h x h + h each), fc1 and fc2, two LayerNorms. */
 static uint64_t vit_block(uint64_t h, uint64_t i)
@@ -46,7 +61,7 @@ static uint64_t vit_block(uint64_t h, uint64_t i)
 /* SigLIP (SiglipVisionTransformer, modeling_siglip.py): patch conv with a
  * bias, a learned position per patch, blocks, post LayerNorm, and the
  * attention-pooling head when vision_use_head. */
-static uint64_t siglip(struct rd *r, bool head_default)
+static uint64_t siglip(struct rd *r, bool head_default, struct model_vision *v)
 {
         uint64_t h = get(r, "hidden_size", 768, 65536),
                  i = get(r, "intermediate_size", 3072, 1048576),
@@ -56,6 +71,9 @@ static uint64_t siglip(struct rd *r, bool head_default)
         bool head = uh ? json_is_true(uh) : head_default;
         uint64_t n = (s / p) * (s / p);
         uint64_t total = c * p * p * h + h + n * h + L * vit_block(h, i) + 2 * h;
+        /* SiglipEncoder: every patch, no class token (SiglipVisionConfig
+         * num_attention_heads 12 by default) */
+        *v = blocks(L, h, get(r, "num_attention_heads", 12, 1024), i, n, false, false);
         if (head) /* probe, nn.MultiheadAttention (in_proj 3h x h, out_proj), LayerNorm, MLP */
                 total += h + 3 * h * h + 3 * h + h * h + h + 2 * h + (h * i + i) + (i * h + h);
         return total;
@@ -64,24 +82,30 @@ static uint64_t siglip(struct rd *r, bool head_default)
 /* CLIP's vision tower (CLIPVisionTransformer): patch conv without bias,
  * class embedding, positions for every patch and the class token,
  * pre- and post-LayerNorm. */
-static uint64_t clip(struct rd *r)
+static uint64_t clip(struct rd *r, struct model_vision *v)
 {
         uint64_t h = get(r, "hidden_size", 768, 65536),
                  i = get(r, "intermediate_size", 3072, 1048576),
                  L = get(r, "num_hidden_layers", 12, 1024), p = get(r, "patch_size", 32, 1024),
                  s = get(r, "image_size", 224, 65536), c = get(r, "num_channels", 3, 64);
         uint64_t n = (s / p) * (s / p) + 1;
+        /* CLIPEncoder: the patches and the class token (CLIPVisionConfig
+         * num_attention_heads 12 by default) */
+        *v = blocks(L, h, get(r, "num_attention_heads", 12, 1024), i, n, false, false);
         return c * p * p * h + h + n * h + 2 * h + L * vit_block(h, i) + 2 * h;
 }
 
 /* Pixtral (PixtralTransformer): patch conv without bias, RMSNorm before,
  * blocks of RMSNorms, bias-free q, k, v, o and a gated MLP. */
-static uint64_t pixtral(struct rd *r)
+static uint64_t pixtral(struct rd *r, struct model_vision *v)
 {
         uint64_t h = get(r, "hidden_size", 1024, 65536),
                  i = get(r, "intermediate_size", 4096, 1048576),
                  L = get(r, "num_hidden_layers", 24, 1024), p = get(r, "patch_size", 16, 1024),
                  c = get(r, "num_channels", 3, 64);
+        /* PixtralTransformer: SiLU-gated MLP, RMSNorms; as many tokens as
+         * the image has patches (PixtralVisionConfig num_attention_heads 16) */
+        *v = blocks(L, h, get(r, "num_attention_heads", 16, 1024), i, 0, true, true);
         return c * p * p * h + h + L * (2 * h + 4 * h * h + 3 * h * i);
 }
 
@@ -94,6 +118,7 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
         uint64_t T = text_hidden;
 
         memset(out, 0, sizeof(*out));
+        out->merge = 1;
         if (!vc)
                 return 0;
         if (!json_is_object(vc)) {
@@ -108,7 +133,7 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                  * hidden x text hidden) and mm_soft_emb_norm (RMSNorm). */
                 uint64_t h = get(&r, "hidden_size", 1152, 65536);
                 json_t *mt = json_object_get(config, "mm_tokens_per_image");
-                out->parameters = siglip(&r, false) + h * T + h;
+                out->parameters = siglip(&r, false, &out->shape) + h * T + h;
                 out->tokens_per_image = json_is_integer(mt) && json_integer_value(mt) > 0
                                                 ? (uint64_t)json_integer_value(mt)
                                                 : 256;
@@ -129,6 +154,11 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                         c * t * p * p * h +
                         d * (2 * h + 3 * h * h + 3 * h + h * h + h + 2 * (h * i + i) + i * h + h) +
                         h + hm * hm + hm + hm * o + o;
+                /* Qwen2_5_VisionTransformerPretrainedModel runs every patch
+                 * through the blocks; the merger then folds m x m of them
+                 * into one language-model token (num_heads 16 by default). */
+                out->shape = blocks(d, h, get(&r, "num_heads", 16, 1024), i, 0, true, true);
+                out->merge = (uint32_t)(m * m);
         } else if (!strcmp(type, "qwen2_vl")) {
                 /* Qwen2VisionTransformerPretrainedModel: as Qwen2.5-VL with
                  * LayerNorms and a plain MLP of mlp_ratio x embed_dim. */
@@ -143,6 +173,8 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                         c * t * p * p * e +
                         d * (4 * e + 3 * e * e + 3 * e + e * e + e + (e * i + i) + (i * e + e)) +
                         2 * e + em * em + em + em * o + o;
+                out->shape = blocks(d, e, get(&r, "num_heads", 16, 1024), i, 0, false, false);
+                out->merge = (uint32_t)(m * m);
         } else if (!strcmp(type, "mllama")) {
                 /* MllamaVisionModel: patch conv (no bias), class embedding,
                  * gated position embedding and a tile-position table of
@@ -166,6 +198,12 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                                   2 * (ratios * tiles * h + 1) + 4 * h + L * block +
                                   G * (block + 2) + V * T + T;
                 out->tokens_per_image = tiles * n;
+                /* MllamaVisionModel pads each tile's patches to a multiple
+                 * of 8 (num_padding_patches) and attends over all tiles of
+                 * an image at once, in the local and the global blocks
+                 * (attention_heads 16 by default). */
+                out->shape = blocks(L + G, h, get(&r, "attention_heads", 16, 1024), i,
+                                    tiles * ((n + 7) / 8 * 8), false, false);
         } else if (!strcmp(type, "llama4")) {
                 /* Llama4VisionModel: unfold + linear patch embedding (no
                  * bias), class embedding, positions, LayerNorms before and
@@ -185,6 +223,10 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                 out->parameters = c * p * p * h + h + n * h + 4 * h + L * vit_block(h, i) +
                                   i * pin + pout * pout + V * T + (bias ? T : 0);
                 out->tokens_per_image = (n - 1) / 4; /* pixel shuffle 0.5 in each direction */
+                /* Llama4VisionEncoder: the patches and the class token
+                 * (num_attention_heads 16 by default) */
+                out->shape =
+                        blocks(L, h, get(&r, "num_attention_heads", 16, 1024), i, n, false, false);
         } else if (!strcmp(vtype, "pixtral")) {
                 /* Mistral3MultiModalProjector: RMSNorm, patch merger
                  * (h m^2 -> h), then h -> text -> text (biases when
@@ -196,13 +238,16 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                                      ? (uint64_t)json_integer_value(ms)
                                      : 2;
                 uint64_t b = json_is_true(mb) ? 1 : 0;
-                out->parameters = pixtral(&r) + h + h * m * m * h + h * T + b * T + T * T + b * T;
+                out->parameters = pixtral(&r, &out->shape) + h + h * m * m * h + h * T + b * T +
+                                  T * T + b * T;
+                out->merge = (uint32_t)(m * m);
         } else {
                 /* LLaVA (LlavaMultiModalProjector): vision hidden -> text ->
                  * text, with biases; the tower is CLIP or SigLIP. */
                 uint64_t h = get(&r, "hidden_size", 1024, 65536);
-                uint64_t tower =
-                        !strcmp(vtype, "siglip_vision_model") ? siglip(&r, true) : clip(&r);
+                uint64_t tower = !strcmp(vtype, "siglip_vision_model")
+                                         ? siglip(&r, true, &out->shape)
+                                         : clip(&r, &out->shape);
                 out->parameters = tower + h * T + T + T * T + T;
         }
         return r.failed ? -1 : 1;

@@ -18,9 +18,16 @@
 
 #include <jansson.h>
 
+#include "core/model.h"
+
 struct vision_tower {
         uint64_t parameters;       /* encoder + projector */
-        uint64_t tokens_per_image; /* image tokens the language model reads per image */
+        uint64_t tokens_per_image; /* image tokens the language model reads per image; 0 when
+                                      the resolution decides (Qwen2-VL, Pixtral) */
+        struct model_vision shape; /* the encoder blocks; shape.tokens 0 when the resolution
+                                      decides: then merge x the language model's tokens */
+        uint32_t merge;            /* tower tokens per language-model token (spatial merge
+                                      m x m); 1 when tokens are pooled or kept */
 };
 
 /*

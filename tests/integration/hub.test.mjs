@@ -48,8 +48,14 @@ test('the 20 Hub ids are answered with their published parameter counts (within 
 test('a pre-quantized checkpoint is estimated as stored', async () => {
         // gpt-oss ships its experts in MXFP4, DeepSeek-V3.1 in block fp8
         const oss = await estimate(server.url, { id: 'openai/gpt-oss-20b' });
-        assert.equal(oss.json.input.quantization, 'int4');
+        assert.equal(oss.json.input.quantization, 'mxfp4');
         assert.ok(oss.json.assumptions.some((a) => a.code === 'checkpoint_quantization' && /MXFP4/.test(a.text)));
+        assert.ok(oss.json.assumptions.some((a) => a.code === 'mxfp4_experts'));
+        // experts 24 x 32 x 3 x 2880^2 = 19,110,297,600 at 4.25 bits = 10,152,345,600 bytes, the
+        // other 1,804,459,584 parameters in bf16 = 3,608,919,168: 13,761,264,768 bytes, the
+        // model card's 12.8 GiB checkpoint (arXiv:2508.10925, table 1)
+        const w = oss.json.per_gpu.components.weights;
+        assert.ok(Math.abs(w - 13761264768) < 1e6, `gpt-oss-20b weights ${w}`);
         const ds = await estimate(server.url, { id: 'deepseek-ai/DeepSeek-V3.1' });
         assert.equal(ds.json.input.quantization, 'fp8');
         // asking for a quantization overrides the checkpoint's
@@ -235,6 +241,16 @@ test('images per sample: each image adds the tokens the config says to the seque
         assert.ok(four.json.per_gpu.components.kv_cache > plain.json.per_gpu.components.kv_cache);
         // the tower is in the weights: 423,060,336 parameters (test_vision.c)
         assert.equal(four.json.model.architecture.vision_parameters, 423060336);
+        // each image runs (896 / 14)^2 = 4096 patches through the tower's 27 blocks before they
+        // are pooled to 256; its FLOPs are 2 x 423,060,336 x 4096 per image on top of the text's
+        assert.ok(four.json.assumptions.some((a) => a.code === 'vision_tower' && /4096 tokens/.test(a.text) && /256 tokens/.test(a.text)),
+                  JSON.stringify(four.json.assumptions));
+        const textOnly = await request('POST', '/api/v1/estimate', { base: server.url, body: {
+                model: { id: 'google/gemma-3-27b-it' },
+                workload: { ...INFER, sequence_length: 512 + 4 * 256 } } });
+        assert.equal(textOnly.status, 200, textOnly.text);
+        const towerFlops = four.json.compute.flops_per_step - textOnly.json.compute.flops_per_step;
+        assert.ok(Math.abs(towerFlops - 4 * 2 * 423060336 * 4096) < 1e6, `tower FLOPs ${towerFlops}`);
         const text = await request('POST', '/api/v1/estimate', { base: server.url, body: {
                 model: { id: 'HuggingFaceTB/SmolLM2-1.7B' }, workload: { ...INFER, images_per_sample: 1 } } });
         assertProblem(text, 400, '/workload/images_per_sample');

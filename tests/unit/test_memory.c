@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/estimate.h"
+#include "models/hf_config.h"
 
 #include "engine_fixtures.h"
 
@@ -748,6 +751,158 @@ static void test_pipeline_stages(void **state)
         assert_int_equal(res.per_gpu[EST_C_LOGITS], 16384000000ull);
 }
 
+/* A published config.json kept with the Hub fixtures, imported. */
+static struct model_arch hub_arch(const char *file)
+{
+        char path[512];
+        json_error_t je;
+        char err[300];
+        struct model_arch a;
+        snprintf(path, sizeof(path), "%s/tests/integration/hub/configs/%s", GPUPLAN_SOURCE_DIR,
+                 file);
+        json_t *cfg = json_load_file(path, 0, &je);
+        if (!cfg)
+                fail_msg("%s: %s", path, je.text);
+        if (hf_config_import(cfg, &a, err, sizeof(err)))
+                fail_msg("%s: %s", file, err);
+        json_decref(cfg);
+        return a;
+}
+
+/*
+ * MXFP4 as gpt-oss ships it: the routed experts' matrices in 4-bit e2m1
+ * with one 8-bit scale per 32 (4.25 bits, OCP MX v1.0), everything else
+ * bf16 (modules_to_not_convert in the config).  The published checkpoints
+ * (gpt-oss-120b & gpt-oss-20b Model Card, OpenAI 2025, arXiv:2508.10925,
+ * table 1): 12.8 GiB and 60.8 GiB.
+ *   20b: experts 24 x 32 x 3 x 2880 x 2880 = 19,110,297,600 weights x
+ *        4.25 / 8 = 10,152,345,600 bytes; the other 20,914,757,184 -
+ *        19,110,297,600 = 1,804,459,584 parameters (the Hub's BF16 total) x 2
+ *        = 3,608,919,168; in all 13,761,264,768 bytes = 12.82 GiB.
+ *   120b: experts 36 x 128 x 3 x 2880 x 2880 = 114,661,785,600 x 4.25 / 8 =
+ *        60,914,073,600 bytes; the other 2,167,371,072 x 2 = 4,334,742,144;
+ *        in all 65,248,815,744 bytes = 60.77 GiB.
+ * Read as int4 with a scale per 32 over every block matrix (as before) the
+ * attention would be 4-bit too and the 20b would be about 12.2 GiB.
+ */
+static void test_mxfp4_gpt_oss_checkpoint(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        estimate_input_defaults(&in);
+        in.mode = EST_INFERENCE;
+        in.quantization = EST_QUANT_MXFP4;
+        in.batch_size = 1;
+        in.sequence_length = 128;
+        in.arch = hub_arch("openai__gpt-oss-20b.json");
+        run(&in, NULL, 0);
+        double w = (double)res.per_gpu[EST_C_WEIGHTS];
+        if (fabs(w - 13761264768.0) > 2)
+                fail_msg("gpt-oss-20b weights %.0f, expected 13,761,264,768", w);
+        if (fabs(w / 1073741824.0 - 12.8) > 0.05)
+                fail_msg("gpt-oss-20b %.2f GiB against the card's 12.8", w / 1073741824.0);
+        in.arch = hub_arch("openai__gpt-oss-120b.json");
+        run(&in, NULL, 0);
+        w = (double)res.per_gpu[EST_C_WEIGHTS];
+        if (fabs(w - 65248815744.0) > 2)
+                fail_msg("gpt-oss-120b weights %.0f, expected 65,248,815,744", w);
+        if (fabs(w / 1073741824.0 - 60.8) > 0.05)
+                fail_msg("gpt-oss-120b %.2f GiB against the card's 60.8", w / 1073741824.0);
+        /* A dense model has no routed experts to store in MXFP4: refused. */
+        struct estimate_error e;
+        in.arch = llama2_7b();
+        assert_int_equal(estimate_run(&in, NULL, 0, &res, &e), -1);
+        assert_string_equal(e.pointer, "/quantization");
+}
+
+/*
+ * The vision tower's activations and FLOPs, on LLaMA-2-7B's language model
+ * with Gemma 3's SigLIP tower (modeling_siglip.py: 27 pre-norm blocks,
+ * hidden 1152, 16 heads, MLP 4304, LayerNorms, no gate), one 896 x 896
+ * image = (896 / 14)^2 = 4096 patches through every block, 423,060,336
+ * tower parameters; pure bf16 (B = 2).
+ *
+ * Inference, eager attention: the block running holds its input and output
+ * 2 x 4096 x 1152 x 2 = 18,874,368 and the larger of the MLP's fc1 and GELU
+ * output 2 x 4096 x 4304 x 2 = 70,516,736 and the attention's Q, K, V
+ * 4096 x 3456 x 2 = 28,311,552 with scores and softmax 2 x 2 x 16 x 4096^2
+ * = 1,073,741,824 (1,102,053,376): 1,120,927,744 per image.  The language
+ * model's prefill block over 128 tokens holds 2 x 128 x 4096 x 2 +
+ * 128 x 11008 x 2 x 3 = 10,551,296; only the larger is ever live, so two
+ * images raise the prefill by 2 x 1,120,927,744 - 10,551,296 =
+ * 2,231,304,192.
+ *
+ * Full fine-tuning, flash attention: each tower block keeps (Korthikanti
+ * et al. 2022 §4.1) its QKV input 9,437,184, Q, K, V and the attention
+ * output 2 x 4096 x (3456 + 1152) = 37,748,736 with the log-sum-exp
+ * 4 x 16 x 4096 = 262,144, the MLP input 9,437,184, fc1's output and the
+ * GELU's 2 x 2 x 4096 x 4304 = 70,516,736, two LayerNorm inputs
+ * 2 x 2 x 4096 x 1152 = 18,874,368: 146,276,352; x 27 blocks =
+ * 3,949,461,504 more at the end of forward for one image.
+ *
+ * LoRA freezes the tower: nothing of it is kept, and its live block (flash:
+ * 18,874,368 + 70,516,736) is smaller than what the text blocks keep.
+ *
+ * FLOPs: 2 x 423,060,336 x 4096 = 3,465,710,272,512 per image forward;
+ * x 3 when trained, x 1 when frozen.
+ */
+static void test_vision_tower_activations(void **state)
+{
+        (void)state;
+        struct estimate_input in;
+        struct model_arch text = llama2_7b(), vlm = text;
+        const double fwd_flops = 2.0 * 423060336.0 * 4096.0;
+        vlm.vision_parameters = 423060336;
+        vlm.extra_parameters = 423060336;
+        vlm.image_tokens = 256;
+        vlm.vision = (struct model_vision){27, 1152, 16, 4304, 4096, false, false};
+
+        estimate_input_defaults(&in);
+        in.mode = EST_INFERENCE;
+        in.precision = EST_BF16;
+        in.flash_attention = false;
+        in.batch_size = 1;
+        in.sequence_length = 128;
+        in.allocator_reserve_fraction = 0;
+        in.set |= EST_SET_RESERVE;
+        in.arch = vlm;
+        run(&in, NULL, 0);
+        uint64_t before = res.phase_total_bytes[EST_PHASE_PREFILL];
+        double flops_before = res.flops_per_step;
+        in.images = 2;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_PREFILL] - before, 2231304192ull);
+        assert_true(fabs(res.flops_per_step - flops_before - 2 * fwd_flops) < 1e3);
+        bool noted = false;
+        for (size_t i = 0; i < res.n_assumptions; i++)
+                noted |= res.assumptions[i].code == EST_A_VISION_TOWER &&
+                         res.assumptions[i].a == 4096 && res.assumptions[i].b == 256;
+        assert_true(noted);
+
+        in.mode = EST_FINE_TUNE;
+        in.optimizer = EST_OPT_SGD;
+        in.flash_attention = true;
+        in.sequence_length = 512;
+        in.images = 0;
+        run(&in, NULL, 0);
+        before = res.phase_total_bytes[EST_PHASE_FORWARD];
+        flops_before = res.flops_per_step;
+        in.images = 1;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD] - before, 3949461504ull);
+        assert_true(fabs(res.flops_per_step - flops_before - 3 * fwd_flops) < 1e3);
+
+        in.mode = EST_LORA;
+        in.images = 0;
+        run(&in, NULL, 0);
+        before = res.phase_total_bytes[EST_PHASE_FORWARD];
+        flops_before = res.flops_per_step;
+        in.images = 1;
+        run(&in, NULL, 0);
+        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD], before);
+        assert_true(fabs(res.flops_per_step - flops_before - fwd_flops) < 1e3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -767,6 +922,8 @@ int main(void)
                 cmocka_unit_test(test_qlora_saved_inputs),
                 cmocka_unit_test(test_runtime_overrides),
                 cmocka_unit_test(test_pipeline_stages),
+                cmocka_unit_test(test_mxfp4_gpt_oss_checkpoint),
+                cmocka_unit_test(test_vision_tower_activations),
         };
         return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
 }

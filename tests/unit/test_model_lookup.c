@@ -58,8 +58,8 @@ static void test_quantization_formats(void **state)
                  "{\"num_bits\":4,\"type\":\"int\",\"group_size\":128}}},"
                  "\"quant_method\":\"compressed-tensors\"}}",
                  "int4", "compressed-tensors int 4-bit", 128},
-                /* gpt-oss: MXFP4, a scale per 32 */
-                {"{\"quantization_config\":{\"quant_method\":\"mxfp4\"}}", "int4", "MXFP4", 32},
+                /* gpt-oss: MXFP4 on the experts (the engine's mxfp4), no group size */
+                {"{\"quantization_config\":{\"quant_method\":\"mxfp4\"}}", "mxfp4", "MXFP4", 0},
                 /* a wrapper keeps it in text_config */
                 {"{\"text_config\":{\"quantization_config\":{\"quant_method\":\"fp8\"}}}", "fp8",
                  "fp8", 0},

@@ -119,6 +119,62 @@ static void test_through_importer(void **state)
         assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
         assert_int_equal(a.vision_parameters, 895028755ull);
         assert_int_equal(model_parameters(&a), 10670220835ull);
+        /* The blocks as they run (MllamaVisionModel): 32 local + 8 global,
+         * each tile's 1601 positions padded to 1608 (a multiple of 8,
+         * num_padding_patches), 4 tiles attended together: 6432 tokens. */
+        assert_int_equal(a.vision.layers, 40);
+        assert_int_equal(a.vision.hidden, 1280);
+        assert_int_equal(a.vision.heads, 16);
+        assert_int_equal(a.vision.ffn, 5120);
+        assert_int_equal(a.vision.tokens, 4 * 1608);
+        assert_false(a.vision.gated_mlp || a.vision.rmsnorm);
+        json_decref(cfg);
+}
+
+/* Qwen2.5-VL-7B's blocks through the importer: 32 of hidden 1280, 16
+ * heads, a gated MLP of 3420, RMSNorms.  An image of 896 x 896 is
+ * (896 / 14)^2 = 4096 patches through every block, which the 2 x 2 merger
+ * folds into the 1024 tokens the language model reads.  Gemma 3's SigLIP
+ * runs (896 / 14)^2 = 4096 patches too, then pools them to 256. */
+static void test_tower_blocks(void **state)
+{
+        (void)state;
+        struct model_arch a;
+        char err[300];
+        json_t *cfg = json_loads(
+                "{\"model_type\":\"qwen2_5_vl\",\"hidden_size\":3584,"
+                "\"intermediate_size\":18944,\"num_hidden_layers\":28,"
+                "\"num_attention_heads\":28,\"num_key_value_heads\":4,\"vocab_size\":152064,"
+                "\"vision_config\":{\"depth\":32,\"hidden_size\":1280,"
+                "\"intermediate_size\":3420,\"num_heads\":16,\"out_hidden_size\":3584,"
+                "\"patch_size\":14,\"spatial_merge_size\":2,\"temporal_patch_size\":2}}",
+                0, NULL);
+        assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
+        assert_int_equal(a.image_tokens, 1024);
+        assert_int_equal(a.vision.layers, 32);
+        assert_int_equal(a.vision.hidden, 1280);
+        assert_int_equal(a.vision.heads, 16);
+        assert_int_equal(a.vision.ffn, 3420);
+        assert_int_equal(a.vision.tokens, 4096);
+        assert_true(a.vision.gated_mlp && a.vision.rmsnorm);
+        json_decref(cfg);
+
+        cfg = json_loads("{\"model_type\":\"gemma3\",\"mm_tokens_per_image\":256,"
+                         "\"text_config\":{\"model_type\":\"gemma3_text\",\"hidden_size\":5376,"
+                         "\"intermediate_size\":21504,\"num_hidden_layers\":62,"
+                         "\"num_attention_heads\":32,\"num_key_value_heads\":16,"
+                         "\"head_dim\":128,\"vocab_size\":262208},"
+                         "\"vision_config\":{\"hidden_size\":1152,\"image_size\":896,"
+                         "\"intermediate_size\":4304,\"num_attention_heads\":16,"
+                         "\"num_hidden_layers\":27,\"patch_size\":14,"
+                         "\"vision_use_head\":false}}",
+                         0, NULL);
+        assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
+        assert_int_equal(a.image_tokens, 256);
+        assert_int_equal(a.vision.layers, 27);
+        assert_int_equal(a.vision.heads, 16);
+        assert_int_equal(a.vision.tokens, 4096);
+        assert_false(a.vision.gated_mlp || a.vision.rmsnorm);
         json_decref(cfg);
 }
 
@@ -141,7 +197,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_siglip_gemma3), cmocka_unit_test(test_qwen2_5_vl),
                 cmocka_unit_test(test_mllama),        cmocka_unit_test(test_through_importer),
-                cmocka_unit_test(test_bad_key),
+                cmocka_unit_test(test_bad_key),       cmocka_unit_test(test_tower_blocks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
