@@ -521,7 +521,7 @@ enum est_note_code {
         EST_A_MXFP4,            /* a = expert weights in MXFP4, b = other weights kept 16-bit */
         EST_A_VISION_TOWER,     /* a = tower tokens (patches) per image, b = LM tokens per image */
         /* warnings */
-        EST_W_SEQUENCE_BEYOND_MAX = 64, /* a = sequence, b = max */
+        EST_W_SEQUENCE_BEYOND_MAX = 96, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
         EST_W_SHARDING_ONE_GPU,
         EST_W_QLORA_FP32_COMPUTE,
@@ -557,6 +557,10 @@ enum est_note_code {
         EST_S_QUANTIZE,        /* inference: 4-bit weights */
         EST_S_TENSOR_PARALLEL, /* b = GPUs */
 };
+/* Each kind's codes stay below the next kind's first code (a merge of two
+ * branches that both added assumptions once ran them into the warnings). */
+_Static_assert(EST_A_VISION_TOWER < EST_W_SEQUENCE_BEYOND_MAX, "assumption codes overlap warnings");
+_Static_assert(EST_W_GENERIC_DECODER < EST_S_CHECKPOINTING, "warning codes overlap suggestions");
 
 struct est_note {
         uint16_t code; /* enum est_note_code */
