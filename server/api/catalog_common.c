@@ -15,6 +15,7 @@
 #include "app.h"
 #include "config.h"
 #include "db/catalog_queries.h"
+#include "db/catalog_sync.h"
 #include "db/pool.h"
 #include "log.h"
 
@@ -171,9 +172,9 @@ bool api_catalog_refresh(const struct api_request *rq)
 {
         char err[256];
 
-        if (!rq->app || !rq->app->catalog || !rq->app->db)
+        if (!rq->app || !rq->app->catalog_sync)
                 return false;
-        if (catalog_reload(rq->app->catalog, rq->app->db, err, sizeof(err)) == 0)
+        if (catalog_sync_reload(rq->app->catalog_sync, err, sizeof(err)) == 0)
                 return true;
         log_warn("catalog reload after a write failed: %s", err);
         return false;

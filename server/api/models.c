@@ -22,7 +22,7 @@
 #include "models/hf_config.h"
 #include "models/hub.h"
 #include "models/fetched.h"
-#include "models/resolve.h"
+#include "db/resolve.h"
 
 json_t *api_models_json(const struct catalog_model *m, bool detail)
 {
