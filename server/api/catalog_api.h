@@ -58,19 +58,6 @@ void api_serving_plan(const struct api_request *rq, struct api_response *rs);
 json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                                 struct api_response *rs);
 
-/* Encoders.  index is into catalog_gpus(); detail adds offerings with prices and purchase prices. */
-json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail);
-/* A price row in the contract's shape; its offering is looked up in s by id. */
-json_t *api_price_json(const struct catalog_snapshot *s, const struct catalog_price *p);
-json_t *api_purchase_price_json(const struct catalog_snapshot *s,
-                                const struct catalog_purchase_price *p);
-json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog_offering *o);
-json_t *api_provider_json(const struct catalog_snapshot *s, const struct catalog_provider *p,
-                          bool with_offerings);
-json_t *api_setting_json(const struct catalog_setting *st);
-/* A model as GET /api/v1/models{,/id} shows it (models.c). */
-json_t *api_models_json(const struct catalog_model *m, bool detail);
-
 enum api_entity {
         API_ENTITY_GPU,
         API_ENTITY_PROVIDER,

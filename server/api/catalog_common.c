@@ -1,6 +1,7 @@
 /*
  * catalog_common.c - helpers shared by the catalog endpoints; see catalog_common.h.
  */
+#include "api/catalog_json.h"
 #include "api/catalog_common.h"
 
 #include "api/catalog_api.h"
@@ -463,31 +464,31 @@ void api_write_reply_entity(const struct api_request *rq, struct api_response *r
                 case API_ENTITY_GPU: {
                         size_t i = catalog_gpu_index(s, id);
 
-                        doc = i == SIZE_MAX ? NULL : api_gpu_json(s, i, true);
+                        doc = i == SIZE_MAX ? NULL : catalog_json_gpu(s, i, true);
                         break;
                 }
                 case API_ENTITY_PROVIDER: {
                         const struct catalog_provider *p = catalog_provider(s, id);
 
-                        doc = p ? api_provider_json(s, p, true) : NULL;
+                        doc = p ? catalog_json_provider(s, p, true) : NULL;
                         break;
                 }
                 case API_ENTITY_OFFERING: {
                         const struct catalog_offering *o = catalog_offering(s, id);
 
-                        doc = o ? api_offering_json(s, o) : NULL;
+                        doc = o ? catalog_json_offering(s, o) : NULL;
                         break;
                 }
                 case API_ENTITY_SETTING: {
                         const struct catalog_setting *st = catalog_setting(s, id);
 
-                        doc = st ? api_setting_json(st) : NULL;
+                        doc = st ? catalog_json_setting(st) : NULL;
                         break;
                 }
                 case API_ENTITY_MODEL: {
                         const struct catalog_model *m = catalog_model(s, id);
 
-                        doc = m ? api_models_json(m, true) : NULL;
+                        doc = m ? catalog_json_model(m, true) : NULL;
                         break;
                 }
                 }

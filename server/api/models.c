@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
 #include "api/catalog_common.h"
 #include "api/estimate.h"
 #include "api/text.h"
@@ -23,57 +24,6 @@
 #include "models/hub.h"
 #include "models/fetched.h"
 #include "db/resolve.h"
-
-json_t *api_models_json(const struct catalog_model *m, bool detail)
-{
-        uint64_t counted = m->arch_ok ? model_parameters(&m->arch) : 0;
-        double err = counted && m->published_parameters
-                             ? ((double)counted - (double)m->published_parameters) /
-                                       (double)m->published_parameters
-                             : 0;
-        json_t *o = json_pack(
-                "{s:s, s:s, s:s, s:I, s:s, s:o, s:o, s:o}", "id", m->id, "name", m->name, "family",
-                m->family, "published_parameters", (json_int_t)m->published_parameters,
-                "parameters_source", m->parameters_source ? m->parameters_source : "", "parameters",
-                counted ? json_integer((json_int_t)counted) : json_null(), "parameters_error",
-                counted ? json_real(err) : json_null(), "architecture",
-                m->arch_ok ? api_model_arch_encode(&m->arch) : json_null());
-        if (o) {
-                json_t *hub = json_array();
-                for (const char *p = m->hub_ids; hub && p && *p;) {
-                        size_t len = strcspn(p, ",");
-                        json_array_append_new(hub, json_stringn(p, len));
-                        p = p[len] ? p + len + 1 : NULL;
-                }
-                json_object_set_new(o, "hub_ids", hub ? hub : json_array());
-                json_object_set_new(o, "licence", api_json_str(m->licence));
-                json_object_set_new(o, "released", api_json_str(m->released));
-                json_object_set_new(o, "origin", json_string(m->team ? "team" : "catalog"));
-        }
-        if (o && detail) {
-                json_error_t jerr;
-                json_t *cfg = m->hf_config_json ? json_loads(m->hf_config_json, 0, &jerr) : NULL;
-                json_object_set_new(o, "hf_config", cfg ? cfg : json_null());
-                json_object_set_new(o, "notes", api_json_str(m->notes));
-                if (m->arch_ok) {
-                        struct model_param_breakdown b;
-                        if (model_param_breakdown(&m->arch, &b) == 0)
-                                json_object_set_new(
-                                        o, "parameter_breakdown",
-                                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "embeddings",
-                                                  (json_int_t)b.embeddings, "linear",
-                                                  (json_int_t)b.linear, "linear_active",
-                                                  (json_int_t)b.linear_active, "norms_and_biases",
-                                                  (json_int_t)b.small, "lm_head",
-                                                  (json_int_t)b.lm_head, "head_extra",
-                                                  (json_int_t)b.head_extra));
-                        json_object_set_new(
-                                o, "kv_cache_elements_per_token",
-                                json_integer((json_int_t)model_kv_elements_per_token(&m->arch)));
-                }
-        }
-        return o;
-}
 
 /* A whole-number query parameter in [lo, hi]; absent leaves *out. */
 static int query_u64(const struct api_request *rq, struct api_response *rs, const char *key,
@@ -198,7 +148,7 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                     (q && *q && !model_matches_text(&m[i], q)))
                         continue;
                 if (matched >= offset && matched - offset < limit)
-                        json_array_append_new(arr, api_models_json(&m[i], false));
+                        json_array_append_new(arr, catalog_json_model(&m[i], false));
                 matched++;
         }
         if (!arr) {
@@ -235,7 +185,7 @@ void api_models_get(const struct api_request *rq, struct api_response *rs)
                 catalog_release(s);
                 return;
         }
-        o = api_models_json(m, true);
+        o = catalog_json_model(m, true);
         if (!o)
                 api_problem(rs, 500, "out of memory");
         else

@@ -10,57 +10,10 @@
 #include <string.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
 #include "api/catalog_common.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
-
-json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog_offering *o)
-{
-        size_t n;
-        const struct gpu_spec *gpus = catalog_gpus(s, &n);
-        json_t *prices = json_array(), *doc;
-
-        for (int p = 0; prices && p < CATALOG_PRICING_COUNT; p++) {
-                const struct catalog_price *pr = catalog_price(s, o->id, (enum catalog_pricing)p);
-
-                if (pr)
-                        json_array_append_new(prices, api_price_json(s, pr));
-        }
-        doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:s,"
-                        " s:s, s:o}",
-                        "id", o->id, "provider", o->provider_id, "instance_type", o->instance_type,
-                        "gpu", o->accelerator_id, "gpu_name",
-                        o->gpu_index < n ? gpus[o->gpu_index].name : o->accelerator_id,
-                        "gpus_per_instance", o->gpus_per_instance, "vcpus", api_json_int(o->vcpus),
-                        "ram_bytes", api_json_u64(o->ram_bytes), "region", o->region,
-                        "interconnect", api_json_str(o->interconnect), "interconnect_bytes_per_s",
-                        api_json_num(o->interconnect_bytes_per_s), "network_bytes_per_s",
-                        api_json_num(o->network_bytes_per_s), "notes", api_json_str(o->notes),
-                        "source", o->source, "source_date", o->source_date, "prices",
-                        prices ? prices : json_array());
-        return doc;
-}
-
-json_t *api_provider_json(const struct catalog_snapshot *s, const struct catalog_provider *p,
-                          bool with_offerings)
-{
-        json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:s}", "id", p->id, "name", p->name,
-                                "kind", p->kind, "url", api_json_str(p->url), "notes",
-                                api_json_str(p->notes), "source", p->source, "source_date",
-                                p->source_date);
-        size_t n;
-        const struct catalog_offering *off = catalog_offerings(s, &n);
-        json_t *arr;
-
-        if (!doc || !with_offerings)
-                return doc;
-        arr = json_array();
-        for (size_t i = 0; arr && i < n; i++)
-                if (strcmp(off[i].provider_id, p->id) == 0)
-                        json_array_append_new(arr, api_offering_json(s, &off[i]));
-        json_object_set_new(doc, "offerings", arr ? arr : json_array());
-        return doc;
-}
 
 void api_providers_list(const struct api_request *rq, struct api_response *rs)
 {
@@ -102,14 +55,14 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
 
                 if (kind && strcmp(kind, prov[i].kind) != 0)
                         continue;
-                doc = api_provider_json(s, &prov[i], false);
+                doc = catalog_json_provider(s, &prov[i], false);
                 offs = json_array();
                 for (size_t j = 0; doc && offs && j < n_off; j++) {
                         if (strcmp(off[j].provider_id, prov[i].id) != 0)
                                 continue;
                         if (gpu && strcmp(off[j].accelerator_id, gpu) != 0)
                                 continue;
-                        json_array_append_new(offs, api_offering_json(s, &off[j]));
+                        json_array_append_new(offs, catalog_json_offering(s, &off[j]));
                 }
                 if (gpu && offs && json_array_size(offs) == 0) {
                         /* Filtering by GPU lists only providers that offer it. */
@@ -141,7 +94,7 @@ void api_providers_get(const struct api_request *rq, struct api_response *rs)
 
                 if (!render ||
                     api_reply_text(rs, &render->provider_docs[p - catalog_providers(s, &n)]))
-                        api_reply_json(rs, 200, api_provider_json(s, p, true));
+                        api_reply_json(rs, 200, catalog_json_provider(s, p, true));
         }
         catalog_release(s);
 }

@@ -6,18 +6,10 @@
 #include <string.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
 #include "api/catalog_common.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
-
-json_t *api_setting_json(const struct catalog_setting *st)
-{
-        /* A setting's value of 0 is meaningful (e.g. no host overhead): never null. */
-        return json_pack("{s:s, s:f, s:s, s:s, s:s, s:s, s:s, s:s}", "key", st->key, "value",
-                         st->value, "unit", st->unit, "description", st->description, "source",
-                         st->source, "source_date", st->source_date, "updated_at", st->updated_at,
-                         "updated_by", st->updated_by);
-}
 
 void api_settings_list(const struct api_request *rq, struct api_response *rs)
 {
@@ -36,7 +28,7 @@ void api_settings_list(const struct api_request *rq, struct api_response *rs)
                 st = catalog_settings(s, &n);
                 arr = json_array();
                 for (size_t i = 0; arr && i < n; i++)
-                        json_array_append_new(arr, api_setting_json(&st[i]));
+                        json_array_append_new(arr, catalog_json_setting(&st[i]));
                 api_reply_json(rs, 200, json_pack("{s:o}", "settings", arr ? arr : json_array()));
         }
 out:

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
 #include "api/catalog_common.h"
 #include "api/catalog_render.h"
 #include "app.h"
@@ -372,7 +373,7 @@ static json_t *gpu_list_doc(const struct catalog_snapshot *s, const size_t *idx,
         json_t *arr = json_array();
 
         for (size_t i = 0; i < n; i++)
-                json_array_append_new(arr, api_gpu_json(s, idx[i], false));
+                json_array_append_new(arr, catalog_json_gpu(s, idx[i], false));
         return json_pack("{s:o, s:I, s:s}", "gpus", arr, "count", (json_int_t)n,
                          "catalog_loaded_at", catalog_loaded_at(s));
 }
@@ -417,29 +418,29 @@ static void test_rendered_reads_match_live(void **state)
         assert_body_is(&rs, gpu_list_doc(s, by_tdp, 4));
         reset(&rs);
         get(e, api_gpus_get, &none, "h100-sxm-80gb", &rs);
-        assert_body_is(&rs, api_gpu_json(s, 2, true));
+        assert_body_is(&rs, catalog_json_gpu(s, 2, true));
         reset(&rs);
 
         get(e, api_providers_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[o]}", "providers",
-                                      api_provider_json(s, catalog_provider(s, "cloud"), true)));
+                                      catalog_json_provider(s, catalog_provider(s, "cloud"), true)));
         reset(&rs);
         get(e, api_providers_list, &notebook, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[]}", "providers"));
         reset(&rs);
         get(e, api_providers_get, &none, "cloud", &rs);
-        assert_body_is(&rs, api_provider_json(s, catalog_provider(s, "cloud"), true));
+        assert_body_is(&rs, catalog_json_provider(s, catalog_provider(s, "cloud"), true));
         reset(&rs);
 
         /* Prices of a100-80: its two offerings, rows 0 and 2 in offering id order. */
         get(e, api_prices_list, &a100, NULL, &rs);
-        assert_body_is(&rs, json_pack("{s:[o, o]}", "prices", api_price_json(s, &prices[0]),
-                                      api_price_json(s, &prices[2])));
+        assert_body_is(&rs, json_pack("{s:[o, o]}", "prices", catalog_json_price(s, &prices[0]),
+                                      catalog_json_price(s, &prices[2])));
         reset(&rs);
         get(e, api_purchase_prices_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[o, o]}", "purchase_prices",
-                                      api_purchase_price_json(s, &pp[0]),
-                                      api_purchase_price_json(s, &pp[1])));
+                                      catalog_json_purchase_price(s, &pp[0]),
+                                      catalog_json_purchase_price(s, &pp[1])));
         reset(&rs);
         get(e, api_purchase_prices_list, &used, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[]}", "purchase_prices"));
@@ -447,7 +448,7 @@ static void test_rendered_reads_match_live(void **state)
 
         arr = json_array();
         for (size_t i = 0; i < 4; i++)
-                json_array_append_new(arr, api_setting_json(&catalog_settings(s, &n)[i]));
+                json_array_append_new(arr, catalog_json_setting(&catalog_settings(s, &n)[i]));
         get(e, api_settings_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:o}", "settings", arr));
         reset(&rs);
