@@ -47,6 +47,12 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs);
 /* POST /api/v1/compare, POST /api/v1/rent_vs_buy (compare.c, rent_vs_buy.c) */
 void api_compare(const struct api_request *rq, struct api_response *rs);
 void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs);
+/* GET /api/v1/models and GET /api/v1/models/{id} (models.c). */
+void api_models_list(const struct api_request *rq, struct api_response *rs);
+void api_models_get(const struct api_request *rq, struct api_response *rs);
+/* PUT /api/v1/models/{id}: a team's own model (admin). */
+void api_models_put(const struct api_request *rq, struct api_response *rs);
+
 /* POST /api/v1/serving_plan (serving_plan.c, search in plan/serving.c) */
 void api_serving_plan(const struct api_request *rq, struct api_response *rs);
 

@@ -16,7 +16,6 @@
 #include "api/catalog_common.h"
 #include "api/estimate.h"
 #include "api/text.h"
-#include "api/validation.h"
 #include "app.h"
 #include "config.h"
 #include "db/catalog_queries.h"
