@@ -13,7 +13,9 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
 
@@ -306,40 +308,38 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
         info->interconnect_kind = "pcie";
         g->can_train = true;
         info->can_infer = true;
-        if (api_fields_known(rs, body, "", gpu_write_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_CHARS, &name) ||
-            api_field_string(rs, body, "", "vendor", FIELD_REQUIRED, GPU_VENDOR_CHARS, &vendor) ||
-            api_field_string(rs, body, "", "kind", FIELD_REQUIRED, sizeof(g->kind) - 1, &kind) ||
-            api_field_string(rs, body, "", "form_factor", FIELD_REQUIRED, 32, &info->form_factor) ||
-            api_field_int(rs, body, "", "chips_per_board", 0, 1, 64, &chips) ||
-            api_field_int(rs, body, "", "memory_bytes", FIELD_NULLABLE, 1, INT64_MAX, &mem) ||
-            api_field_int(rs, body, "", "usable_memory_bytes", FIELD_NULLABLE, 1, INT64_MAX,
-                          &usable) ||
-            api_field_string(rs, body, "", "memory_type", FIELD_NULLABLE, 32, &info->memory_type) ||
-            api_field_number(rs, body, "", "memory_bandwidth_bytes_per_s", FIELD_NULLABLE, 1,
-                             max_num, &g->memory_bandwidth_bytes_per_s) ||
-            api_field_number(rs, body, "", "tdp_watts", FIELD_NULLABLE, 0.001, 1e6,
-                             &g->tdp_watts) ||
-            api_field_string(rs, body, "", "interconnect_kind", 0, 32, &info->interconnect_kind) ||
-            api_field_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200,
-                             &info->interconnect) ||
-            api_field_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, max_num,
-                             &info->interconnect_bytes_per_s) ||
-            api_field_string(rs, body, "", "host_interface", FIELD_NULLABLE, 200,
-                             &info->host_interface) ||
-            api_field_number(rs, body, "", "host_bytes_per_s", FIELD_NULLABLE, 1, max_num,
-                             &g->host_link_bytes_per_s) ||
-            api_field_int(rs, body, "", "launch_year", FIELD_NULLABLE, 2000, 2100, &year) ||
-            api_field_number(rs, body, "", "launch_price_usd", FIELD_NULLABLE, 0.01, 1e10,
-                             &info->launch_price_usd) ||
-            api_field_bool(rs, body, "", "can_train", 0, &g->can_train) ||
-            api_field_bool(rs, body, "", "can_infer", 0, &info->can_infer) ||
-            api_field_bool(rs, body, "", "cuda", 0, &g->cuda) ||
-            api_field_string(rs, body, "", "frameworks", FIELD_NULLABLE, 500, &info->frameworks) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &info->notes) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &info->source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &info->source_date))
+        if (fields_known(rs, body, "", gpu_write_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            fields_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_CHARS, &name) ||
+            fields_string(rs, body, "", "vendor", FIELD_REQUIRED, GPU_VENDOR_CHARS, &vendor) ||
+            fields_string(rs, body, "", "kind", FIELD_REQUIRED, sizeof(g->kind) - 1, &kind) ||
+            fields_string(rs, body, "", "form_factor", FIELD_REQUIRED, 32, &info->form_factor) ||
+            fields_int(rs, body, "", "chips_per_board", 0, 1, 64, &chips) ||
+            fields_int(rs, body, "", "memory_bytes", FIELD_NULLABLE, 1, INT64_MAX, &mem) ||
+            fields_int(rs, body, "", "usable_memory_bytes", FIELD_NULLABLE, 1, INT64_MAX,
+                       &usable) ||
+            fields_string(rs, body, "", "memory_type", FIELD_NULLABLE, 32, &info->memory_type) ||
+            fields_number(rs, body, "", "memory_bandwidth_bytes_per_s", FIELD_NULLABLE, 1, max_num,
+                          &g->memory_bandwidth_bytes_per_s) ||
+            fields_number(rs, body, "", "tdp_watts", FIELD_NULLABLE, 0.001, 1e6, &g->tdp_watts) ||
+            fields_string(rs, body, "", "interconnect_kind", 0, 32, &info->interconnect_kind) ||
+            fields_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200, &info->interconnect) ||
+            fields_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, max_num,
+                          &info->interconnect_bytes_per_s) ||
+            fields_string(rs, body, "", "host_interface", FIELD_NULLABLE, 200,
+                          &info->host_interface) ||
+            fields_number(rs, body, "", "host_bytes_per_s", FIELD_NULLABLE, 1, max_num,
+                          &g->host_link_bytes_per_s) ||
+            fields_int(rs, body, "", "launch_year", FIELD_NULLABLE, 2000, 2100, &year) ||
+            fields_number(rs, body, "", "launch_price_usd", FIELD_NULLABLE, 0.01, 1e10,
+                          &info->launch_price_usd) ||
+            fields_bool(rs, body, "", "can_train", 0, &g->can_train) ||
+            fields_bool(rs, body, "", "can_infer", 0, &info->can_infer) ||
+            fields_bool(rs, body, "", "cuda", 0, &g->cuda) ||
+            fields_string(rs, body, "", "frameworks", FIELD_NULLABLE, 500, &info->frameworks) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &info->notes) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &info->source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &info->source_date))
                 return -1;
         if (body_id && strcmp(body_id, id) != 0) {
                 api_problem_field(rs, 400, "/id", "const", "id in the body differs from the path");
@@ -369,14 +369,15 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
                                           "throughput_flops must be an object of dense FLOP/s");
                         return -1;
                 }
-                if (api_fields_known(rs, flops, "/throughput_flops", flops_keys))
+                if (fields_known(rs, flops, "/throughput_flops", flops_keys))
                         return -1;
                 for (int p = 0; p < GPU_PRECISION_COUNT; p++)
-                        if (api_field_number(rs, flops, "/throughput_flops", catalog_json_precision_keys[p],
-                                             FIELD_NULLABLE, 1, max_num, &g->flops[p]))
+                        if (fields_number(rs, flops, "/throughput_flops",
+                                          catalog_json_precision_keys[p], FIELD_NULLABLE, 1,
+                                          max_num, &g->flops[p]))
                                 return -1;
-                if (api_field_number(rs, flops, "/throughput_flops", "fp16_accumulate",
-                                     FIELD_NULLABLE, 1, max_num, &g->fp16_accumulate_flops))
+                if (fields_number(rs, flops, "/throughput_flops", "fp16_accumulate", FIELD_NULLABLE,
+                                  1, max_num, &g->fp16_accumulate_flops))
                         return -1;
         }
         copy_fixed(g->id, sizeof(g->id), id);
@@ -404,9 +405,9 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs)
         bool created = false;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(id, GPU_ID_MAX - 1)) {
+        if (!fields_is_id(id, GPU_ID_MAX - 1)) {
                 api_problem_field(
                         rs, 400, "/id", "pattern",
                         "an accelerator id is 1..63 characters of a-z, 0-9, '.', '_', '-'");
@@ -424,7 +425,7 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs)
                 json_decref(body);
                 return;
         }
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_upsert_accelerator(conn, &g, &info, &who, &created, &e);
         api_db_release(rq, conn);
         json_decref(body);

@@ -13,7 +13,9 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/estimate.h"
 #include "api/text.h"
 #include "app.h"
@@ -264,9 +266,9 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
 
         memset(&m, 0, sizeof(m));
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(rq->params[0], 64)) {
+        if (!fields_is_id(rq->params[0], 64)) {
                 api_problem_field(rs, 400, "/id", "pattern",
                                   "a model id is 1..64 characters of a-z, 0-9, '.', '_', '-'");
                 return;
@@ -275,21 +277,21 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", team_model_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "licence", FIELD_NULLABLE, 100, &licence) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &note) ||
-            (!note && api_field_string(rs, body, "", "note", FIELD_NULLABLE, 4000, &note)) ||
-            api_field_string(rs, body, "", "hub_id", FIELD_NULLABLE, 300, &hub_id) ||
-            api_field_string(rs, body, "", "revision", FIELD_NULLABLE, 200, &revision) ||
-            api_field_string(rs, body, "", "parameters_source", FIELD_NULLABLE, 1000, &source) ||
-            api_field_int(rs, body, "", "published_parameters", FIELD_NULLABLE, 1000000,
-                          10000000000000ll, &published))
+        if (fields_known(rs, body, "", team_model_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            fields_string(rs, body, "", "licence", FIELD_NULLABLE, 100, &licence) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &note) ||
+            (!note && fields_string(rs, body, "", "note", FIELD_NULLABLE, 4000, &note)) ||
+            fields_string(rs, body, "", "hub_id", FIELD_NULLABLE, 300, &hub_id) ||
+            fields_string(rs, body, "", "revision", FIELD_NULLABLE, 200, &revision) ||
+            fields_string(rs, body, "", "parameters_source", FIELD_NULLABLE, 1000, &source) ||
+            fields_int(rs, body, "", "published_parameters", FIELD_NULLABLE, 1000000,
+                       10000000000000ll, &published))
                 goto out;
         {
                 const char *name = NULL, *family = NULL;
-                if (api_field_string(rs, body, "", "name", FIELD_REQUIRED, 95, &name) ||
-                    api_field_string(rs, body, "", "family", FIELD_REQUIRED, 47, &family))
+                if (fields_string(rs, body, "", "name", FIELD_REQUIRED, 95, &name) ||
+                    fields_string(rs, body, "", "family", FIELD_REQUIRED, 47, &family))
                         goto out;
                 snprintf(m.name, sizeof(m.name), "%s", name);
                 snprintf(m.family, sizeof(m.family), "%s", family);
@@ -364,7 +366,7 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         if (catalog_db_upsert_team_model(conn, &m, &who, &created, &e)) {
                 api_db_release(rq, conn);
                 if (e.http_status == 500 && strstr(e.detail, "no row"))

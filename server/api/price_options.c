@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "api/catalog_common.h"
+#include "api/fields.h"
 
 long api_price_today(void)
 {
@@ -33,11 +34,11 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
         plan_price_rules_defaults(r, s, api_price_today());
         if (!constraints || !json_is_object(constraints))
                 return 0;
-        if (api_field_bool(rs, constraints, "/constraints", "per_region", 0, &r->per_region) ||
-            api_field_bool(rs, constraints, "/constraints", "include_stale_prices", 0,
-                           &r->include_stale) ||
-            api_field_bool(rs, constraints, "/constraints", "include_notebooks", 0,
-                           &r->include_notebooks))
+        if (fields_bool(rs, constraints, "/constraints", "per_region", 0, &r->per_region) ||
+            fields_bool(rs, constraints, "/constraints", "include_stale_prices", 0,
+                        &r->include_stale) ||
+            fields_bool(rs, constraints, "/constraints", "include_notebooks", 0,
+                        &r->include_notebooks))
                 return -1;
         regions = json_object_get(constraints, "regions");
         if (!regions || json_is_null(regions))

@@ -13,7 +13,9 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "app.h"
 #include "catalog/catalog_tables.h"
@@ -63,7 +65,7 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
                 }
                 f.pricing = (int)p;
         }
-        if (f.as_of && !api_is_date(f.as_of)) {
+        if (f.as_of && !fields_is_date(f.as_of)) {
                 api_problem_field(rs, 400, "?as_of", "format", "as_of must be a date, YYYY-MM-DD");
                 return;
         }
@@ -157,22 +159,22 @@ void api_prices_post(const struct api_request *rq, struct api_response *rs)
         bool reloaded;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
         body = api_body_object(rq, rs);
         if (!body)
                 return;
         today_utc(today, sizeof(today));
         p.as_of = today;
-        if (api_fields_known(rs, body, "", price_keys) ||
-            api_field_string(rs, body, "", "offering", FIELD_REQUIRED, 96, &p.offering_id) ||
-            api_field_string(rs, body, "", "pricing", FIELD_REQUIRED, 16, &pricing) ||
-            api_field_number(rs, body, "", "usd_per_hour", 0, 0, 1e6, &per_hour) ||
-            api_field_number(rs, body, "", "usd_per_gpu_hour", 0, 0, 1e6, &per_gpu_hour) ||
-            api_field_int(rs, body, "", "term_months", FIELD_NULLABLE, 1, 120, &term) ||
-            api_field_date(rs, body, "", "as_of", 0, &p.as_of) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
-            api_field_string(rs, body, "", "currency", 0, 3, &currency))
+        if (fields_known(rs, body, "", price_keys) ||
+            fields_string(rs, body, "", "offering", FIELD_REQUIRED, 96, &p.offering_id) ||
+            fields_string(rs, body, "", "pricing", FIELD_REQUIRED, 16, &pricing) ||
+            fields_number(rs, body, "", "usd_per_hour", 0, 0, 1e6, &per_hour) ||
+            fields_number(rs, body, "", "usd_per_gpu_hour", 0, 0, 1e6, &per_gpu_hour) ||
+            fields_int(rs, body, "", "term_months", FIELD_NULLABLE, 1, 120, &term) ||
+            fields_date(rs, body, "", "as_of", 0, &p.as_of) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
+            fields_string(rs, body, "", "currency", 0, 3, &currency))
                 goto out;
         if (currency && strcmp(currency, "USD") != 0) {
                 api_problem_field(rs, 400, "/currency", "enum", "prices are stored in USD");
@@ -212,7 +214,7 @@ void api_prices_post(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_insert_price(conn, &p, &who, &id, &e);
         api_db_release(rq, conn);
         if (rc) {
@@ -294,19 +296,19 @@ void api_purchase_prices_post(const struct api_request *rq, struct api_response 
         bool reloaded;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
         body = api_body_object(rq, rs);
         if (!body)
                 return;
         today_utc(today, sizeof(today));
         p.as_of = today;
-        if (api_fields_known(rs, body, "", purchase_keys) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &p.accelerator_id) ||
-            api_field_string(rs, body, "", "condition", FIELD_REQUIRED, 8, &p.condition) ||
-            api_field_number(rs, body, "", "usd", FIELD_REQUIRED, 0.01, 1e10, &p.usd) ||
-            api_field_date(rs, body, "", "as_of", 0, &p.as_of) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source))
+        if (fields_known(rs, body, "", purchase_keys) ||
+            fields_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &p.accelerator_id) ||
+            fields_string(rs, body, "", "condition", FIELD_REQUIRED, 8, &p.condition) ||
+            fields_number(rs, body, "", "usd", FIELD_REQUIRED, 0.01, 1e10, &p.usd) ||
+            fields_date(rs, body, "", "as_of", 0, &p.as_of) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source))
                 goto out;
         if (strcmp(p.condition, "new") != 0 && strcmp(p.condition, "used") != 0) {
                 api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
@@ -315,7 +317,7 @@ void api_purchase_prices_post(const struct api_request *rq, struct api_response 
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         /* An unknown gpu is a foreign-key violation: 422 from the SQLSTATE table. */
         rc = catalog_db_insert_purchase_price(conn, &p, &who, &id, &e);
         api_db_release(rq, conn);

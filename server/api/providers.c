@@ -11,7 +11,9 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
 
@@ -117,9 +119,9 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(p.id, 64)) {
+        if (!fields_is_id(p.id, 64)) {
                 api_problem_field(rs, 400, "/id", "pattern",
                                   "a provider id is 1..64 characters of a-z, 0-9, '.', '_', '-'");
                 return;
@@ -127,14 +129,14 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", provider_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "name", FIELD_REQUIRED, 200, &p.name) ||
-            api_field_string(rs, body, "", "kind", FIELD_REQUIRED, 32, &p.kind) ||
-            api_field_string(rs, body, "", "url", FIELD_NULLABLE, 1000, &p.url) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &p.notes) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &p.source_date))
+        if (fields_known(rs, body, "", provider_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            fields_string(rs, body, "", "name", FIELD_REQUIRED, 200, &p.name) ||
+            fields_string(rs, body, "", "kind", FIELD_REQUIRED, 32, &p.kind) ||
+            fields_string(rs, body, "", "url", FIELD_NULLABLE, 1000, &p.url) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &p.notes) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &p.source_date))
                 goto out;
         for (size_t i = 0; provider_kinds[i]; i++)
                 kind_ok |= strcmp(p.kind, provider_kinds[i]) == 0;
@@ -151,7 +153,7 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_upsert_provider(conn, &p, &who, &created, &e);
         api_db_release(rq, conn);
         if (rc)
@@ -182,9 +184,9 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(o.id, 96)) {
+        if (!fields_is_id(o.id, 96)) {
                 api_problem_field(rs, 400, "/id", "pattern",
                                   "an offering id is 1..96 characters of a-z, 0-9, '.', '_', '-'");
                 return;
@@ -192,24 +194,23 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", offering_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 96, &body_id) ||
-            api_field_string(rs, body, "", "provider", FIELD_REQUIRED, 64, &o.provider_id) ||
-            api_field_string(rs, body, "", "instance_type", FIELD_REQUIRED, 200,
-                             &o.instance_type) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &o.accelerator_id) ||
-            api_field_int(rs, body, "", "gpus_per_instance", FIELD_REQUIRED, 1, 1024, &gpus) ||
-            api_field_int(rs, body, "", "vcpus", FIELD_NULLABLE, 1, 100000, &vcpus) ||
-            api_field_int(rs, body, "", "ram_bytes", FIELD_NULLABLE, 1, INT64_MAX, &ram) ||
-            api_field_string(rs, body, "", "region", FIELD_REQUIRED, 100, &o.region) ||
-            api_field_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200, &o.interconnect) ||
-            api_field_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
-                             &o.interconnect_bytes_per_s) ||
-            api_field_number(rs, body, "", "network_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
-                             &o.network_bytes_per_s) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &o.notes) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &o.source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &o.source_date))
+        if (fields_known(rs, body, "", offering_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 96, &body_id) ||
+            fields_string(rs, body, "", "provider", FIELD_REQUIRED, 64, &o.provider_id) ||
+            fields_string(rs, body, "", "instance_type", FIELD_REQUIRED, 200, &o.instance_type) ||
+            fields_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &o.accelerator_id) ||
+            fields_int(rs, body, "", "gpus_per_instance", FIELD_REQUIRED, 1, 1024, &gpus) ||
+            fields_int(rs, body, "", "vcpus", FIELD_NULLABLE, 1, 100000, &vcpus) ||
+            fields_int(rs, body, "", "ram_bytes", FIELD_NULLABLE, 1, INT64_MAX, &ram) ||
+            fields_string(rs, body, "", "region", FIELD_REQUIRED, 100, &o.region) ||
+            fields_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200, &o.interconnect) ||
+            fields_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
+                          &o.interconnect_bytes_per_s) ||
+            fields_number(rs, body, "", "network_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
+                          &o.network_bytes_per_s) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &o.notes) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &o.source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &o.source_date))
                 goto out;
         if (body_id && strcmp(body_id, o.id) != 0) {
                 api_problem_field(rs, 400, "/id", "const", "id in the body differs from the path");
@@ -221,7 +222,7 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         /* An unknown provider or gpu is a foreign-key violation: 422 from the SQLSTATE table. */
         rc = catalog_db_upsert_offering(conn, &o, &who, &created, &e);
         api_db_release(rq, conn);

@@ -33,7 +33,7 @@ const struct api_route api_routes[] = {
 
         /*
          * Catalog, prices and ownership settings (catalog_api.h).  The write
-         * handlers check the admin token themselves (api_admin_check: 401
+         * handlers check the admin token themselves (admin_check: 401
          * without credentials, 403 for a wrong token or when writes are off).
          */
         {"GET", "/api/v1/gpus", api_gpus_list, 0},

@@ -18,6 +18,7 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
 #include "api/catalog_render.h"
 #include "app.h"
@@ -256,32 +257,32 @@ static void test_admin_check(void **state)
         struct api_request rq;
 
         rq = request(e, &none, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 401);
         assert_string_equal(rs.headers[0].name, "WWW-Authenticate");
         reset(&rs);
         rq = request(e, &basic, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 401);
         reset(&rs);
         /* One character short and one too many: both wrong, 403. */
         rq = request(e, &wrong, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 403);
         reset(&rs);
         rq = request(e, &longer, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 403);
         reset(&rs);
         /* The scheme is case-insensitive (RFC 9110 section 11.1). */
         rq = request(e, &right, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), 0);
+        assert_int_equal(admin_check(&rq, &rs), 0);
         assert_int_equal(rs.status, 0);
 
         /* No token configured: writes are off for everyone. */
         free(e->cfg.admin_token);
         e->cfg.admin_token = NULL;
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 403);
         assert_non_null(strstr(rs.body, "GPUPLAN_ADMIN_TOKEN"));
         reset(&rs);
