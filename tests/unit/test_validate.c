@@ -60,24 +60,25 @@ static void tp_not_dividing_heads(struct estimate_input *in)
         in->gpus = 12;
         in->tensor_parallel = 12; /* 32 heads mod 12 = 8 */
 }
-static void tp_gqa_not_multiple(struct estimate_input *in)
+/* A model of 48 query heads and 6 key/value heads on tp GPUs. */
+static void gqa_48_over_6(struct estimate_input *in, uint32_t tp)
 {
-        /* 48 heads, 6 key/value heads: TP 16 divides 48? 48 = 3 x 16, yes;
-         * 6 < 16, and 16 mod 6 = 4, so the KV heads cannot be replicated evenly. */
         in->arch.heads = 48;
         in->arch.kv_heads = 6;
         in->arch.hidden = 6144;
-        in->gpus = 16;
-        in->tensor_parallel = 16;
+        in->gpus = tp;
+        in->tensor_parallel = tp;
+}
+static void tp_gqa_not_multiple(struct estimate_input *in)
+{
+        /* TP 16 divides 48 heads (48 = 3 x 16), but 6 < 16 and 16 mod 6 = 4:
+         * the KV heads cannot be replicated evenly. */
+        gqa_48_over_6(in, 16);
 }
 static void tp_gqa_multiple(struct estimate_input *in)
 {
-        /* Same model, TP 12: 48 mod 12 = 0, 6 < 12 and 12 mod 6 = 0: accepted. */
-        in->arch.heads = 48;
-        in->arch.kv_heads = 6;
-        in->arch.hidden = 6144;
-        in->gpus = 12;
-        in->tensor_parallel = 12;
+        /* TP 12: 48 mod 12 = 0, 6 < 12 and 12 mod 6 = 0: accepted. */
+        gqa_48_over_6(in, 12);
 }
 static void pp_beyond_layers(struct estimate_input *in)
 {
