@@ -816,8 +816,8 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                 char text[400];
                 json_array_append_new(warnings,
                                       json_pack("{s:s, s:s}", "code",
-                                                estimate_note_name(note.code), "text",
-                                                estimate_note_text(&note, text, sizeof(text))));
+                                                notes_name(note.code), "text",
+                                                notes_text(&note, text, sizeof(text))));
         }
         json_object_set_new(answer, "warnings", warnings);
 out:

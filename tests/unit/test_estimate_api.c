@@ -379,7 +379,7 @@ static void test_warned_contradictions(void **state)
                 for (size_t k = 0; k < res.n_warnings; k++)
                         found |= res.warnings[k].code == rows[i].warning;
                 if (!found)
-                        fail_msg("no warning %s for %s", estimate_note_name(rows[i].warning),
+                        fail_msg("no warning %s for %s", notes_name(rows[i].warning),
                                  rows[i].body);
         }
 }

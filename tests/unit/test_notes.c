@@ -19,13 +19,13 @@
 static void test_names(void **state)
 {
         (void)state;
-        assert_string_equal(estimate_note_name(EST_A_MFU), "mfu");
-        assert_string_equal(estimate_note_name(EST_A_DEFAULT_BATCH), "default_batch_size");
-        assert_string_equal(estimate_note_name(EST_S_BIGGER_GPU), "bigger_gpu");
-        assert_string_equal(estimate_note_name(EST_S_TENSOR_PARALLEL),
+        assert_string_equal(notes_name(EST_A_MFU), "mfu");
+        assert_string_equal(notes_name(EST_A_DEFAULT_BATCH), "default_batch_size");
+        assert_string_equal(notes_name(EST_S_BIGGER_GPU), "bigger_gpu");
+        assert_string_equal(notes_name(EST_S_TENSOR_PARALLEL),
                             "more_gpus_tensor_parallel");
         /* A code without a machine name has the empty one, never NULL. */
-        assert_string_equal(estimate_note_name(65535), "");
+        assert_string_equal(notes_name(65535), "");
 }
 
 struct text_row {
@@ -58,7 +58,7 @@ static void test_texts(void **state)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 char buf[512];
 
-                assert_string_equal(estimate_note_text(&rows[i].note, buf, sizeof(buf)),
+                assert_string_equal(notes_text(&rows[i].note, buf, sizeof(buf)),
                                     rows[i].text);
         }
 }
@@ -71,10 +71,10 @@ static void test_short_buffer(void **state)
 
         memset(buf, 'x', sizeof(buf));
         /* 9 characters and the terminator: "batch_siz" */
-        assert_string_equal(estimate_note_text(&n, buf, sizeof(buf)), "batch_siz");
+        assert_string_equal(notes_text(&n, buf, sizeof(buf)), "batch_siz");
         /* No room at all: nothing is written and the buffer is handed back. */
-        assert_ptr_equal(estimate_note_text(&n, buf, 0), buf);
-        assert_null(estimate_note_text(&n, NULL, 16));
+        assert_ptr_equal(notes_text(&n, buf, 0), buf);
+        assert_null(notes_text(&n, NULL, 16));
 }
 
 int main(void)
