@@ -13,6 +13,7 @@
 struct config;
 struct db_pool;
 struct catalog;
+struct catalog_sync;
 struct metrics;
 struct answer_cache;
 struct fetched_store;
@@ -22,7 +23,8 @@ struct app {
         const struct config *config;
         struct db_pool *db;           /* server/db/pool.h; NULL in pure tests */
         struct catalog *catalog;      /* server/catalog/catalog.h: snapshot holder */
-        struct metrics *metrics;      /* server/http/metrics.h */
+        struct catalog_sync *catalog_sync; /* server/db/catalog_sync.h; NULL in pure tests */
+        struct metrics *metrics;      /* server/api/metrics.h */
         struct answer_cache *answers; /* server/plan/answer_cache.h; NULL: answers uncached */
         atomic_bool stopping;         /* set by SIGTERM/SIGINT: drain and exit */
 

@@ -30,10 +30,11 @@
 #include "app.h"
 #include "catalog/catalog.h"
 #include "config.h"
+#include "db/catalog_sync.h"
 #include "db/migrate.h"
 #include "db/price_import.h"
 #include "db/pool.h"
-#include "http/metrics.h"
+#include "api/metrics.h"
 #include "http/server.h"
 #include "log.h"
 #include "plan/answer_cache.h"
@@ -99,9 +100,9 @@ static int bootstrap_once(struct app *app, char *err, size_t errlen)
                 return -1;
         log_info("database schema up to date (%u of %u migrations applied now)", applied,
                  migrations_embedded_count);
-        if (catalog_reload(app->catalog, app->db, err, errlen))
+        if (catalog_sync_reload(app->catalog_sync, err, errlen))
                 return -1;
-        if (catalog_listener_start(app->catalog, app->db, app->config->database_url)) {
+        if (catalog_sync_start(app->catalog_sync, app->config->database_url)) {
                 snprintf(err, errlen, "cannot start the catalog listener");
                 return -1;
         }
@@ -404,6 +405,11 @@ static int serve(struct config *cfg)
                 rc = 2;
                 goto out;
         }
+        app.catalog_sync = catalog_sync_new(app.catalog, app.db);
+        if (!app.catalog_sync) {
+                log_error("out of memory");
+                goto out;
+        }
         log_info("hub look-ups %s (HF_ENDPOINT %s, token %s)",
                  hub.enabled ? "on" : "off (GPUPLAN_HUB=off)", hub.endpoint,
                  hub.token[0] ? "set" : "not set");
@@ -439,10 +445,11 @@ static int serve(struct config *cfg)
                          cfg->shutdown_grace_s);
         http_server_stop(srv);
         pthread_join(boot.thread, NULL);
-        catalog_listener_stop(app.catalog);
+        catalog_sync_stop(app.catalog_sync);
         http_server_free(srv);
         rc = 0;
 out:
+        catalog_sync_free(app.catalog_sync);
         if (app.catalog)
                 catalog_free(app.catalog);
         db_pool_free(app.db);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "http/metrics.h"
+#include "api/metrics.h"
 #include "plan/answer_cache.h"
 
 static const char json_media_type[] = "application/json";

@@ -47,6 +47,12 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs);
 /* POST /api/v1/compare, POST /api/v1/rent_vs_buy (compare.c, rent_vs_buy.c) */
 void api_compare(const struct api_request *rq, struct api_response *rs);
 void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs);
+/* GET /api/v1/models and GET /api/v1/models/{id} (models.c). */
+void api_models_list(const struct api_request *rq, struct api_response *rs);
+void api_models_get(const struct api_request *rq, struct api_response *rs);
+/* PUT /api/v1/models/{id}: a team's own model (admin). */
+void api_models_put(const struct api_request *rq, struct api_response *rs);
+
 /* POST /api/v1/serving_plan (serving_plan.c, search in plan/serving.c) */
 void api_serving_plan(const struct api_request *rq, struct api_response *rs);
 
@@ -57,19 +63,6 @@ void api_serving_plan(const struct api_request *rq, struct api_response *rs);
  */
 json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                                 struct api_response *rs);
-
-/* Encoders.  index is into catalog_gpus(); detail adds offerings with prices and purchase prices. */
-json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail);
-/* A price row in the contract's shape; its offering is looked up in s by id. */
-json_t *api_price_json(const struct catalog_snapshot *s, const struct catalog_price *p);
-json_t *api_purchase_price_json(const struct catalog_snapshot *s,
-                                const struct catalog_purchase_price *p);
-json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog_offering *o);
-json_t *api_provider_json(const struct catalog_snapshot *s, const struct catalog_provider *p,
-                          bool with_offerings);
-json_t *api_setting_json(const struct catalog_setting *st);
-/* A model as GET /api/v1/models{,/id} shows it (models.c). */
-json_t *api_models_json(const struct catalog_model *m, bool detail);
 
 enum api_entity {
         API_ENTITY_GPU,

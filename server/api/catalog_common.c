@@ -4,6 +4,7 @@
 #include "api/catalog_common.h"
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
 #include "api/text.h"
 
 #include <math.h>
@@ -15,70 +16,11 @@
 #include "app.h"
 #include "config.h"
 #include "db/catalog_queries.h"
+#include "db/catalog_sync.h"
 #include "db/pool.h"
 #include "log.h"
 
 #define DB_ACQUIRE_DEFAULT_MS 2000u
-
-/* ---- admin --------------------------------------------------------------- */
-
-/*
- * Compare the offered token with the configured one in time that depends
- * only on the configured token's length, never on where they differ
- * (the technique of OpenBSD's timingsafe_bcmp, extended to unequal lengths).
- */
-static bool token_equal(const char *given, const char *expected)
-{
-        size_t n = strlen(given), m = strlen(expected);
-        unsigned char diff = n != m;
-
-        for (size_t i = 0; i < m; i++) {
-                unsigned char g = i < n ? (unsigned char)given[i] : 0;
-
-                diff |= (unsigned char)(g ^ (unsigned char)expected[i]);
-        }
-        return diff == 0;
-}
-
-int api_admin_check(const struct api_request *rq, struct api_response *rs)
-{
-        const struct config *cfg = rq->app ? rq->app->config : NULL;
-        const char *token = cfg ? cfg->admin_token : NULL;
-        const char *auth = rq->header ? rq->header(rq, "Authorization") : NULL;
-
-        if (!token || !*token) {
-                api_problem(rs, 403,
-                            "admin writes are disabled: the server has no GPUPLAN_ADMIN_TOKEN");
-                return -1;
-        }
-        if (!auth || strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
-                api_problem(rs, 401, "this write needs Authorization: Bearer <admin token>");
-                api_header_add(rs, "WWW-Authenticate", "Bearer realm=\"gpuplan\"");
-                return -1;
-        }
-        auth += 7;
-        while (*auth == ' ')
-                auth++;
-        if (!token_equal(auth, token)) {
-                api_problem(rs, 403, "the admin token is not valid");
-                return -1;
-        }
-        return 0;
-}
-
-void api_admin_actor(const struct api_request *rq, char *buf, size_t len, struct db_actor *who)
-{
-        const char *h = rq->header ? rq->header(rq, "X-Actor") : NULL;
-        size_t n = h ? strlen(h) : 0;
-        bool ok = n >= 1 && n <= 64 && n < len;
-
-        for (size_t i = 0; ok && i < n; i++)
-                ok = h[i] >= 0x20 && h[i] < 0x7f;
-        snprintf(buf, len, "%s", ok ? h : "admin");
-        who->actor = buf;
-        who->request_id = rq->request_id;
-        who->payload_json = rq->body;
-}
 
 /* ---- snapshot, ETag, database ------------------------------------------- */
 
@@ -171,9 +113,9 @@ bool api_catalog_refresh(const struct api_request *rq)
 {
         char err[256];
 
-        if (!rq->app || !rq->app->catalog || !rq->app->db)
+        if (!rq->app || !rq->app->catalog_sync)
                 return false;
-        if (catalog_reload(rq->app->catalog, rq->app->db, err, sizeof(err)) == 0)
+        if (catalog_sync_reload(rq->app->catalog_sync, err, sizeof(err)) == 0)
                 return true;
         log_warn("catalog reload after a write failed: %s", err);
         return false;
@@ -202,226 +144,6 @@ json_t *api_body_object(const struct api_request *rq, struct api_response *rs)
                 return NULL;
         }
         return doc;
-}
-
-/* ---- strict field readers ----------------------------------------------- */
-
-static void field_error(struct api_response *rs, const char *prefix, const char *key,
-                        const char *rule, const char *detail)
-{
-        char pointer[160];
-
-        snprintf(pointer, sizeof(pointer), "%s/%s", prefix, key);
-        api_problem_field(rs, 400, pointer, rule, detail);
-}
-
-/*
- * The value for key, or NULL when absent or an allowed null; sets *fail
- * (and rs) when a required field is missing.
- */
-static json_t *field_get(struct api_response *rs, json_t *obj, const char *prefix, const char *key,
-                         unsigned flags, int *fail)
-{
-        json_t *v = json_object_get(obj, key);
-        char detail[160];
-
-        *fail = 0;
-        if (v && !json_is_null(v))
-                return v;
-        if (v && json_is_null(v) && !(flags & FIELD_NULLABLE)) {
-                snprintf(detail, sizeof(detail), "%s may not be null", key);
-                field_error(rs, prefix, key, "type", detail);
-                *fail = 1;
-        } else if (flags & FIELD_REQUIRED) {
-                snprintf(detail, sizeof(detail), "%s is required", key);
-                field_error(rs, prefix, key, "required", detail);
-                *fail = 1;
-        }
-        return NULL;
-}
-
-int api_field_string(struct api_response *rs, json_t *obj, const char *prefix, const char *key,
-                     unsigned flags, size_t max_len, const char **out)
-{
-        int fail;
-        json_t *v = field_get(rs, obj, prefix, key, flags, &fail);
-        char detail[160];
-
-        if (!v)
-                return fail ? -1 : 0;
-        if (!json_is_string(v)) {
-                snprintf(detail, sizeof(detail), "%s must be a string", key);
-                field_error(rs, prefix, key, "type", detail);
-                return -1;
-        }
-        /* characters, not bytes (api/text.h); jansson strings are UTF-8 */
-        long chars = text_chars(json_string_value(v), json_string_length(v));
-        if (chars < 0) {
-                snprintf(detail, sizeof(detail), "%s may not hold a NUL", key);
-                field_error(rs, prefix, key, "encoding", detail);
-                return -1;
-        }
-        if ((size_t)chars > max_len) {
-                snprintf(detail, sizeof(detail), "%s must be at most %zu characters", key, max_len);
-                field_error(rs, prefix, key, "maxLength", detail);
-                return -1;
-        }
-        if ((flags & FIELD_REQUIRED) && json_string_length(v) == 0) {
-                snprintf(detail, sizeof(detail), "%s may not be empty", key);
-                field_error(rs, prefix, key, "minLength", detail);
-                return -1;
-        }
-        *out = json_string_value(v);
-        return 0;
-}
-
-int api_field_number(struct api_response *rs, json_t *obj, const char *prefix, const char *key,
-                     unsigned flags, double min, double max, double *out)
-{
-        int fail;
-        json_t *v = field_get(rs, obj, prefix, key, flags, &fail);
-        char detail[200];
-        double d;
-
-        if (!v)
-                return fail ? -1 : 0;
-        if (!json_is_number(v)) {
-                snprintf(detail, sizeof(detail), "%s must be a number", key);
-                field_error(rs, prefix, key, "type", detail);
-                return -1;
-        }
-        d = json_number_value(v);
-        if (!isfinite(d) || d < min || d > max) {
-                snprintf(detail, sizeof(detail), "%s must be between %g and %g", key, min, max);
-                field_error(rs, prefix, key, "range", detail);
-                return -1;
-        }
-        *out = d;
-        return 0;
-}
-
-int api_field_int(struct api_response *rs, json_t *obj, const char *prefix, const char *key,
-                  unsigned flags, int64_t min, int64_t max, int64_t *out)
-{
-        int fail;
-        json_t *v = field_get(rs, obj, prefix, key, flags, &fail);
-        char detail[200];
-        json_int_t i;
-
-        if (!v)
-                return fail ? -1 : 0;
-        if (!json_is_integer(v)) {
-                snprintf(detail, sizeof(detail), "%s must be an integer", key);
-                field_error(rs, prefix, key, "type", detail);
-                return -1;
-        }
-        i = json_integer_value(v);
-        if (i < min || i > max) {
-                snprintf(detail, sizeof(detail), "%s must be between %lld and %lld", key,
-                         (long long)min, (long long)max);
-                field_error(rs, prefix, key, "range", detail);
-                return -1;
-        }
-        *out = (int64_t)i;
-        return 0;
-}
-
-int api_field_bool(struct api_response *rs, json_t *obj, const char *prefix, const char *key,
-                   unsigned flags, bool *out)
-{
-        int fail;
-        json_t *v = field_get(rs, obj, prefix, key, flags, &fail);
-        char detail[160];
-
-        if (!v)
-                return fail ? -1 : 0;
-        if (!json_is_boolean(v)) {
-                snprintf(detail, sizeof(detail), "%s must be true or false", key);
-                field_error(rs, prefix, key, "type", detail);
-                return -1;
-        }
-        *out = json_is_true(v);
-        return 0;
-}
-
-bool api_is_date(const char *s)
-{
-        static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        int y, m, d;
-
-        if (!s || strlen(s) != 10 || s[4] != '-' || s[7] != '-')
-                return false;
-        for (int i = 0; i < 10; i++)
-                if (i != 4 && i != 7 && (s[i] < '0' || s[i] > '9'))
-                        return false;
-        y = atoi(s);
-        m = atoi(s + 5);
-        d = atoi(s + 8);
-        if (y < 1900 || m < 1 || m > 12 || d < 1 || d > days[m - 1])
-                return false;
-        /* 29 February only in leap years (Gregorian rule). */
-        if (m == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-                return false;
-        return true;
-}
-
-int api_field_date(struct api_response *rs, json_t *obj, const char *prefix, const char *key,
-                   unsigned flags, const char **out)
-{
-        const char *v = NULL;
-        char detail[160];
-
-        if (api_field_string(rs, obj, prefix, key, flags, 10, &v))
-                return -1;
-        if (!v)
-                return 0;
-        if (!api_is_date(v)) {
-                snprintf(detail, sizeof(detail), "%s must be a date, YYYY-MM-DD", key);
-                field_error(rs, prefix, key, "format", detail);
-                return -1;
-        }
-        *out = v;
-        return 0;
-}
-
-int api_fields_known(struct api_response *rs, json_t *obj, const char *prefix,
-                     const char *const *allowed)
-{
-        const char *key;
-        json_t *v;
-        char detail[200];
-
-        json_object_foreach(obj, key, v)
-        {
-                size_t i;
-
-                for (i = 0; allowed[i]; i++)
-                        if (strcmp(key, allowed[i]) == 0)
-                                break;
-                if (!allowed[i]) {
-                        snprintf(detail, sizeof(detail), "unknown field \"%.100s\"", key);
-                        field_error(rs, prefix, key, "unknown", detail);
-                        return -1;
-                }
-        }
-        return 0;
-}
-
-bool api_is_id(const char *s, size_t max_len)
-{
-        size_t n = s ? strlen(s) : 0;
-
-        if (n < 1 || n > max_len)
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                char c = s[i];
-                bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                          (i > 0 && (c == '.' || c == '_' || c == '-'));
-
-                if (!ok)
-                        return false;
-        }
-        return true;
 }
 
 /* ---- encoders ------------------------------------------------------------ */
@@ -462,31 +184,31 @@ void api_write_reply_entity(const struct api_request *rq, struct api_response *r
                 case API_ENTITY_GPU: {
                         size_t i = catalog_gpu_index(s, id);
 
-                        doc = i == SIZE_MAX ? NULL : api_gpu_json(s, i, true);
+                        doc = i == SIZE_MAX ? NULL : catalog_json_gpu(s, i, true);
                         break;
                 }
                 case API_ENTITY_PROVIDER: {
                         const struct catalog_provider *p = catalog_provider(s, id);
 
-                        doc = p ? api_provider_json(s, p, true) : NULL;
+                        doc = p ? catalog_json_provider(s, p, true) : NULL;
                         break;
                 }
                 case API_ENTITY_OFFERING: {
                         const struct catalog_offering *o = catalog_offering(s, id);
 
-                        doc = o ? api_offering_json(s, o) : NULL;
+                        doc = o ? catalog_json_offering(s, o) : NULL;
                         break;
                 }
                 case API_ENTITY_SETTING: {
                         const struct catalog_setting *st = catalog_setting(s, id);
 
-                        doc = st ? api_setting_json(st) : NULL;
+                        doc = st ? catalog_json_setting(st) : NULL;
                         break;
                 }
                 case API_ENTITY_MODEL: {
                         const struct catalog_model *m = catalog_model(s, id);
 
-                        doc = m ? api_models_json(m, true) : NULL;
+                        doc = m ? catalog_json_model(m, true) : NULL;
                         break;
                 }
                 }

@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "api/catalog_api.h"
+#include "api/catalog_json.h"
 
 /*
  * Render doc (reference stolen) through the shared encoder.  A document
@@ -124,7 +124,7 @@ static json_t *settings_doc(const struct catalog_snapshot *s)
         json_t *arr = json_array();
 
         for (size_t i = 0; arr && i < n; i++)
-                json_array_append_new(arr, api_setting_json(&st[i]));
+                json_array_append_new(arr, catalog_json_setting(&st[i]));
         return arr ? json_pack("{s:o}", "settings", arr) : NULL;
 }
 
@@ -147,15 +147,15 @@ static int build(const struct catalog_snapshot *s, struct api_catalog_render *r)
             !r->purchase_rows)
                 return -1;
         for (size_t i = 0; i < r->n_gpus; i++) {
-                render(api_gpu_json(s, i, false), &r->gpu_rows[i]);
-                render(api_gpu_json(s, i, true), &r->gpu_docs[i]);
+                render(catalog_json_gpu(s, i, false), &r->gpu_rows[i]);
+                render(catalog_json_gpu(s, i, true), &r->gpu_docs[i]);
         }
         for (size_t i = 0; i < r->n_providers; i++)
-                render(api_provider_json(s, &prov[i], true), &r->provider_docs[i]);
+                render(catalog_json_provider(s, &prov[i], true), &r->provider_docs[i]);
         for (size_t i = 0; i < r->n_prices; i++)
-                render(api_price_json(s, &prices[i]), &r->price_rows[i]);
+                render(catalog_json_price(s, &prices[i]), &r->price_rows[i]);
         for (size_t i = 0; i < r->n_purchase_prices; i++)
-                render(api_purchase_price_json(s, &pp[i]), &r->purchase_rows[i]);
+                render(catalog_json_purchase_price(s, &pp[i]), &r->purchase_rows[i]);
         /* A bare string is not a document the shared encoder accepts; quote it here. */
         loaded_at = json_string(catalog_loaded_at(s));
         r->loaded_at.bytes = loaded_at ? json_dumps(loaded_at, JSON_ENCODE_ANY) : NULL;

@@ -33,8 +33,8 @@ struct api_text {
 struct api_catalog_render {
         struct catalog_attachment base;
         size_t n_gpus, n_providers, n_prices, n_purchase_prices;
-        struct api_text *gpu_rows;      /* [n_gpus] api_gpu_json(s, i, false) */
-        struct api_text *gpu_docs;      /* [n_gpus] api_gpu_json(s, i, true) */
+        struct api_text *gpu_rows;      /* [n_gpus] catalog_json_gpu(s, i, false) */
+        struct api_text *gpu_docs;      /* [n_gpus] catalog_json_gpu(s, i, true) */
         struct api_text *provider_docs; /* [n_providers] with offerings = a list row */
         struct api_text *price_rows;    /* [n_prices] catalog_prices() order */
         struct api_text *purchase_rows; /* [n_purchase_prices] */

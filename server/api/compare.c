@@ -14,6 +14,7 @@
 #include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/estimate.h"
 #include "api/price_options.h"
 #include "plan/train_search.h"
@@ -259,14 +260,14 @@ static int constraints_decode(struct api_response *rs, json_t *body,
                 api_problem_field(rs, 400, "/constraints", "type", "constraints must be an object");
                 return -1;
         }
-        if (api_fields_known(rs, cj, "/constraints", constraint_keys) ||
-            api_field_string(rs, cj, "/constraints", "pricing", 0, 16, &pricing) ||
-            api_field_int(rs, cj, "/constraints", "max_gpus", 0, 1, PLAN_GPUS_MAX, &max_gpus) ||
-            api_field_number(rs, cj, "/constraints", "deadline_hours", FIELD_NULLABLE, 1e-9, 1e7,
-                             &c->deadline_hours) ||
-            api_field_number(rs, cj, "/constraints", "budget_usd", FIELD_NULLABLE, 1e-9, 1e12,
-                             &c->budget_usd) ||
-            api_field_string(rs, cj, "/constraints", "rank_by", 0, 8, &rank))
+        if (fields_known(rs, cj, "/constraints", constraint_keys) ||
+            fields_string(rs, cj, "/constraints", "pricing", 0, 16, &pricing) ||
+            fields_int(rs, cj, "/constraints", "max_gpus", 0, 1, PLAN_GPUS_MAX, &max_gpus) ||
+            fields_number(rs, cj, "/constraints", "deadline_hours", FIELD_NULLABLE, 1e-9, 1e7,
+                          &c->deadline_hours) ||
+            fields_number(rs, cj, "/constraints", "budget_usd", FIELD_NULLABLE, 1e-9, 1e12,
+                          &c->budget_usd) ||
+            fields_string(rs, cj, "/constraints", "rank_by", 0, 8, &rank))
                 return -1;
         c->max_gpus = (uint32_t)max_gpus;
         if (pricing && catalog_pricing_parse(pricing, &c->pricing)) {

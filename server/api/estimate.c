@@ -1219,8 +1219,8 @@ static void write_notes(struct jsonw *w, const char *key, const struct est_note 
         for (size_t i = 0; i < n; i++) {
                 const struct est_note *note = &notes[i];
                 jsonw_object_begin(w);
-                jsonw_kstring(w, "code", estimate_note_name(note->code));
-                jsonw_kstring(w, "text", estimate_note_text(note, buf, sizeof(buf)));
+                jsonw_kstring(w, "code", notes_name(note->code));
+                jsonw_kstring(w, "text", notes_text(note, buf, sizeof(buf)));
                 if (with_bytes && note->a > 0)
                         jsonw_ku64(w, "per_gpu_bytes", (uint64_t)note->a);
                 if (with_bytes && note->b > 0 &&

@@ -16,6 +16,7 @@
 #include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/estimate.h"
 #include "api/fit_options.h"
 #include "plan/fit_search.h"
@@ -218,9 +219,9 @@ static int fit_decode(struct api_response *rs, json_t *body, struct plan_fit_opt
                 api_problem_field(rs, 400, "/fit", "type", "fit must be an object");
                 return -1;
         }
-        if (api_fields_known(rs, f, "/fit", fit_keys) ||
-            api_field_bool(rs, f, "/fit", "allow_adapters", 0, &o->allow_adapters) ||
-            api_field_int(rs, f, "/fit", "max_gpus", 0, 1, PLAN_FIT_GPUS_MAX, &max_gpus))
+        if (fields_known(rs, f, "/fit", fit_keys) ||
+            fields_bool(rs, f, "/fit", "allow_adapters", 0, &o->allow_adapters) ||
+            fields_int(rs, f, "/fit", "max_gpus", 0, 1, PLAN_FIT_GPUS_MAX, &max_gpus))
                 return -1;
         o->max_gpus = (uint32_t)max_gpus;
         return 0;

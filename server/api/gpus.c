@@ -12,108 +12,12 @@
 #include <strings.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
-
-static const char *const precision_keys[GPU_PRECISION_COUNT] = {
-        [GPU_FP32] = "fp32", [GPU_TF32] = "tf32", [GPU_FP16] = "fp16",
-        [GPU_BF16] = "bf16", [GPU_FP8] = "fp8",   [GPU_INT8] = "int8",
-};
-
-/* Current prices of the offerings built on gpu index gi, for the detail view. */
-static json_t *gpu_offerings_json(const struct catalog_snapshot *s, size_t gi)
-{
-        size_t n_off, n_prov;
-        const struct catalog_offering *off = catalog_offerings(s, &n_off);
-        const struct catalog_provider *prov = catalog_providers(s, &n_prov);
-        json_t *arr = json_array();
-
-        for (size_t i = 0; arr && i < n_off; i++) {
-                json_t *prices;
-
-                if (off[i].gpu_index != gi)
-                        continue;
-                prices = json_array();
-                for (int p = 0; prices && p < CATALOG_PRICING_COUNT; p++) {
-                        const struct catalog_price *pr =
-                                catalog_price(s, off[i].id, (enum catalog_pricing)p);
-
-                        if (pr)
-                                json_array_append_new(prices, api_price_json(s, pr));
-                }
-                json_array_append_new(
-                        arr, json_pack("{s:s, s:s, s:s, s:i, s:s, s:o}", "offering", off[i].id,
-                                       "provider", prov[off[i].provider_index].id, "instance_type",
-                                       off[i].instance_type, "gpus_per_instance",
-                                       off[i].gpus_per_instance, "region", off[i].region, "prices",
-                                       prices ? prices : json_array()));
-        }
-        return arr;
-}
-
-static json_t *gpu_purchase_json(const struct catalog_snapshot *s, size_t gi)
-{
-        size_t n;
-        const struct catalog_purchase_price *pp = catalog_purchase_prices(s, &n);
-        json_t *arr = json_array();
-
-        for (size_t i = 0; arr && i < n; i++)
-                if (pp[i].gpu_index == gi)
-                        json_array_append_new(arr, api_purchase_price_json(s, &pp[i]));
-        return arr;
-}
-
-json_t *api_gpu_json(const struct catalog_snapshot *s, size_t index, bool detail)
-{
-        size_t n;
-        const struct gpu_spec *g = catalog_gpus(s, &n);
-        const struct catalog_gpu_info *info = catalog_gpu_infos(s, &n);
-        json_t *flops = json_object(), *o;
-
-        if (index >= n || !flops) {
-                json_decref(flops);
-                return NULL;
-        }
-        g += index;
-        info += index;
-        for (int p = 0; p < GPU_PRECISION_COUNT; p++)
-                json_object_set_new(flops, precision_keys[p], api_json_num(g->flops[p]));
-        json_object_set_new(flops, "fp16_accumulate", api_json_num(g->fp16_accumulate_flops));
-        o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "id", g->id,
-                      "name", g->name, "vendor", g->vendor, "kind", g->kind, "form_factor",
-                      info->form_factor, "chips_per_board", info->chips_per_board, "memory_bytes",
-                      api_json_u64(g->memory_bytes), "usable_memory_bytes",
-                      info->usable_memory_known ? api_json_u64(g->usable_memory_bytes)
-                                                : json_null(),
-                      "memory_type", api_json_str(info->memory_type),
-                      "memory_bandwidth_bytes_per_s", api_json_num(g->memory_bandwidth_bytes_per_s),
-                      "throughput_flops", flops, "tdp_watts", api_json_num(g->tdp_watts));
-        if (!o)
-                return NULL;
-        json_object_set_new(o, "interconnect_kind", json_string(info->interconnect_kind));
-        json_object_set_new(o, "interconnect", api_json_str(info->interconnect));
-        json_object_set_new(o, "interconnect_bytes_per_s",
-                            api_json_num(info->interconnect_bytes_per_s));
-        json_object_set_new(o, "host_interface", api_json_str(info->host_interface));
-        json_object_set_new(o, "host_bytes_per_s", api_json_num(g->host_link_bytes_per_s));
-        json_object_set_new(o, "launch_year", api_json_int(g->launch_year));
-        json_object_set_new(o, "launch_price_usd", api_json_num(info->launch_price_usd));
-        json_object_set_new(o, "can_train", json_boolean(g->can_train));
-        json_object_set_new(o, "can_infer", json_boolean(info->can_infer));
-        json_object_set_new(o, "cuda", json_boolean(g->cuda));
-        json_object_set_new(o, "frameworks", api_json_str(info->frameworks));
-        json_object_set_new(o, "notes", api_json_str(info->notes));
-        json_object_set_new(o, "source", json_string(info->source));
-        json_object_set_new(o, "source_date", json_string(info->source_date));
-        json_object_set_new(o, "updated_at", json_string(info->updated_at));
-        json_object_set_new(o, "updated_by", json_string(info->updated_by));
-        if (detail) {
-                json_object_set_new(o, "offerings", gpu_offerings_json(s, index));
-                json_object_set_new(o, "purchase_prices", gpu_purchase_json(s, index));
-        }
-        return o;
-}
 
 /* ---- GET /api/v1/gpus ---------------------------------------------------- */
 
@@ -322,7 +226,7 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                 goto out;
         arr = json_array();
         for (size_t i = 0; arr && i < m; i++)
-                json_array_append_new(arr, api_gpu_json(s, idx[i], false));
+                json_array_append_new(arr, catalog_json_gpu(s, idx[i], false));
         api_reply_json(rs, 200,
                        json_pack("{s:o, s:I, s:s}", "gpus", arr ? arr : json_array(), "count",
                                  (json_int_t)m, "catalog_loaded_at", catalog_loaded_at(s)));
@@ -347,7 +251,7 @@ void api_gpus_get(const struct api_request *rq, struct api_response *rs)
                 const struct api_catalog_render *render = api_catalog_render(s);
 
                 if (!render || api_reply_text(rs, &render->gpu_docs[i]))
-                        api_reply_json(rs, 200, api_gpu_json(s, i, true));
+                        api_reply_json(rs, 200, catalog_json_gpu(s, i, true));
         }
         catalog_release(s);
 }
@@ -404,40 +308,38 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
         info->interconnect_kind = "pcie";
         g->can_train = true;
         info->can_infer = true;
-        if (api_fields_known(rs, body, "", gpu_write_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_CHARS, &name) ||
-            api_field_string(rs, body, "", "vendor", FIELD_REQUIRED, GPU_VENDOR_CHARS, &vendor) ||
-            api_field_string(rs, body, "", "kind", FIELD_REQUIRED, sizeof(g->kind) - 1, &kind) ||
-            api_field_string(rs, body, "", "form_factor", FIELD_REQUIRED, 32, &info->form_factor) ||
-            api_field_int(rs, body, "", "chips_per_board", 0, 1, 64, &chips) ||
-            api_field_int(rs, body, "", "memory_bytes", FIELD_NULLABLE, 1, INT64_MAX, &mem) ||
-            api_field_int(rs, body, "", "usable_memory_bytes", FIELD_NULLABLE, 1, INT64_MAX,
-                          &usable) ||
-            api_field_string(rs, body, "", "memory_type", FIELD_NULLABLE, 32, &info->memory_type) ||
-            api_field_number(rs, body, "", "memory_bandwidth_bytes_per_s", FIELD_NULLABLE, 1,
-                             max_num, &g->memory_bandwidth_bytes_per_s) ||
-            api_field_number(rs, body, "", "tdp_watts", FIELD_NULLABLE, 0.001, 1e6,
-                             &g->tdp_watts) ||
-            api_field_string(rs, body, "", "interconnect_kind", 0, 32, &info->interconnect_kind) ||
-            api_field_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200,
-                             &info->interconnect) ||
-            api_field_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, max_num,
-                             &info->interconnect_bytes_per_s) ||
-            api_field_string(rs, body, "", "host_interface", FIELD_NULLABLE, 200,
-                             &info->host_interface) ||
-            api_field_number(rs, body, "", "host_bytes_per_s", FIELD_NULLABLE, 1, max_num,
-                             &g->host_link_bytes_per_s) ||
-            api_field_int(rs, body, "", "launch_year", FIELD_NULLABLE, 2000, 2100, &year) ||
-            api_field_number(rs, body, "", "launch_price_usd", FIELD_NULLABLE, 0.01, 1e10,
-                             &info->launch_price_usd) ||
-            api_field_bool(rs, body, "", "can_train", 0, &g->can_train) ||
-            api_field_bool(rs, body, "", "can_infer", 0, &info->can_infer) ||
-            api_field_bool(rs, body, "", "cuda", 0, &g->cuda) ||
-            api_field_string(rs, body, "", "frameworks", FIELD_NULLABLE, 500, &info->frameworks) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &info->notes) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &info->source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &info->source_date))
+        if (fields_known(rs, body, "", gpu_write_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            fields_string(rs, body, "", "name", FIELD_REQUIRED, GPU_NAME_CHARS, &name) ||
+            fields_string(rs, body, "", "vendor", FIELD_REQUIRED, GPU_VENDOR_CHARS, &vendor) ||
+            fields_string(rs, body, "", "kind", FIELD_REQUIRED, sizeof(g->kind) - 1, &kind) ||
+            fields_string(rs, body, "", "form_factor", FIELD_REQUIRED, 32, &info->form_factor) ||
+            fields_int(rs, body, "", "chips_per_board", 0, 1, 64, &chips) ||
+            fields_int(rs, body, "", "memory_bytes", FIELD_NULLABLE, 1, INT64_MAX, &mem) ||
+            fields_int(rs, body, "", "usable_memory_bytes", FIELD_NULLABLE, 1, INT64_MAX,
+                       &usable) ||
+            fields_string(rs, body, "", "memory_type", FIELD_NULLABLE, 32, &info->memory_type) ||
+            fields_number(rs, body, "", "memory_bandwidth_bytes_per_s", FIELD_NULLABLE, 1, max_num,
+                          &g->memory_bandwidth_bytes_per_s) ||
+            fields_number(rs, body, "", "tdp_watts", FIELD_NULLABLE, 0.001, 1e6, &g->tdp_watts) ||
+            fields_string(rs, body, "", "interconnect_kind", 0, 32, &info->interconnect_kind) ||
+            fields_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200, &info->interconnect) ||
+            fields_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, max_num,
+                          &info->interconnect_bytes_per_s) ||
+            fields_string(rs, body, "", "host_interface", FIELD_NULLABLE, 200,
+                          &info->host_interface) ||
+            fields_number(rs, body, "", "host_bytes_per_s", FIELD_NULLABLE, 1, max_num,
+                          &g->host_link_bytes_per_s) ||
+            fields_int(rs, body, "", "launch_year", FIELD_NULLABLE, 2000, 2100, &year) ||
+            fields_number(rs, body, "", "launch_price_usd", FIELD_NULLABLE, 0.01, 1e10,
+                          &info->launch_price_usd) ||
+            fields_bool(rs, body, "", "can_train", 0, &g->can_train) ||
+            fields_bool(rs, body, "", "can_infer", 0, &info->can_infer) ||
+            fields_bool(rs, body, "", "cuda", 0, &g->cuda) ||
+            fields_string(rs, body, "", "frameworks", FIELD_NULLABLE, 500, &info->frameworks) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &info->notes) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &info->source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &info->source_date))
                 return -1;
         if (body_id && strcmp(body_id, id) != 0) {
                 api_problem_field(rs, 400, "/id", "const", "id in the body differs from the path");
@@ -467,14 +369,15 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
                                           "throughput_flops must be an object of dense FLOP/s");
                         return -1;
                 }
-                if (api_fields_known(rs, flops, "/throughput_flops", flops_keys))
+                if (fields_known(rs, flops, "/throughput_flops", flops_keys))
                         return -1;
                 for (int p = 0; p < GPU_PRECISION_COUNT; p++)
-                        if (api_field_number(rs, flops, "/throughput_flops", precision_keys[p],
-                                             FIELD_NULLABLE, 1, max_num, &g->flops[p]))
+                        if (fields_number(rs, flops, "/throughput_flops",
+                                          catalog_json_precision_keys[p], FIELD_NULLABLE, 1,
+                                          max_num, &g->flops[p]))
                                 return -1;
-                if (api_field_number(rs, flops, "/throughput_flops", "fp16_accumulate",
-                                     FIELD_NULLABLE, 1, max_num, &g->fp16_accumulate_flops))
+                if (fields_number(rs, flops, "/throughput_flops", "fp16_accumulate", FIELD_NULLABLE,
+                                  1, max_num, &g->fp16_accumulate_flops))
                         return -1;
         }
         copy_fixed(g->id, sizeof(g->id), id);
@@ -502,9 +405,9 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs)
         bool created = false;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(id, GPU_ID_MAX - 1)) {
+        if (!fields_is_id(id, GPU_ID_MAX - 1)) {
                 api_problem_field(
                         rs, 400, "/id", "pattern",
                         "an accelerator id is 1..63 characters of a-z, 0-9, '.', '_', '-'");
@@ -522,7 +425,7 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs)
                 json_decref(body);
                 return;
         }
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_upsert_accelerator(conn, &g, &info, &who, &created, &e);
         api_db_release(rq, conn);
         json_decref(body);

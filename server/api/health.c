@@ -11,7 +11,7 @@
 #include "config.h"
 #include "db/migrate.h"
 #include "db/pool.h"
-#include "http/metrics.h"
+#include "api/metrics.h"
 #include "log.h"
 
 /* Readiness must answer quickly even when the pool is busy. */

@@ -5,7 +5,7 @@
  * answers 200 only when PostgreSQL is reachable, every embedded migration
  * is applied with its checksum, and a catalog snapshot is loaded; 503 with
  * the reason and Retry-After otherwise.  GET /metrics is the Prometheus
- * exposition of server/http/metrics.h.
+ * exposition of server/api/metrics.h.
  *
  * Handlers follow api/handler.h: stateless, callable from any thread.
  */

@@ -19,7 +19,7 @@
 #include "models/hf_config.h"
 #include "models/hub.h"
 #include "api/estimate.h"
-#include "models/resolve.h"
+#include "db/resolve.h"
 
 #define REVISION_MAX 200
 

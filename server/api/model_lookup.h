@@ -1,6 +1,6 @@
 /*
  * model_lookup.h - a request's model id that the catalog lacks, looked up
- * on the Hub (models/resolve.h) and turned into the config.json the
+ * on the Hub (db/resolve.h) and turned into the config.json the
  * estimate decoder reads, with what was read reported in the answer.
  *
  * api_model_lookup() runs before a request body is decoded: when

@@ -12,68 +12,19 @@
 #include <time.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/estimate.h"
 #include "api/text.h"
-#include "api/validation.h"
 #include "app.h"
 #include "config.h"
 #include "db/catalog_queries.h"
 #include "models/hf_config.h"
 #include "models/hub.h"
 #include "models/fetched.h"
-#include "models/resolve.h"
-
-json_t *api_models_json(const struct catalog_model *m, bool detail)
-{
-        uint64_t counted = m->arch_ok ? model_parameters(&m->arch) : 0;
-        double err = counted && m->published_parameters
-                             ? ((double)counted - (double)m->published_parameters) /
-                                       (double)m->published_parameters
-                             : 0;
-        json_t *o = json_pack(
-                "{s:s, s:s, s:s, s:I, s:s, s:o, s:o, s:o}", "id", m->id, "name", m->name, "family",
-                m->family, "published_parameters", (json_int_t)m->published_parameters,
-                "parameters_source", m->parameters_source ? m->parameters_source : "", "parameters",
-                counted ? json_integer((json_int_t)counted) : json_null(), "parameters_error",
-                counted ? json_real(err) : json_null(), "architecture",
-                m->arch_ok ? api_model_arch_encode(&m->arch) : json_null());
-        if (o) {
-                json_t *hub = json_array();
-                for (const char *p = m->hub_ids; hub && p && *p;) {
-                        size_t len = strcspn(p, ",");
-                        json_array_append_new(hub, json_stringn(p, len));
-                        p = p[len] ? p + len + 1 : NULL;
-                }
-                json_object_set_new(o, "hub_ids", hub ? hub : json_array());
-                json_object_set_new(o, "licence", api_json_str(m->licence));
-                json_object_set_new(o, "released", api_json_str(m->released));
-                json_object_set_new(o, "origin", json_string(m->team ? "team" : "catalog"));
-        }
-        if (o && detail) {
-                json_error_t jerr;
-                json_t *cfg = m->hf_config_json ? json_loads(m->hf_config_json, 0, &jerr) : NULL;
-                json_object_set_new(o, "hf_config", cfg ? cfg : json_null());
-                json_object_set_new(o, "notes", api_json_str(m->notes));
-                if (m->arch_ok) {
-                        struct model_param_breakdown b;
-                        if (model_param_breakdown(&m->arch, &b) == 0)
-                                json_object_set_new(
-                                        o, "parameter_breakdown",
-                                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "embeddings",
-                                                  (json_int_t)b.embeddings, "linear",
-                                                  (json_int_t)b.linear, "linear_active",
-                                                  (json_int_t)b.linear_active, "norms_and_biases",
-                                                  (json_int_t)b.small, "lm_head",
-                                                  (json_int_t)b.lm_head, "head_extra",
-                                                  (json_int_t)b.head_extra));
-                        json_object_set_new(
-                                o, "kv_cache_elements_per_token",
-                                json_integer((json_int_t)model_kv_elements_per_token(&m->arch)));
-                }
-        }
-        return o;
-}
+#include "db/resolve.h"
 
 /* A whole-number query parameter in [lo, hi]; absent leaves *out. */
 static int query_u64(const struct api_request *rq, struct api_response *rs, const char *key,
@@ -198,7 +149,7 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                     (q && *q && !model_matches_text(&m[i], q)))
                         continue;
                 if (matched >= offset && matched - offset < limit)
-                        json_array_append_new(arr, api_models_json(&m[i], false));
+                        json_array_append_new(arr, catalog_json_model(&m[i], false));
                 matched++;
         }
         if (!arr) {
@@ -235,7 +186,7 @@ void api_models_get(const struct api_request *rq, struct api_response *rs)
                 catalog_release(s);
                 return;
         }
-        o = api_models_json(m, true);
+        o = catalog_json_model(m, true);
         if (!o)
                 api_problem(rs, 500, "out of memory");
         else
@@ -315,9 +266,9 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
 
         memset(&m, 0, sizeof(m));
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(rq->params[0], 64)) {
+        if (!fields_is_id(rq->params[0], 64)) {
                 api_problem_field(rs, 400, "/id", "pattern",
                                   "a model id is 1..64 characters of a-z, 0-9, '.', '_', '-'");
                 return;
@@ -326,21 +277,21 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", team_model_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "licence", FIELD_NULLABLE, 100, &licence) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &note) ||
-            (!note && api_field_string(rs, body, "", "note", FIELD_NULLABLE, 4000, &note)) ||
-            api_field_string(rs, body, "", "hub_id", FIELD_NULLABLE, 300, &hub_id) ||
-            api_field_string(rs, body, "", "revision", FIELD_NULLABLE, 200, &revision) ||
-            api_field_string(rs, body, "", "parameters_source", FIELD_NULLABLE, 1000, &source) ||
-            api_field_int(rs, body, "", "published_parameters", FIELD_NULLABLE, 1000000,
-                          10000000000000ll, &published))
+        if (fields_known(rs, body, "", team_model_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            fields_string(rs, body, "", "licence", FIELD_NULLABLE, 100, &licence) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &note) ||
+            (!note && fields_string(rs, body, "", "note", FIELD_NULLABLE, 4000, &note)) ||
+            fields_string(rs, body, "", "hub_id", FIELD_NULLABLE, 300, &hub_id) ||
+            fields_string(rs, body, "", "revision", FIELD_NULLABLE, 200, &revision) ||
+            fields_string(rs, body, "", "parameters_source", FIELD_NULLABLE, 1000, &source) ||
+            fields_int(rs, body, "", "published_parameters", FIELD_NULLABLE, 1000000,
+                       10000000000000ll, &published))
                 goto out;
         {
                 const char *name = NULL, *family = NULL;
-                if (api_field_string(rs, body, "", "name", FIELD_REQUIRED, 95, &name) ||
-                    api_field_string(rs, body, "", "family", FIELD_REQUIRED, 47, &family))
+                if (fields_string(rs, body, "", "name", FIELD_REQUIRED, 95, &name) ||
+                    fields_string(rs, body, "", "family", FIELD_REQUIRED, 47, &family))
                         goto out;
                 snprintf(m.name, sizeof(m.name), "%s", name);
                 snprintf(m.family, sizeof(m.family), "%s", family);
@@ -415,7 +366,7 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         if (catalog_db_upsert_team_model(conn, &m, &who, &created, &e)) {
                 api_db_release(rq, conn);
                 if (e.http_status == 500 && strstr(e.detail, "no row"))

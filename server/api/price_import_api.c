@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include "api/catalog_api.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "app.h"
 #include "db/catalog_queries.h"
 #include "db/price_import.h"
@@ -58,7 +60,7 @@ void api_prices_import_skypilot(const struct api_request *rq, struct api_respons
         bool reloaded;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
         if (!cloud) {
                 api_problem_field(rs, 400, "?cloud", "required",
@@ -72,7 +74,7 @@ void api_prices_import_skypilot(const struct api_request *rq, struct api_respons
             query_ok(rs, "commit", commit, "0123456789abcdef", 7, 40,
                      "a commit id: 7 to 40 lower-case hex digits"))
                 return;
-        if (as_of && !api_is_date(as_of)) {
+        if (as_of && !fields_is_date(as_of)) {
                 api_problem_field(rs, 400, "?as_of", "format", "as_of must be a date, YYYY-MM-DD");
                 return;
         }
@@ -86,7 +88,7 @@ void api_prices_import_skypilot(const struct api_request *rq, struct api_respons
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 return;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         memset(&src, 0, sizeof(src));
         src.cloud = cloud;
         src.file = file ? file : default_file;

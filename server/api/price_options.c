@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "api/catalog_common.h"
+#include "api/fields.h"
 
 /*
  * Days since 1970-01-01 of the proleptic Gregorian date y-m-d (Howard
@@ -58,11 +59,11 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
         plan_price_rules_defaults(r, s, api_price_today());
         if (!constraints || !json_is_object(constraints))
                 return 0;
-        if (api_field_bool(rs, constraints, "/constraints", "per_region", 0, &r->per_region) ||
-            api_field_bool(rs, constraints, "/constraints", "include_stale_prices", 0,
-                           &r->include_stale) ||
-            api_field_bool(rs, constraints, "/constraints", "include_notebooks", 0,
-                           &r->include_notebooks))
+        if (fields_bool(rs, constraints, "/constraints", "per_region", 0, &r->per_region) ||
+            fields_bool(rs, constraints, "/constraints", "include_stale_prices", 0,
+                        &r->include_stale) ||
+            fields_bool(rs, constraints, "/constraints", "include_notebooks", 0,
+                        &r->include_notebooks))
                 return -1;
         regions = json_object_get(constraints, "regions");
         if (!regions || json_is_null(regions))

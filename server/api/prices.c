@@ -12,54 +12,14 @@
 #include <time.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "app.h"
 #include "catalog/catalog_tables.h"
 #include "db/catalog_queries.h"
-
-json_t *api_price_json(const struct catalog_snapshot *s, const struct catalog_price *p)
-{
-        const struct catalog_offering *o = catalog_offering(s, p->offering_id);
-        int per_instance = o ? o->gpus_per_instance : 0;
-        json_t *doc;
-
-        /* A price of 0 is real (free notebook tiers), so it is not sent as null here. */
-        doc = json_pack("{s:o, s:s, s:o, s:o, s:s, s:f, s:o, s:o, s:s, s:s}", "provider",
-                        api_json_str(o ? o->provider_id : NULL), "offering", p->offering_id, "gpu",
-                        api_json_str(o ? o->accelerator_id : NULL), "gpus_per_instance",
-                        api_json_int(per_instance), "pricing", catalog_pricing_name(p->pricing),
-                        "usd_per_hour", p->usd_per_hour, "usd_per_gpu_hour",
-                        per_instance ? json_real(p->usd_per_hour / per_instance) : json_null(),
-                        "region", api_json_str(o ? o->region : NULL), "as_of", p->as_of, "source",
-                        p->source);
-        if (!doc)
-                return NULL;
-        json_object_set_new(doc, "id", json_integer((json_int_t)p->id));
-        json_object_set_new(doc, "instance_type", api_json_str(o ? o->instance_type : NULL));
-        json_object_set_new(doc, "term_months", api_json_int(p->term_months));
-        json_object_set_new(doc, "currency", json_string(p->currency ? p->currency : "USD"));
-        json_object_set_new(doc, "recorded_at", api_json_str(p->recorded_at));
-        json_object_set_new(doc, "recorded_by", api_json_str(p->recorded_by));
-        return doc;
-}
-
-json_t *api_purchase_price_json(const struct catalog_snapshot *s,
-                                const struct catalog_purchase_price *p)
-{
-        const struct gpu_spec *g = catalog_gpu(s, p->accelerator_id);
-        const struct catalog_gpu_info *infos;
-        size_t n, gi = catalog_gpu_index(s, p->accelerator_id);
-
-        infos = catalog_gpu_infos(s, &n);
-        return json_pack("{s:I, s:s, s:o, s:o, s:s, s:f, s:s, s:s, s:o, s:o}", "id",
-                         (json_int_t)p->id, "gpu", p->accelerator_id, "gpu_name",
-                         api_json_str(g ? g->name : NULL), "chips_per_board",
-                         gi < n ? api_json_int(infos[gi].chips_per_board) : json_null(),
-                         "condition", p->condition, "usd", p->usd, "as_of", p->as_of, "source",
-                         p->source, "recorded_at", api_json_str(p->recorded_at), "recorded_by",
-                         api_json_str(p->recorded_by));
-}
 
 /* ---- GET /api/v1/prices -------------------------------------------------- */
 
@@ -105,7 +65,7 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
                 }
                 f.pricing = (int)p;
         }
-        if (f.as_of && !api_is_date(f.as_of)) {
+        if (f.as_of && !fields_is_date(f.as_of)) {
                 api_problem_field(rs, 400, "?as_of", "format", "as_of must be a date, YYYY-MM-DD");
                 return;
         }
@@ -160,7 +120,7 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
         arr = json_array();
         for (size_t i = 0; arr && i < n; i++)
                 if (price_matches(s, &rows[i], &f))
-                        json_array_append_new(arr, api_price_json(s, &rows[i]));
+                        json_array_append_new(arr, catalog_json_price(s, &rows[i]));
         api_reply_json(rs, 200, json_pack("{s:o}", "prices", arr ? arr : json_array()));
 out:
         catalog_tables_free(&hist);
@@ -199,22 +159,22 @@ void api_prices_post(const struct api_request *rq, struct api_response *rs)
         bool reloaded;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
         body = api_body_object(rq, rs);
         if (!body)
                 return;
         today_utc(today, sizeof(today));
         p.as_of = today;
-        if (api_fields_known(rs, body, "", price_keys) ||
-            api_field_string(rs, body, "", "offering", FIELD_REQUIRED, 96, &p.offering_id) ||
-            api_field_string(rs, body, "", "pricing", FIELD_REQUIRED, 16, &pricing) ||
-            api_field_number(rs, body, "", "usd_per_hour", 0, 0, 1e6, &per_hour) ||
-            api_field_number(rs, body, "", "usd_per_gpu_hour", 0, 0, 1e6, &per_gpu_hour) ||
-            api_field_int(rs, body, "", "term_months", FIELD_NULLABLE, 1, 120, &term) ||
-            api_field_date(rs, body, "", "as_of", 0, &p.as_of) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
-            api_field_string(rs, body, "", "currency", 0, 3, &currency))
+        if (fields_known(rs, body, "", price_keys) ||
+            fields_string(rs, body, "", "offering", FIELD_REQUIRED, 96, &p.offering_id) ||
+            fields_string(rs, body, "", "pricing", FIELD_REQUIRED, 16, &pricing) ||
+            fields_number(rs, body, "", "usd_per_hour", 0, 0, 1e6, &per_hour) ||
+            fields_number(rs, body, "", "usd_per_gpu_hour", 0, 0, 1e6, &per_gpu_hour) ||
+            fields_int(rs, body, "", "term_months", FIELD_NULLABLE, 1, 120, &term) ||
+            fields_date(rs, body, "", "as_of", 0, &p.as_of) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
+            fields_string(rs, body, "", "currency", 0, 3, &currency))
                 goto out;
         if (currency && strcmp(currency, "USD") != 0) {
                 api_problem_field(rs, 400, "/currency", "enum", "prices are stored in USD");
@@ -254,7 +214,7 @@ void api_prices_post(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_insert_price(conn, &p, &who, &id, &e);
         api_db_release(rq, conn);
         if (rc) {
@@ -265,7 +225,7 @@ void api_prices_post(const struct api_request *rq, struct api_response *rs)
         p.recorded_by = who.actor;
         reloaded = api_catalog_refresh(rq);
         s = catalog_acquire(rq->app->catalog);
-        doc = api_price_json(s, &p);
+        doc = catalog_json_price(s, &p);
         cur = catalog_price(s, p.offering_id, p.pricing);
         /* A back-dated row joins the history without becoming the current price. */
         json_object_set_new(doc, "current", json_boolean(reloaded && cur && cur->id == id));
@@ -314,7 +274,7 @@ void api_purchase_prices_list(const struct api_request *rq, struct api_response 
                         continue;
                 if (condition && strcmp(condition, pp[i].condition) != 0)
                         continue;
-                json_array_append_new(arr, api_purchase_price_json(s, &pp[i]));
+                json_array_append_new(arr, catalog_json_purchase_price(s, &pp[i]));
         }
         api_reply_json(rs, 200, json_pack("{s:o}", "purchase_prices", arr ? arr : json_array()));
 out:
@@ -336,19 +296,19 @@ void api_purchase_prices_post(const struct api_request *rq, struct api_response 
         bool reloaded;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
         body = api_body_object(rq, rs);
         if (!body)
                 return;
         today_utc(today, sizeof(today));
         p.as_of = today;
-        if (api_fields_known(rs, body, "", purchase_keys) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &p.accelerator_id) ||
-            api_field_string(rs, body, "", "condition", FIELD_REQUIRED, 8, &p.condition) ||
-            api_field_number(rs, body, "", "usd", FIELD_REQUIRED, 0.01, 1e10, &p.usd) ||
-            api_field_date(rs, body, "", "as_of", 0, &p.as_of) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source))
+        if (fields_known(rs, body, "", purchase_keys) ||
+            fields_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &p.accelerator_id) ||
+            fields_string(rs, body, "", "condition", FIELD_REQUIRED, 8, &p.condition) ||
+            fields_number(rs, body, "", "usd", FIELD_REQUIRED, 0.01, 1e10, &p.usd) ||
+            fields_date(rs, body, "", "as_of", 0, &p.as_of) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source))
                 goto out;
         if (strcmp(p.condition, "new") != 0 && strcmp(p.condition, "used") != 0) {
                 api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
@@ -357,7 +317,7 @@ void api_purchase_prices_post(const struct api_request *rq, struct api_response 
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         /* An unknown gpu is a foreign-key violation: 422 from the SQLSTATE table. */
         rc = catalog_db_insert_purchase_price(conn, &p, &who, &id, &e);
         api_db_release(rq, conn);
@@ -369,7 +329,7 @@ void api_purchase_prices_post(const struct api_request *rq, struct api_response 
         p.recorded_by = who.actor;
         reloaded = api_catalog_refresh(rq);
         s = catalog_acquire(rq->app->catalog);
-        doc = api_purchase_price_json(s, &p);
+        doc = catalog_json_purchase_price(s, &p);
         if (doc && !reloaded)
                 json_object_set_new(doc, "snapshot_reloaded", json_false());
         api_reply_json(rs, 201, doc);

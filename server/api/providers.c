@@ -10,57 +10,12 @@
 #include <string.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
-
-json_t *api_offering_json(const struct catalog_snapshot *s, const struct catalog_offering *o)
-{
-        size_t n;
-        const struct gpu_spec *gpus = catalog_gpus(s, &n);
-        json_t *prices = json_array(), *doc;
-
-        for (int p = 0; prices && p < CATALOG_PRICING_COUNT; p++) {
-                const struct catalog_price *pr = catalog_price(s, o->id, (enum catalog_pricing)p);
-
-                if (pr)
-                        json_array_append_new(prices, api_price_json(s, pr));
-        }
-        doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:s,"
-                        " s:s, s:o}",
-                        "id", o->id, "provider", o->provider_id, "instance_type", o->instance_type,
-                        "gpu", o->accelerator_id, "gpu_name",
-                        o->gpu_index < n ? gpus[o->gpu_index].name : o->accelerator_id,
-                        "gpus_per_instance", o->gpus_per_instance, "vcpus", api_json_int(o->vcpus),
-                        "ram_bytes", api_json_u64(o->ram_bytes), "region", o->region,
-                        "interconnect", api_json_str(o->interconnect), "interconnect_bytes_per_s",
-                        api_json_num(o->interconnect_bytes_per_s), "network_bytes_per_s",
-                        api_json_num(o->network_bytes_per_s), "notes", api_json_str(o->notes),
-                        "source", o->source, "source_date", o->source_date, "prices",
-                        prices ? prices : json_array());
-        return doc;
-}
-
-json_t *api_provider_json(const struct catalog_snapshot *s, const struct catalog_provider *p,
-                          bool with_offerings)
-{
-        json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:s}", "id", p->id, "name", p->name,
-                                "kind", p->kind, "url", api_json_str(p->url), "notes",
-                                api_json_str(p->notes), "source", p->source, "source_date",
-                                p->source_date);
-        size_t n;
-        const struct catalog_offering *off = catalog_offerings(s, &n);
-        json_t *arr;
-
-        if (!doc || !with_offerings)
-                return doc;
-        arr = json_array();
-        for (size_t i = 0; arr && i < n; i++)
-                if (strcmp(off[i].provider_id, p->id) == 0)
-                        json_array_append_new(arr, api_offering_json(s, &off[i]));
-        json_object_set_new(doc, "offerings", arr ? arr : json_array());
-        return doc;
-}
 
 void api_providers_list(const struct api_request *rq, struct api_response *rs)
 {
@@ -102,14 +57,14 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
 
                 if (kind && strcmp(kind, prov[i].kind) != 0)
                         continue;
-                doc = api_provider_json(s, &prov[i], false);
+                doc = catalog_json_provider(s, &prov[i], false);
                 offs = json_array();
                 for (size_t j = 0; doc && offs && j < n_off; j++) {
                         if (strcmp(off[j].provider_id, prov[i].id) != 0)
                                 continue;
                         if (gpu && strcmp(off[j].accelerator_id, gpu) != 0)
                                 continue;
-                        json_array_append_new(offs, api_offering_json(s, &off[j]));
+                        json_array_append_new(offs, catalog_json_offering(s, &off[j]));
                 }
                 if (gpu && offs && json_array_size(offs) == 0) {
                         /* Filtering by GPU lists only providers that offer it. */
@@ -141,7 +96,7 @@ void api_providers_get(const struct api_request *rq, struct api_response *rs)
 
                 if (!render ||
                     api_reply_text(rs, &render->provider_docs[p - catalog_providers(s, &n)]))
-                        api_reply_json(rs, 200, api_provider_json(s, p, true));
+                        api_reply_json(rs, 200, catalog_json_provider(s, p, true));
         }
         catalog_release(s);
 }
@@ -164,9 +119,9 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(p.id, 64)) {
+        if (!fields_is_id(p.id, 64)) {
                 api_problem_field(rs, 400, "/id", "pattern",
                                   "a provider id is 1..64 characters of a-z, 0-9, '.', '_', '-'");
                 return;
@@ -174,14 +129,14 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", provider_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
-            api_field_string(rs, body, "", "name", FIELD_REQUIRED, 200, &p.name) ||
-            api_field_string(rs, body, "", "kind", FIELD_REQUIRED, 32, &p.kind) ||
-            api_field_string(rs, body, "", "url", FIELD_NULLABLE, 1000, &p.url) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &p.notes) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &p.source_date))
+        if (fields_known(rs, body, "", provider_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 64, &body_id) ||
+            fields_string(rs, body, "", "name", FIELD_REQUIRED, 200, &p.name) ||
+            fields_string(rs, body, "", "kind", FIELD_REQUIRED, 32, &p.kind) ||
+            fields_string(rs, body, "", "url", FIELD_NULLABLE, 1000, &p.url) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &p.notes) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &p.source_date))
                 goto out;
         for (size_t i = 0; provider_kinds[i]; i++)
                 kind_ok |= strcmp(p.kind, provider_kinds[i]) == 0;
@@ -198,7 +153,7 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_upsert_provider(conn, &p, &who, &created, &e);
         api_db_release(rq, conn);
         if (rc)
@@ -229,9 +184,9 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
-        if (!api_is_id(o.id, 96)) {
+        if (!fields_is_id(o.id, 96)) {
                 api_problem_field(rs, 400, "/id", "pattern",
                                   "an offering id is 1..96 characters of a-z, 0-9, '.', '_', '-'");
                 return;
@@ -239,24 +194,23 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", offering_keys) ||
-            api_field_string(rs, body, "", "id", FIELD_NULLABLE, 96, &body_id) ||
-            api_field_string(rs, body, "", "provider", FIELD_REQUIRED, 64, &o.provider_id) ||
-            api_field_string(rs, body, "", "instance_type", FIELD_REQUIRED, 200,
-                             &o.instance_type) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &o.accelerator_id) ||
-            api_field_int(rs, body, "", "gpus_per_instance", FIELD_REQUIRED, 1, 1024, &gpus) ||
-            api_field_int(rs, body, "", "vcpus", FIELD_NULLABLE, 1, 100000, &vcpus) ||
-            api_field_int(rs, body, "", "ram_bytes", FIELD_NULLABLE, 1, INT64_MAX, &ram) ||
-            api_field_string(rs, body, "", "region", FIELD_REQUIRED, 100, &o.region) ||
-            api_field_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200, &o.interconnect) ||
-            api_field_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
-                             &o.interconnect_bytes_per_s) ||
-            api_field_number(rs, body, "", "network_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
-                             &o.network_bytes_per_s) ||
-            api_field_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &o.notes) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &o.source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &o.source_date))
+        if (fields_known(rs, body, "", offering_keys) ||
+            fields_string(rs, body, "", "id", FIELD_NULLABLE, 96, &body_id) ||
+            fields_string(rs, body, "", "provider", FIELD_REQUIRED, 64, &o.provider_id) ||
+            fields_string(rs, body, "", "instance_type", FIELD_REQUIRED, 200, &o.instance_type) ||
+            fields_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &o.accelerator_id) ||
+            fields_int(rs, body, "", "gpus_per_instance", FIELD_REQUIRED, 1, 1024, &gpus) ||
+            fields_int(rs, body, "", "vcpus", FIELD_NULLABLE, 1, 100000, &vcpus) ||
+            fields_int(rs, body, "", "ram_bytes", FIELD_NULLABLE, 1, INT64_MAX, &ram) ||
+            fields_string(rs, body, "", "region", FIELD_REQUIRED, 100, &o.region) ||
+            fields_string(rs, body, "", "interconnect", FIELD_NULLABLE, 200, &o.interconnect) ||
+            fields_number(rs, body, "", "interconnect_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
+                          &o.interconnect_bytes_per_s) ||
+            fields_number(rs, body, "", "network_bytes_per_s", FIELD_NULLABLE, 1, 1e21,
+                          &o.network_bytes_per_s) ||
+            fields_string(rs, body, "", "notes", FIELD_NULLABLE, 4000, &o.notes) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &o.source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &o.source_date))
                 goto out;
         if (body_id && strcmp(body_id, o.id) != 0) {
                 api_problem_field(rs, 400, "/id", "const", "id in the body differs from the path");
@@ -268,7 +222,7 @@ void api_offerings_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         /* An unknown provider or gpu is a foreign-key violation: 422 from the SQLSTATE table. */
         rc = catalog_db_upsert_offering(conn, &o, &who, &created, &e);
         api_db_release(rq, conn);

@@ -13,6 +13,7 @@
 #include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/price_options.h"
 #include "plan/rent_vs_buy.h"
 
@@ -253,8 +254,8 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
         for (int i = 0; i < S_COUNT; i++) {
                 set[i].row = catalog_setting(s, set[i].key);
                 set[i].value = set[i].row ? set[i].row->value : set[i].fallback;
-                if (api_field_number(rs, body, "", set[i].key, 0, set[i].min, set[i].max,
-                                     &set[i].value))
+                if (fields_number(rs, body, "", set[i].key, 0, set[i].min, set[i].max,
+                                  &set[i].value))
                         goto out;
                 set[i].from_request = json_object_get(body, set[i].key) != NULL;
         }
@@ -396,17 +397,17 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", rvb_keys) ||
-            api_field_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &q.gpu_id) ||
-            api_field_string(rs, body, "", "buy_gpu", 0, 64, &q.buy_id) ||
-            api_field_int(rs, body, "", "gpus", 0, 1, 64, &q.gpus) ||
+        if (fields_known(rs, body, "", rvb_keys) ||
+            fields_string(rs, body, "", "gpu", FIELD_REQUIRED, 64, &q.gpu_id) ||
+            fields_string(rs, body, "", "buy_gpu", 0, 64, &q.buy_id) ||
+            fields_int(rs, body, "", "gpus", 0, 1, 64, &q.gpus) ||
             usage_range(rs, body, "jobs_per_week", JOBS_PER_WEEK_MIN, 7 * 24, q.in.jobs_per_week) ||
             usage_range(rs, body, "hours_per_job", HOURS_PER_JOB_MIN, PLAN_RVB_HOURS_PER_WEEK,
                         q.in.hours_per_job) ||
-            api_field_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
-            api_field_string(rs, body, "", "basis", 0, 16, &basis) ||
-            api_field_string(rs, body, "", "condition", 0, 8, &q.condition) ||
-            api_field_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &q.purchase_usd))
+            fields_string(rs, body, "", "pricing", 0, 16, &pricing_name) ||
+            fields_string(rs, body, "", "basis", 0, 16, &basis) ||
+            fields_string(rs, body, "", "condition", 0, 8, &q.condition) ||
+            fields_number(rs, body, "", "purchase_usd", 0, 1, 1e9, &q.purchase_usd))
                 goto out;
         if (catalog_pricing_parse(pricing_name, &q.in.pricing)) {
                 api_problem_field(rs, 400, "/pricing", "enum",

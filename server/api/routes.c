@@ -23,7 +23,7 @@
 #include "api/health.h"
 #include "api/model_lookup.h"
 #include "api/serving_validation.h"
-#include "api/validation.h"
+#include "api/accuracy.h"
 
 const struct api_route api_routes[] = {
         /* Operations */
@@ -33,7 +33,7 @@ const struct api_route api_routes[] = {
 
         /*
          * Catalog, prices and ownership settings (catalog_api.h).  The write
-         * handlers check the admin token themselves (api_admin_check: 401
+         * handlers check the admin token themselves (admin_check: 401
          * without credentials, 403 for a wrong token or when writes are off).
          */
         {"GET", "/api/v1/gpus", api_gpus_list, 0},
@@ -61,15 +61,15 @@ const struct api_route api_routes[] = {
         {"POST", "/api/v1/serving_plan", api_serving_plan, API_ROUTE_BODY | API_ROUTE_SLOW},
         {"POST", "/api/v1/fit_options", api_fit_options, API_ROUTE_BODY | API_ROUTE_SLOW},
 
-        /* Estimation engine (estimate.h, validation.h) */
+        /* Estimation engine (estimate.h, accuracy.h) */
         {"POST", "/api/v1/estimate", api_estimate_handle, API_ROUTE_BODY},
         {"GET", "/api/v1/models", api_models_list, 0},
         {"GET", "/api/v1/models/{id}", api_models_get, 0},
         {"PUT", "/api/v1/models/{id}", api_models_put, API_ROUTE_BODY | API_ROUTE_DB},
         {"GET", "/api/v1/hub/{org}/{name}", api_hub_model_get, 0},
-        {"GET", "/api/v1/validation", api_validation_handle, API_ROUTE_DB},
+        {"GET", "/api/v1/validation", accuracy_handle, API_ROUTE_DB},
         {"GET", "/api/v1/validation/serving", api_serving_validation_handle, API_ROUTE_DB},
-        {"GET", "/api/v1/scenarios", api_scenarios_handle, API_ROUTE_DB},
+        {"GET", "/api/v1/scenarios", accuracy_scenarios_handle, API_ROUTE_DB},
 
         {NULL, NULL, NULL, 0},
 };

@@ -20,6 +20,7 @@
 #include "api/cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/estimate.h"
 #include "api/price_options.h"
 #include "plan/serving.h"
@@ -128,7 +129,7 @@ static int decode_traffic(struct api_response *rs, json_t *body, struct serving_
                                   "prompt_tokens, output_tokens}");
                 return -1;
         }
-        if (api_field_string(rs, t, "/traffic", "lengths", FIELD_NULLABLE, 16, &lengths))
+        if (fields_string(rs, t, "/traffic", "lengths", FIELD_NULLABLE, 16, &lengths))
                 return -1;
         if (lengths && !strcmp(lengths, "exponential"))
                 tr->lengths = SERVING_LENGTHS_EXPONENTIAL;
@@ -139,19 +140,19 @@ static int decode_traffic(struct api_response *rs, json_t *body, struct serving_
                                   "lengths must be fixed, exponential or sharegpt");
                 return -1;
         }
-        return api_fields_known(rs, t, "/traffic", keys) ||
-                               api_field_number(rs, t, "/traffic", "requests_per_second",
+        return fields_known(rs, t, "/traffic", keys) ||
+                               fields_number(rs, t, "/traffic", "requests_per_second",
                                                 json_object_get(t, "concurrency")
                                                         ? FIELD_NULLABLE
                                                         : FIELD_REQUIRED,
                                                 1e-6, 1e6, &tr->requests_per_second) ||
-                               api_field_number(rs, t, "/traffic", "concurrency", FIELD_NULLABLE, 1,
+                               fields_number(rs, t, "/traffic", "concurrency", FIELD_NULLABLE, 1,
                                                 65536, &tr->concurrency) ||
-                               api_field_number(rs, t, "/traffic", "prompt_tokens", FIELD_REQUIRED,
+                               fields_number(rs, t, "/traffic", "prompt_tokens", FIELD_REQUIRED,
                                                 1, 16777216, &tr->prompt_tokens) ||
-                               api_field_number(rs, t, "/traffic", "output_tokens", FIELD_REQUIRED,
+                               fields_number(rs, t, "/traffic", "output_tokens", FIELD_REQUIRED,
                                                 1, 16777216, &tr->output_tokens) ||
-                               api_field_number(rs, t, "/traffic", "max_context_tokens",
+                               fields_number(rs, t, "/traffic", "max_context_tokens",
                                                 FIELD_NULLABLE, 2, 16777216,
                                                 &tr->max_context_tokens)
                        ? -1
@@ -173,12 +174,12 @@ static int decode_slo(struct api_response *rs, json_t *body, struct serving_requ
                                   "tpot_ms, itl_p99_ms}");
                 return -1;
         }
-        if (api_fields_known(rs, s, "/slo", keys) ||
-            api_field_number(rs, s, "/slo", "ttft_p50_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p50) ||
-            api_field_number(rs, s, "/slo", "ttft_p95_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p95) ||
-            api_field_number(rs, s, "/slo", "ttft_p99_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p99) ||
-            api_field_number(rs, s, "/slo", "tpot_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &tpot) ||
-            api_field_number(rs, s, "/slo", "itl_p99_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &itl))
+        if (fields_known(rs, s, "/slo", keys) ||
+            fields_number(rs, s, "/slo", "ttft_p50_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p50) ||
+            fields_number(rs, s, "/slo", "ttft_p95_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p95) ||
+            fields_number(rs, s, "/slo", "ttft_p99_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &p99) ||
+            fields_number(rs, s, "/slo", "tpot_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &tpot) ||
+            fields_number(rs, s, "/slo", "itl_p99_ms", FIELD_NULLABLE, 1e-3, 3.6e6, &itl))
                 return -1;
         rq->slo.ttft_p50_s = p50 / 1e3;
         rq->slo.ttft_p95_s = p95 / 1e3;
@@ -233,10 +234,10 @@ static int decode_constraints(struct api_response *rs, json_t *body, struct serv
                 api_problem_field(rs, 400, "/constraints", "type", "constraints must be an object");
                 return -1;
         }
-        if (api_fields_known(rs, c, "/constraints", keys) ||
-            api_field_string(rs, c, "/constraints", "pricing", 0, 16, &pricing) ||
-            api_field_int(rs, c, "/constraints", "max_gpus", 0, 1, 64, &max_gpus) ||
-            api_field_number(rs, c, "/constraints", "budget_usd_per_hour", FIELD_NULLABLE, 1e-6,
+        if (fields_known(rs, c, "/constraints", keys) ||
+            fields_string(rs, c, "/constraints", "pricing", 0, 16, &pricing) ||
+            fields_int(rs, c, "/constraints", "max_gpus", 0, 1, 64, &max_gpus) ||
+            fields_number(rs, c, "/constraints", "budget_usd_per_hour", FIELD_NULLABLE, 1e-6,
                              1e9, &k->budget_usd_per_hour) ||
             id_list(rs, c, "providers", k->providers, &k->n_providers) ||
             id_list(rs, c, "gpus", k->gpus, &k->n_gpus))
@@ -342,8 +343,8 @@ static int decode_engine(struct api_response *rs, json_t *body, struct serving_r
         if (json_is_string(e))
                 name = json_string_value(e);
         else if (json_is_object(e)) {
-                if (api_field_string(rs, e, "/engine", "name", FIELD_REQUIRED, 32, &name) ||
-                    api_field_string(rs, e, "/engine", "version", FIELD_NULLABLE, 32, &version))
+                if (fields_string(rs, e, "/engine", "name", FIELD_REQUIRED, 32, &name) ||
+                    fields_string(rs, e, "/engine", "version", FIELD_NULLABLE, 32, &version))
                         return -1;
         } else {
                 api_problem_field(rs, 400, "/engine", "type",
@@ -448,10 +449,10 @@ static int decode_deployment(struct api_response *rs, json_t *body, struct servi
                                   "deployment must be an object {gpu, tensor_parallel}");
                 return -1;
         }
-        if (api_fields_known(rs, d, "/deployment", keys) ||
-            api_field_string(rs, d, "/deployment", "gpu", FIELD_REQUIRED, 64,
+        if (fields_known(rs, d, "/deployment", keys) ||
+            fields_string(rs, d, "/deployment", "gpu", FIELD_REQUIRED, 64,
                              &rq->deployment.gpu) ||
-            api_field_int(rs, d, "/deployment", "tensor_parallel", 0, 1, 8, &tp))
+            fields_int(rs, d, "/deployment", "tensor_parallel", 0, 1, 8, &tp))
                 return -1;
         rq->deployment.tensor_parallel = (uint32_t)tp;
         return 0;
@@ -758,7 +759,7 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
         json_t *model = NULL, *w, *answer = NULL;
 
         memset(&r, 0, sizeof(r));
-        if (api_fields_known(rs, body, "", body_keys))
+        if (fields_known(rs, body, "", body_keys))
                 goto out;
         w = json_object_get(body, "workload");
         if (w && !(json_is_object(w) && json_object_size(w) == 1 &&
@@ -817,8 +818,8 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                 char text[400];
                 json_array_append_new(warnings,
                                       json_pack("{s:s, s:s}", "code",
-                                                estimate_note_name(note.code), "text",
-                                                estimate_note_text(&note, text, sizeof(text))));
+                                                notes_name(note.code), "text",
+                                                notes_text(&note, text, sizeof(text))));
         }
         json_object_set_new(answer, "warnings", warnings);
 out:

@@ -10,7 +10,7 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
-#include "api/validation.h"
+#include "api/accuracy.h"
 #include "db/serving_queries.h"
 
 #define METRICS 2
@@ -152,7 +152,7 @@ static json_t *summary(json_t *cases)
                                         continue;
                                 errs[count++] = json_number_value(err);
                         }
-                        api_validation_summary(errs, count, buf, &median, &p90);
+                        accuracy_summary(errs, count, buf, &median, &p90);
                         json_t *row = json_pack("{s:s, s:i, s:f, s:f}", "metric", metrics[m],
                                                 "count", (json_int_t)count, "median_abs_error",
                                                 median, "p90_abs_error", p90);

@@ -6,18 +6,12 @@
 #include <string.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
-
-json_t *api_setting_json(const struct catalog_setting *st)
-{
-        /* A setting's value of 0 is meaningful (e.g. no host overhead): never null. */
-        return json_pack("{s:s, s:f, s:s, s:s, s:s, s:s, s:s, s:s}", "key", st->key, "value",
-                         st->value, "unit", st->unit, "description", st->description, "source",
-                         st->source, "source_date", st->source_date, "updated_at", st->updated_at,
-                         "updated_by", st->updated_by);
-}
 
 void api_settings_list(const struct api_request *rq, struct api_response *rs)
 {
@@ -36,7 +30,7 @@ void api_settings_list(const struct api_request *rq, struct api_response *rs)
                 st = catalog_settings(s, &n);
                 arr = json_array();
                 for (size_t i = 0; arr && i < n; i++)
-                        json_array_append_new(arr, api_setting_json(&st[i]));
+                        json_array_append_new(arr, catalog_json_setting(&st[i]));
                 api_reply_json(rs, 200, json_pack("{s:o}", "settings", arr ? arr : json_array()));
         }
 out:
@@ -71,7 +65,7 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs)
         PGconn *conn;
         int rc;
 
-        if (api_admin_check(rq, rs))
+        if (admin_check(rq, rs))
                 return;
         if (!setting_key_ok(st.key)) {
                 api_problem_field(rs, 400, "/key", "pattern",
@@ -82,13 +76,13 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs)
         body = api_body_object(rq, rs);
         if (!body)
                 return;
-        if (api_fields_known(rs, body, "", setting_keys) ||
-            api_field_string(rs, body, "", "key", FIELD_NULLABLE, 64, &body_key) ||
-            api_field_number(rs, body, "", "value", FIELD_REQUIRED, -1e12, 1e12, &st.value) ||
-            api_field_string(rs, body, "", "unit", FIELD_REQUIRED, 64, &st.unit) ||
-            api_field_string(rs, body, "", "description", FIELD_REQUIRED, 1000, &st.description) ||
-            api_field_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &st.source) ||
-            api_field_date(rs, body, "", "source_date", FIELD_REQUIRED, &st.source_date))
+        if (fields_known(rs, body, "", setting_keys) ||
+            fields_string(rs, body, "", "key", FIELD_NULLABLE, 64, &body_key) ||
+            fields_number(rs, body, "", "value", FIELD_REQUIRED, -1e12, 1e12, &st.value) ||
+            fields_string(rs, body, "", "unit", FIELD_REQUIRED, 64, &st.unit) ||
+            fields_string(rs, body, "", "description", FIELD_REQUIRED, 1000, &st.description) ||
+            fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &st.source) ||
+            fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &st.source_date))
                 goto out;
         if (body_key && strcmp(body_key, st.key) != 0) {
                 api_problem_field(rs, 400, "/key", "const",
@@ -98,7 +92,7 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs)
         conn = api_db_acquire(rq, rs);
         if (!conn)
                 goto out;
-        api_admin_actor(rq, actor, sizeof(actor), &who);
+        admin_actor(rq, actor, sizeof(actor), &who);
         rc = catalog_db_upsert_setting(conn, &st, &who, &created, &e);
         api_db_release(rq, conn);
         if (rc)

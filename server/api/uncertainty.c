@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "api/estimate.h"
-#include "api/validation.h"
+#include "api/accuracy.h"
 #include "catalog/catalog.h"
 
 /* A kind needs this many cases before it stands on its own. */
@@ -189,18 +189,18 @@ static void add_case(struct api_uncertainty *u, json_t *row, enum api_uncertaint
         if (!json_is_object(req) || api_estimate_decode(req, s, NULL, &in, &e))
                 return;
         if (q == API_UNC_MEMORY) {
-                struct api_validation_result v;
+                struct accuracy_result v;
                 const char *kind = json_string_value(json_object_get(row, "kind"));
                 double measured = json_number_value(json_object_get(row, "measured_bytes"));
-                if (!kind ||
-                    api_validation_case(req, kind, measured, s, &v, &e) || !(v.estimated_bytes > 0))
+                if (!kind || accuracy_case(req, kind, measured, s, &v, &e) ||
+                    !(v.estimated_bytes > 0))
                         return;
                 ratio = measured / v.estimated_bytes;
         } else {
                 const char *metric = json_string_value(json_object_get(row, "metric"));
                 double measured = json_number_value(json_object_get(row, "measured"));
                 double est = 0, err = 0;
-                if (!metric || api_validation_time_case(req, metric, measured, s, &est, &err, &e) ||
+                if (!metric || accuracy_time_case(req, metric, measured, s, &est, &err, &e) ||
                     !(1 + err > 0))
                         return;
                 ratio = duration_metric(metric) ? 1 / (1 + err) : 1 + err;

@@ -1,6 +1,8 @@
 /*
- * catalog.c - the catalog holder: refcounted immutable snapshots, reloads,
- * and the LISTEN thread that keeps replicas current.
+ * catalog.c - the catalog holder and its refcounted immutable snapshots:
+ * the tables' arena, linking, installing a snapshot, and the look-ups.
+ * Loading from the database and the LISTEN thread live in
+ * db/catalog_sync.c, which installs what it loads with catalog_install().
  *
  * Swapping: the holder keeps one reference to the current snapshot under a
  * mutex; catalog_acquire() takes the mutex only long enough to bump the
@@ -11,9 +13,7 @@
 #include "catalog/catalog.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,23 +21,14 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "models/hf_config.h"
 #include "catalog/catalog_tables.h"
-#include "db/catalog_queries.h"
-#include "db/pool.h"
 #include "log.h"
 
-#define CATALOG_CHANNEL                 "gpuplan_catalog"
-#define CATALOG_ACQUIRE_TIMEOUT_MS      2000u
-#define CATALOG_REFRESH_DEFAULT_SECONDS 300u
-#define CATALOG_BACKOFF_MIN_MS          100u
-#define CATALOG_BACKOFF_MAX_MS          10000u
-#define CATALOG_ARENA_CHUNK_BYTES       65536u
+#define CATALOG_ARENA_CHUNK_BYTES 65536u
 
 struct catalog_snapshot {
         atomic_uint refs;
@@ -51,19 +42,8 @@ struct catalog_snapshot {
 struct catalog {
         pthread_mutex_t lock; /* guards current */
         struct catalog_snapshot *current;
-        pthread_mutex_t reload_lock; /* serialises catalog_reload() */
         atomic_uint_fast64_t swaps;
-        atomic_uint_fast64_t failures;
         catalog_prepare_fn prepare; /* set before the first load, then read only */
-
-        /* The listener; touched only by start/stop and the thread itself. */
-        pthread_t thread;
-        int thread_running;
-        atomic_bool stop;
-        int wake[2]; /* self-pipe: stop wakes the thread's poll() */
-        struct db_pool *db;
-        char *database_url;
-        unsigned refresh_seconds;
 };
 
 /* ---- the string arena ---------------------------------------------------- */
@@ -210,13 +190,7 @@ static void snapshot_free(struct catalog_snapshot *s)
         free(s);
 }
 
-/*
- * Fill every model's architecture through the engine's Hugging Face config
- * importer, so catalog models and pasted configs take one path.  A config
- * the importer refuses leaves arch_ok false and is logged; the model stays
- * listed (its published count is still worth showing).
- */
-static void import_model_archs(struct catalog_tables *t)
+void catalog_tables_import_archs(struct catalog_tables *t)
 {
         for (size_t i = 0; i < t->n_models; i++) {
                 struct catalog_model *m = &t->models[i];
@@ -277,15 +251,7 @@ struct catalog *catalog_new(void)
                 free(c);
                 return NULL;
         }
-        if (pthread_mutex_init(&c->reload_lock, NULL)) {
-                pthread_mutex_destroy(&c->lock);
-                free(c);
-                return NULL;
-        }
         atomic_init(&c->swaps, 0);
-        atomic_init(&c->failures, 0);
-        atomic_init(&c->stop, false);
-        c->wake[0] = c->wake[1] = -1;
         return c;
 }
 
@@ -293,10 +259,8 @@ void catalog_free(struct catalog *c)
 {
         if (!c)
                 return;
-        catalog_listener_stop(c);
         catalog_release(c->current);
         pthread_mutex_destroy(&c->lock);
-        pthread_mutex_destroy(&c->reload_lock);
         free(c);
 }
 
@@ -383,11 +347,6 @@ uint64_t catalog_swaps(struct catalog *c)
         return c ? (uint64_t)atomic_load(&c->swaps) : 0;
 }
 
-uint64_t catalog_reload_failures(struct catalog *c)
-{
-        return c ? (uint64_t)atomic_load(&c->failures) : 0;
-}
-
 void catalog_set_prepare(struct catalog *c, catalog_prepare_fn fn)
 {
         if (c)
@@ -422,221 +381,6 @@ int catalog_install(struct catalog *c, struct catalog_tables *t)
         pthread_mutex_unlock(&c->lock);
         catalog_release(old);
         return 0;
-}
-
-int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errlen)
-{
-        struct catalog_tables t;
-        PGconn *conn;
-        int rc = -1;
-
-        memset(&t, 0, sizeof(t));
-        if (!c || !db) {
-                snprintf(err, errlen, "no catalog or no database pool");
-                return -1;
-        }
-        pthread_mutex_lock(&c->reload_lock);
-        conn = db_pool_acquire(db, CATALOG_ACQUIRE_TIMEOUT_MS);
-        if (!conn) {
-                snprintf(err, errlen, "database unavailable");
-                goto out;
-        }
-        rc = catalog_db_load(conn, &t, err, errlen);
-        db_pool_release(db, conn);
-        if (rc)
-                goto out;
-        rc = catalog_tables_link(&t, err, errlen);
-        if (rc)
-                goto out;
-        import_model_archs(&t);
-        rc = catalog_install(c, &t);
-        if (rc)
-                snprintf(err, errlen, "out of memory building the catalog snapshot");
-out:
-        if (rc)
-                atomic_fetch_add(&c->failures, 1);
-        pthread_mutex_unlock(&c->reload_lock);
-        catalog_tables_free(&t);
-        return rc;
-}
-
-/* ---- the listener -------------------------------------------------------- */
-
-static uint64_t monotonic_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Sleep up to ms, returning early when stop is requested. */
-static void listener_sleep(struct catalog *c, unsigned ms)
-{
-        struct pollfd pfd = {.fd = c->wake[0], .events = POLLIN};
-
-        if (!atomic_load(&c->stop))
-                (void)poll(&pfd, 1, (int)ms);
-}
-
-static int listener_reload(struct catalog *c, const char *why)
-{
-        char err[256];
-
-        if (catalog_reload(c, c->db, err, sizeof(err)) == 0) {
-                log_debug("catalog reloaded (%s)", why);
-                return 0;
-        }
-        log_warn("catalog reload after %s failed: %s", why, err);
-        return -1;
-}
-
-/*
- * One connection's life: LISTEN, reload (anything sent before the LISTEN
- * was missed), then wait for notifications, the periodic refresh, or stop.
- * Returns when the connection breaks or stop is requested.
- */
-static void listener_session(struct catalog *c, PGconn *conn)
-{
-        uint64_t refresh_ms = (uint64_t)c->refresh_seconds * 1000u;
-        uint64_t next_refresh, retry_at = 0;
-        unsigned retry_ms = CATALOG_BACKOFF_MIN_MS;
-        bool pending = true; /* a full reload is owed after (re)connecting */
-
-        next_refresh = monotonic_ms() + refresh_ms;
-        while (!atomic_load(&c->stop)) {
-                struct pollfd pfd[2] = {{.fd = PQsocket(conn), .events = POLLIN},
-                                        {.fd = c->wake[0], .events = POLLIN}};
-                uint64_t now = monotonic_ms(), wait_ms;
-                PGnotify *n;
-
-                if (now >= next_refresh) {
-                        pending = true;
-                        next_refresh = now + refresh_ms;
-                }
-                if (pending && now >= retry_at) {
-                        if (listener_reload(c, "notification or reconnect") == 0) {
-                                pending = false;
-                                retry_ms = CATALOG_BACKOFF_MIN_MS;
-                        } else {
-                                retry_at = monotonic_ms() + retry_ms;
-                                retry_ms = retry_ms * 2 > CATALOG_BACKOFF_MAX_MS
-                                                   ? CATALOG_BACKOFF_MAX_MS
-                                                   : retry_ms * 2;
-                        }
-                        continue;
-                }
-                wait_ms = next_refresh - now;
-                if (pending && retry_at - now < wait_ms)
-                        wait_ms = retry_at - now;
-                if (poll(pfd, 2, (int)wait_ms) < 0 && errno != EINTR)
-                        return;
-                if (!(pfd[0].revents & (POLLIN | POLLERR | POLLHUP)))
-                        continue;
-                if (!PQconsumeInput(conn) || PQstatus(conn) == CONNECTION_BAD) {
-                        log_warn("catalog listener lost its connection: %s", PQerrorMessage(conn));
-                        return;
-                }
-                /* Many NOTIFYs (one per table in a write) fold into one reload. */
-                while ((n = PQnotifies(conn)) != NULL) {
-                        pending = true;
-                        PQfreemem(n);
-                }
-        }
-}
-
-static void *listener_main(void *arg)
-{
-        struct catalog *c = arg;
-        unsigned backoff_ms = CATALOG_BACKOFF_MIN_MS;
-
-        while (!atomic_load(&c->stop)) {
-                char err[256] = "";
-                PGconn *conn = db_connect(c->database_url, err, sizeof(err));
-                PGresult *res;
-
-                if (!conn) {
-                        log_warn("catalog listener cannot connect (retry in %u ms): %s", backoff_ms,
-                                 err);
-                        goto backoff;
-                }
-                res = PQexecParams(conn, "LISTEN " CATALOG_CHANNEL, 0, NULL, NULL, NULL, NULL, 0);
-                if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-                        log_warn("catalog listener: LISTEN failed: %s", PQerrorMessage(conn));
-                        PQclear(res);
-                        PQfinish(conn);
-                        goto backoff;
-                }
-                PQclear(res);
-                log_info("catalog listener subscribed to %s", CATALOG_CHANNEL);
-                backoff_ms = CATALOG_BACKOFF_MIN_MS;
-                listener_session(c, conn);
-                PQfinish(conn);
-                continue;
-        backoff:
-                listener_sleep(c, backoff_ms);
-                backoff_ms = backoff_ms * 2 > CATALOG_BACKOFF_MAX_MS ? CATALOG_BACKOFF_MAX_MS
-                                                                     : backoff_ms * 2;
-        }
-        return NULL;
-}
-
-int catalog_listener_start(struct catalog *c, struct db_pool *db, const char *database_url)
-{
-        const char *env = getenv("GPUPLAN_CATALOG_REFRESH_SECONDS");
-        unsigned long refresh = CATALOG_REFRESH_DEFAULT_SECONDS;
-
-        if (!c || !db || c->thread_running)
-                return -1;
-        if (env && *env) {
-                char *end;
-
-                errno = 0;
-                refresh = strtoul(env, &end, 10);
-                if (errno || *end || refresh < 1 || refresh > 86400) {
-                        log_warn("GPUPLAN_CATALOG_REFRESH_SECONDS=%s is not 1..86400; using %u",
-                                 env, CATALOG_REFRESH_DEFAULT_SECONDS);
-                        refresh = CATALOG_REFRESH_DEFAULT_SECONDS;
-                }
-        }
-        c->refresh_seconds = (unsigned)refresh;
-        c->db = db;
-        c->database_url = strdup(database_url ? database_url : "");
-        if (!c->database_url)
-                return -1;
-        if (pipe(c->wake)) {
-                free(c->database_url);
-                c->database_url = NULL;
-                c->wake[0] = c->wake[1] = -1;
-                return -1;
-        }
-        atomic_store(&c->stop, false);
-        if (pthread_create(&c->thread, NULL, listener_main, c)) {
-                close(c->wake[0]);
-                close(c->wake[1]);
-                c->wake[0] = c->wake[1] = -1;
-                free(c->database_url);
-                c->database_url = NULL;
-                return -1;
-        }
-        c->thread_running = 1;
-        return 0;
-}
-
-void catalog_listener_stop(struct catalog *c)
-{
-        if (!c || !c->thread_running)
-                return;
-        atomic_store(&c->stop, true);
-        if (write(c->wake[1], "x", 1) < 0)
-                log_warn("catalog listener: cannot wake the thread: %s", strerror(errno));
-        pthread_join(c->thread, NULL);
-        c->thread_running = 0;
-        close(c->wake[0]);
-        close(c->wake[1]);
-        c->wake[0] = c->wake[1] = -1;
-        free(c->database_url);
-        c->database_url = NULL;
 }
 
 /* ---- accessors ----------------------------------------------------------- */

@@ -2,10 +2,11 @@
  * catalog.h - the in-memory catalog snapshot and its holder.
  *
  * The catalog (accelerators, models, providers, offerings, current prices,
- * purchase prices, settings) is loaded from PostgreSQL into one immutable
- * struct catalog_snapshot.  Readers take a reference with catalog_acquire()
- * and drop it with catalog_release(); a reload builds a new snapshot and
- * swaps it in atomically, so a reader sees either the old catalog or the
+ * purchase prices, settings) is held as one immutable struct
+ * catalog_snapshot.  Readers take a reference with catalog_acquire() and
+ * drop it with catalog_release(); catalog_install() (catalog_tables.h) is
+ * the only way a snapshot gets in: it wraps loaded tables and swaps them in
+ * atomically, so a reader sees either the old catalog or the
  * new one, never a mix.  The hot path (estimate, catalog reads, compare)
  * reads only snapshots and never waits on the database.
  *
@@ -145,34 +146,14 @@ struct catalog_setting {
 
 struct catalog_snapshot;        /* defined in catalog.c; see accessors below */
 
-struct catalog;                 /* the holder: current snapshot + reload state */
-struct db_pool;
+struct catalog;                 /* the holder: the current snapshot */
 
 /* A holder with no snapshot yet; NULL on allocation failure.  Freed by catalog_free(). */
 struct catalog *catalog_new(void);
-/* Stops the listener if running, drops the current snapshot. */
+/* Drops the holder's reference to the current snapshot and frees the
+ * holder; snapshots still acquired stay valid until released.  Whatever
+ * installs snapshots (db/catalog_sync.h) must be stopped first. */
 void catalog_free(struct catalog *c);
-
-/*
- * Load every catalog table through one pooled connection (one REPEATABLE READ
- * transaction, so the snapshot is consistent) and swap the result in.
- * Reloads are serialised, so a slow older load never replaces a newer one.
- * A load whose content equals the current snapshot keeps the current one.
- * Returns 0, or -1 with a one-line reason in err; the previous snapshot
- * stays current on failure.
- */
-int catalog_reload(struct catalog *c, struct db_pool *db, char *err, size_t errlen);
-
-/*
- * Start the thread that LISTENs on channel "gpuplan_catalog" over its own
- * connection (database_url as for the pool; NULL or "" means the PG*
- * environment) and reloads through db on every notification, after every
- * reconnect (notifications sent while disconnected are lost) and, as a
- * safety net, periodically (GPUPLAN_CATALOG_REFRESH_SECONDS, default 300).
- * Returns 0 or -1.
- */
-int catalog_listener_start(struct catalog *c, struct db_pool *db, const char *database_url);
-void catalog_listener_stop(struct catalog *c);
 
 /*
  * A function run on every new snapshot before it becomes current, on the
@@ -185,9 +166,8 @@ void catalog_listener_stop(struct catalog *c);
 typedef void (*catalog_prepare_fn)(const struct catalog_snapshot *s);
 void catalog_set_prepare(struct catalog *c, catalog_prepare_fn fn);
 
-/* Number of snapshots swapped in so far, and of failed reloads (for metrics). */
+/* Number of snapshots swapped in so far. */
 uint64_t catalog_swaps(struct catalog *c);
-uint64_t catalog_reload_failures(struct catalog *c);
 
 /*
  * The current snapshot with one reference taken, or NULL if none has been

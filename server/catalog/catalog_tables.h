@@ -2,8 +2,9 @@
  * catalog_tables.h - the plain tables a catalog snapshot is built from.
  *
  * server/db/catalog_queries.c fills a struct catalog_tables from one
- * database transaction; server/catalog/catalog.c wraps it into a refcounted
- * snapshot.  Nothing else should need this header.
+ * database transaction, server/db/catalog_sync.c links them and hands them
+ * to catalog_install(), which wraps them into a refcounted snapshot.  Unit
+ * tests install hand-made tables the same way.
  *
  * Memory: the arrays are malloc'd and every string points into the tables'
  * own arena; catalog_tables_free() releases all of it at once.  A struct
@@ -57,9 +58,18 @@ void catalog_tables_free(struct catalog_tables *t);
 int catalog_tables_link(struct catalog_tables *t, char *err, size_t errlen);
 
 /*
+ * Fill every model's architecture from its stored config.json through the
+ * Hugging Face config importer (models/hf_config.h), so catalog models and
+ * pasted configs take one path.  A config the importer refuses leaves
+ * arch_ok false and is logged; the model stays listed (its published count
+ * is still worth showing).
+ */
+void catalog_tables_import_archs(struct catalog_tables *t);
+
+/*
  * Wrap t into a snapshot and make it current (unless its content hash
  * equals the current one's).  Takes t's contents in every case (t is left
- * zeroed).  Returns 0, or -1 when out of memory.  catalog_reload() uses it
+ * zeroed).  Returns 0, or -1 when out of memory.  db/catalog_sync.c uses it
  * after a load; unit tests use it to install hand-made tables.
  */
 int catalog_install(struct catalog *c, struct catalog_tables *t);

@@ -95,8 +95,8 @@ bool compute_precision_unsupported(const struct estimate_input *in, const struct
         return g->flops[p] <= 0 && (g->flops[GPU_FP16] > 0 || g->flops[GPU_FP32] > 0);
 }
 
-enum est_precision compute_precision_suggestion(const struct estimate_input *in,
-                                                const struct gpu_spec *g)
+static enum est_precision compute_precision_suggestion(const struct estimate_input *in,
+                                                       const struct gpu_spec *g)
 {
         if (in->precision == EST_FP8_MIXED && g->flops[GPU_BF16] > 0)
                 return EST_BF16_MIXED;

@@ -8,7 +8,7 @@
  * backward, optimizer step; prefill or decode for inference), the CPU side,
  * FLOPs and seconds on the chosen GPU, which GPUs fit and how many are
  * needed, and machine-readable notes (assumptions, warnings, suggestions)
- * that estimate_note_text() turns into sentences.
+ * that notes_text() turns into sentences.
  *
  * Memory and threads: nothing is allocated; the result is a fixed-size
  * value owned by the caller (about 20 KiB: keep it off small stacks or
@@ -452,7 +452,7 @@ struct est_fit {
         uint64_t memory_bytes;   /* the GPU's usable memory */
 };
 
-/* Note codes: see estimate_note_text() for the sentence each one becomes. */
+/* Note codes: see notes_text() for the sentence each one becomes. */
 enum est_note_code {
         /* assumptions */
         EST_A_DEFAULT_BATCH = 1,
@@ -826,10 +826,10 @@ int estimate_prepare(const struct estimate_input *in, struct estimate_prepared *
 void estimate_time(const struct estimate_input *in, const struct estimate_prepared *p,
                    const struct gpu_spec *g, struct estimate_result *out);
 
-/* Write the sentence for one note into buf (always NUL-terminated); returns buf. */
-const char *estimate_note_text(const struct est_note *note, char *buf, size_t len);
-/* A stable machine name for a note code, e.g. "default_batch"; "" if unknown. */
-const char *estimate_note_name(uint16_t code);
+/* notes.c: the sentence for one note, into buf (always NUL-terminated); returns buf. */
+const char *notes_text(const struct est_note *note, char *buf, size_t len);
+/* A stable machine name for a note code, e.g. "default_batch_size"; "" if unknown. */
+const char *notes_name(uint16_t code);
 
 /* Enum names as used in JSON, and parsing back (0, or -1 if unknown). */
 const char *estimate_mode_name(enum est_mode m);

@@ -150,8 +150,6 @@ enum memory_chunked_ce {
         MEMORY_CE_EAGER_KEPT, /* torchtune eager: every chunk's fp32 log-softmax saved */
 };
 enum memory_chunked_ce memory_chunked_ce(const struct estimate_input *in);
-/* QLoRA through bitsandbytes with sharded weights: quant_state on every GPU. */
-bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d);
 double memory_qlora_saved_bytes(const struct estimate_input *in, const struct derived *d);
 /* Op-level selective checkpointing: bytes one block keeps per sample. */
 double memory_sac_op_block_bytes(const struct estimate_input *in, const struct derived *d);
@@ -159,7 +157,6 @@ double memory_sac_op_block_bytes(const struct estimate_input *in, const struct d
 bool memory_sac_recomputes_attention(const struct estimate_input *in);
 /* torchao float8 linears in training (precision fp8_mixed, no LoRA). */
 bool memory_float8_linears(const struct estimate_input *in, const struct derived *d);
-bool memory_hf_modeling(const struct estimate_input *in);
 bool memory_eager_fp32_softmax(const struct estimate_input *in, const struct derived *d);
 double memory_gelu_new_bytes(const struct estimate_input *in, const struct derived *d);
 double memory_extra_norms(const struct model_arch *a);
@@ -210,20 +207,12 @@ void speed_wave_shares(const struct estimate_input *in, const struct est_speed *
                        double tokens, double *fwd, double *bwd);
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
                  enum gpu_precision prec, struct est_speed *sp);
-double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
-                             const struct estimate_input *in);
-double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
-                                  bool training);
-double speed_bandwidth_efficiency(void);
 double speed_eager_op_seconds(void);
 
 /* compute.c */
 /* True when g has no tensor rate at the request's precision although it
- * has others (bf16 before Ampere, fp8 before Ada/Hopper); the suggestion
- * is the precision to run instead. */
+ * has others (bf16 before Ampere, fp8 before Ada/Hopper). */
 bool compute_precision_unsupported(const struct estimate_input *in, const struct gpu_spec *g);
-enum est_precision compute_precision_suggestion(const struct estimate_input *in,
-                                                const struct gpu_spec *g);
 /* Interruptions, checkpoints and the wall time a training run really
  * takes (r->goodput); after compute_fill. */
 void compute_goodput(const struct estimate_input *in, const struct derived *d,
@@ -232,7 +221,6 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r);
 
 /* fit.c */
-double fit_usable_bytes(const struct gpu_spec *g);
 uint32_t fit_max_batch(const struct mem_model *mm, double cap);
 void fit_serving(const struct estimate_input *in, const struct derived *d,
                  const struct mem_model *mm, const struct gpu_spec *g, struct estimate_result *r);

@@ -63,7 +63,7 @@ uint32_t fit_max_batch(const struct mem_model *mm, double cap)
         return batch_lines_max(mm, &bl, cap);
 }
 
-double fit_usable_bytes(const struct gpu_spec *g)
+static double fit_usable_bytes(const struct gpu_spec *g)
 {
         return (double)(g->usable_memory_bytes ? g->usable_memory_bytes : g->memory_bytes);
 }

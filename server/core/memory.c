@@ -122,7 +122,7 @@ double memory_qlora_saved_bytes(const struct estimate_input *in, const struct de
 /* QLoRA through bitsandbytes' Linear4bit with its weights sharded (FSDP,
  * ZeRO-3): the quantization state stays whole on every GPU (see
  * memory_model_build). */
-bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d)
+static bool memory_replicated_quant_state(const struct estimate_input *in, const struct derived *d)
 {
         return in->quantization == EST_QUANT_NF4 && d->training && d->stage >= 3 && d->shard > 1 &&
                memory_qlora_keeps_inputs(in);
@@ -136,7 +136,7 @@ bool memory_float8_linears(const struct estimate_input *in, const struct derived
 
 /* The model runs transformers' own modeling code: no framework stated, or
  * one that trains or serves the Hugging Face modules as they are. */
-bool memory_hf_modeling(const struct estimate_input *in)
+static bool memory_hf_modeling(const struct estimate_input *in)
 {
         return in->framework == EST_FW_NONE || in->framework == EST_FW_HF_TRAINER ||
                in->framework == EST_FW_ACCELERATE || in->framework == EST_FW_DEEPSPEED ||

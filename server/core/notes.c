@@ -118,7 +118,7 @@ static const struct note_def defs[] = {
         {EST_S_TENSOR_PARALLEL, "more_gpus_tensor_parallel"},
 };
 
-const char *estimate_note_name(uint16_t code)
+const char *notes_name(uint16_t code)
 {
         for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
                 if (defs[i].code == code)
@@ -168,7 +168,7 @@ static const char *lora_targets_text(unsigned t, char *buf, size_t len)
         return buf;
 }
 
-const char *estimate_note_text(const struct est_note *n, char *buf, size_t len)
+const char *notes_text(const struct est_note *n, char *buf, size_t len)
 {
         double a = n->a, b = n->b;
         char t[128];

@@ -191,8 +191,8 @@ static bool hopper_class(const struct gpu_spec *g)
  * serving engines do not escape the clock: TensorRT-LLM's own fp8 prefill
  * on an H100 (Llama 2 7B, 2,048 tokens in 36 ms, performance.md of
  * v0.6.1) sustains about 40% of the fp8 datasheet rate. */
-double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
-                             const struct estimate_input *in)
+static double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
+                                    const struct estimate_input *in)
 {
         if (p == GPU_FP32)
                 return gemm_efficiency_fp32;
@@ -203,8 +203,8 @@ double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision p,
 
 /* Megatron (Transformer Engine) and serving engines bring their own
  * Hopper attention kernels; PyTorch's SDPA runs FlashAttention-2. */
-double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
-                                  bool training)
+static double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
+                                         bool training)
 {
         if (!hopper_class(g))
                 return attention_efficiency_ampere;
@@ -271,11 +271,6 @@ static void decode_kernels(const struct estimate_input *in, struct est_speed *sp
         sp->matmul_kernels = mm * layers;
         sp->small_kernels = small * layers;
         sp->attention_kernels = attn * attn_layers;
-}
-
-double speed_bandwidth_efficiency(void)
-{
-        return bandwidth_efficiency;
 }
 
 /*

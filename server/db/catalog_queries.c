@@ -1,6 +1,6 @@
 /*
  * catalog_queries.c - the catalog's SQL: snapshot load, history reads,
- * admin writes with their audit rows, and the SQLSTATE -> HTTP table.
+ * admin writes with their audit rows (failures mapped by db/sqlstate.c).
  */
 #include "db/catalog_queries.h"
 
@@ -11,44 +11,8 @@
 #include <string.h>
 
 #include "catalog/catalog_tables.h"
+#include "db/sqlstate.h"
 #include "log.h"
-
-/* ---- SQLSTATE -> HTTP ---------------------------------------------------- */
-
-/*
- * One row per SQLSTATE (or class, when the code ends in "*"): the HTTP
- * status and a client-safe reason.  Codes from the PostgreSQL 15 manual,
- * Appendix A "PostgreSQL Error Codes".  Transient server-side conditions are
- * 503 with Retry-After; nothing is replayed automatically, because a write
- * whose COMMIT was lost may or may not have been applied.
- */
-static const struct {
-        const char *sqlstate;
-        int http_status;
-        unsigned retry_after_seconds;
-        const char *reason;
-} sqlstate_map[] = {
-        {"23505", 409, 0, "conflicts with an existing row"},
-        {"23001", 409, 0, "history is append-only"}, /* restrict_violation (our trigger) */
-        {"23503", 422, 0, "refers to a row that does not exist"},
-        {"23502", 422, 0, "a required value is missing"},
-        {"23514", 422, 0, "violates a catalog constraint"},
-        {"22P02", 422, 0, "a value has the wrong format"},
-        {"22001", 422, 0, "a value is too long"},
-        {"22003", 422, 0, "a number is out of range"},
-        {"22007", 422, 0, "a date is not valid"},
-        {"22008", 422, 0, "a date is out of range"},
-        {"40001", 503, 1, "concurrent update, try again"},         /* serialization_failure */
-        {"40P01", 503, 1, "concurrent update, try again"},         /* deadlock_detected */
-        {"55P03", 503, 1, "row is locked, try again"},             /* lock_not_available */
-        {"57014", 503, 2, "the database took too long"},           /* query_canceled */
-        {"53300", 503, 2, "the database has no free connections"}, /* too_many_connections */
-        {"57P01", 503, 2, "the database is shutting down"},
-        {"57P02", 503, 2, "the database is shutting down"},
-        {"57P03", 503, 2, "the database is starting up"},
-        {"08*", 503, 2, "the database connection failed"},
-        {"53*", 503, 2, "the database is out of resources"},
-};
 
 void catalog_db_error_from(PGconn *conn, const PGresult *res, struct db_error *e)
 {
@@ -56,8 +20,8 @@ void catalog_db_error_from(PGconn *conn, const PGresult *res, struct db_error *e
         const char *constraint = res ? PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME) : NULL;
         const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
-        memset(e, 0, sizeof(*e));
         if (!state || PQstatus(conn) == CONNECTION_BAD) {
+                memset(e, 0, sizeof(*e));
                 e->http_status = 503;
                 e->retry_after_seconds = 2;
                 snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", state ? state : "");
@@ -65,26 +29,7 @@ void catalog_db_error_from(PGconn *conn, const PGresult *res, struct db_error *e
                 log_warn("catalog write: connection failed: %s", PQerrorMessage(conn));
                 return;
         }
-        snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", state);
-        e->http_status = 500;
-        snprintf(e->detail, sizeof(e->detail), "the database refused the write");
-        for (size_t i = 0; i < sizeof(sqlstate_map) / sizeof(sqlstate_map[0]); i++) {
-                const char *code = sqlstate_map[i].sqlstate;
-                size_t n = strlen(code);
-                int match = code[n - 1] == '*' ? strncmp(state, code, n - 1) == 0
-                                               : strcmp(state, code) == 0;
-
-                if (!match)
-                        continue;
-                e->http_status = sqlstate_map[i].http_status;
-                e->retry_after_seconds = sqlstate_map[i].retry_after_seconds;
-                if (constraint && *constraint)
-                        snprintf(e->detail, sizeof(e->detail), "%s (%s)", sqlstate_map[i].reason,
-                                 constraint);
-                else
-                        snprintf(e->detail, sizeof(e->detail), "%s", sqlstate_map[i].reason);
-                break;
-        }
+        sqlstate_error(state, constraint, e);
         log_warn("catalog write refused: sqlstate %s: %s", state, primary ? primary : "");
 }
 

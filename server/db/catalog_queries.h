@@ -5,7 +5,7 @@
  * Reads fill plain catalog structs (server/catalog/catalog_tables.h); writes
  * take plain structs, run in one transaction each together with their
  * audit_log row, and report failures as a struct db_error whose HTTP status
- * comes from the one SQLSTATE table in catalog_queries.c.  Every statement
+ * comes from the one SQLSTATE table (db/sqlstate.h).  Every statement
  * is parameterised (PQexecParams); nothing is built by pasting text.
  *
  * Ownership: the caller owns the PGconn (from the pool, returned by the
@@ -22,17 +22,11 @@
 
 #include <libpq-fe.h>
 
+#include "db/sqlstate.h"
+
 #include "catalog/catalog.h"
 
 struct catalog_tables;
-
-/* Why a write failed, safe to show the client (no SQL text, no row data). */
-struct db_error {
-        int http_status;                /* 409, 422, 503, 500 */
-        unsigned retry_after_seconds;   /* > 0: answer with Retry-After */
-        char sqlstate[6];               /* "" when the failure was not a SQL error */
-        char detail[256];
-};
 
 /* Who made a write, for the audit_log row and the *_by columns. */
 struct db_actor {
@@ -101,8 +95,8 @@ int catalog_db_upsert_setting(PGconn *conn, const struct catalog_setting *s,
                               const struct db_actor *who, bool *created, struct db_error *e);
 
 /*
- * The one SQLSTATE -> HTTP status table: fills e from a failed result (or a
- * NULL result on a broken connection).
+ * Fill e from a failed result through the SQLSTATE table (sqlstate.h); a
+ * NULL result or a broken connection is a 503 with Retry-After.
  */
 void catalog_db_error_from(PGconn *conn, const PGresult *res, struct db_error *e);
 

@@ -30,7 +30,7 @@
 #include "app.h"
 #include "config.h"
 #include "http/framing.h"
-#include "http/metrics.h"
+#include "api/metrics.h"
 #include "http/offload.h"
 #include "http/router.h"
 #include "http/static_files.h"

@@ -20,7 +20,7 @@
 #include <jansson.h>
 
 #include "api/estimate.h"
-#include "api/validation.h"
+#include "api/accuracy.h"
 #include "core/estimate.h"
 
 #ifndef GPUPLAN_SOURCE_DIR
@@ -114,14 +114,14 @@ int main(int argc, char **argv)
         printf("%-42s %-13s %12s %12s %8s\n", "case", "kind", "measured", "estimated", "error");
         json_array_foreach(cases, i, c)
         {
-                struct api_validation_result v;
+                struct accuracy_result v;
                 struct api_estimate_error e;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
                 const char *kind = json_string_value(json_object_get(c, "kind"));
                 double measured = json_number_value(json_object_get(c, "measured")) *
                                   unit_bytes(json_string_value(json_object_get(c, "unit")));
                 if (!req || resolve_model(req, models) ||
-                    api_validation_case(req, kind ? kind : "", measured, NULL, &v, &e)) {
+                    accuracy_case(req, kind ? kind : "", measured, NULL, &v, &e)) {
                         printf("%-42s FAILED %s %s %s\n",
                                json_string_value(json_object_get(c, "id")), e.pointer, e.rule,
                                e.detail);
@@ -154,10 +154,10 @@ int main(int argc, char **argv)
                 for (size_t j = k; j < n; j++)
                         if (!strcmp(cats[j], cats[k]))
                                 sub[m++] = errs[j];
-                api_validation_summary(sub, m, buf, &median, &p90);
+                accuracy_summary(sub, m, buf, &median, &p90);
                 printf("%-20s %6zu %9.1f%% %9.1f%%\n", cats[k], m, median * 100, p90 * 100);
         }
-        api_validation_summary(errs, n, buf, &median, &p90);
+        accuracy_summary(errs, n, buf, &median, &p90);
         printf("%-20s %6zu %9.1f%% %9.1f%%\n", "all", n, median * 100, p90 * 100);
         json_decref(doc);
         json_decref(models);

@@ -19,6 +19,7 @@
 
 #include "api/estimate.h"
 #include "catalog/catalog.h"
+#include "db/catalog_sync.h"
 #include "db/pool.h"
 #include "plan/train_search.h"
 
@@ -50,9 +51,10 @@ int main(int argc, char **argv)
 {
         const char *url = getenv("DATABASE_URL");
         int runs = argc > 1 ? atoi(argv[1]) : 50;
-        char err[256];
+        char err[256] = "out of memory";
         struct db_pool *pool;
         struct catalog *cat;
+        struct catalog_sync *sync;
         const struct catalog_snapshot *s;
         struct estimate_input in;
         struct api_estimate_error aerr;
@@ -70,7 +72,8 @@ int main(int argc, char **argv)
         }
         pool = db_pool_new(url, 1, err, sizeof(err));
         cat = catalog_new();
-        if (!pool || !cat || catalog_reload(cat, pool, err, sizeof(err))) {
+        sync = catalog_sync_new(cat, pool);
+        if (!sync || catalog_sync_reload(sync, err, sizeof(err))) {
                 fprintf(stderr, "cannot load the catalog: %s\n", err);
                 return 1;
         }
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
         free(ms);
         json_decref(body);
         catalog_release(s);
+        catalog_sync_free(sync);
         catalog_free(cat);
         db_pool_free(pool);
         return 0;

@@ -3,7 +3,7 @@
  * swapping, and readers that never see a half-updated catalog.
  *
  * Snapshots are built from hand-made tables through catalog_install(),
- * the same path catalog_reload() takes after its database load.
+ * the same path db/catalog_sync.c takes after its database load.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -18,6 +18,8 @@
 #include <jansson.h>
 
 #include "api/catalog_api.h"
+#include "api/catalog_json.h"
+#include "api/admin.h"
 #include "api/catalog_common.h"
 #include "api/catalog_render.h"
 #include "api/price_options.h"
@@ -257,32 +259,32 @@ static void test_admin_check(void **state)
         struct api_request rq;
 
         rq = request(e, &none, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 401);
         assert_string_equal(rs.headers[0].name, "WWW-Authenticate");
         reset(&rs);
         rq = request(e, &basic, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 401);
         reset(&rs);
         /* One character short and one too many: both wrong, 403. */
         rq = request(e, &wrong, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 403);
         reset(&rs);
         rq = request(e, &longer, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 403);
         reset(&rs);
         /* The scheme is case-insensitive (RFC 9110 section 11.1). */
         rq = request(e, &right, NULL);
-        assert_int_equal(api_admin_check(&rq, &rs), 0);
+        assert_int_equal(admin_check(&rq, &rs), 0);
         assert_int_equal(rs.status, 0);
 
         /* No token configured: writes are off for everyone. */
         free(e->cfg.admin_token);
         e->cfg.admin_token = NULL;
-        assert_int_equal(api_admin_check(&rq, &rs), -1);
+        assert_int_equal(admin_check(&rq, &rs), -1);
         assert_int_equal(rs.status, 403);
         assert_non_null(strstr(rs.body, "GPUPLAN_ADMIN_TOKEN"));
         reset(&rs);
@@ -374,7 +376,7 @@ static json_t *gpu_list_doc(const struct catalog_snapshot *s, const size_t *idx,
         json_t *arr = json_array();
 
         for (size_t i = 0; i < n; i++)
-                json_array_append_new(arr, api_gpu_json(s, idx[i], false));
+                json_array_append_new(arr, catalog_json_gpu(s, idx[i], false));
         return json_pack("{s:o, s:I, s:s}", "gpus", arr, "count", (json_int_t)n,
                          "catalog_loaded_at", catalog_loaded_at(s));
 }
@@ -419,29 +421,29 @@ static void test_rendered_reads_match_live(void **state)
         assert_body_is(&rs, gpu_list_doc(s, by_tdp, 4));
         reset(&rs);
         get(e, api_gpus_get, &none, "h100-sxm-80gb", &rs);
-        assert_body_is(&rs, api_gpu_json(s, 2, true));
+        assert_body_is(&rs, catalog_json_gpu(s, 2, true));
         reset(&rs);
 
         get(e, api_providers_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[o]}", "providers",
-                                      api_provider_json(s, catalog_provider(s, "cloud"), true)));
+                                      catalog_json_provider(s, catalog_provider(s, "cloud"), true)));
         reset(&rs);
         get(e, api_providers_list, &notebook, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[]}", "providers"));
         reset(&rs);
         get(e, api_providers_get, &none, "cloud", &rs);
-        assert_body_is(&rs, api_provider_json(s, catalog_provider(s, "cloud"), true));
+        assert_body_is(&rs, catalog_json_provider(s, catalog_provider(s, "cloud"), true));
         reset(&rs);
 
         /* Prices of a100-80: its two offerings, rows 0 and 2 in offering id order. */
         get(e, api_prices_list, &a100, NULL, &rs);
-        assert_body_is(&rs, json_pack("{s:[o, o]}", "prices", api_price_json(s, &prices[0]),
-                                      api_price_json(s, &prices[2])));
+        assert_body_is(&rs, json_pack("{s:[o, o]}", "prices", catalog_json_price(s, &prices[0]),
+                                      catalog_json_price(s, &prices[2])));
         reset(&rs);
         get(e, api_purchase_prices_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[o, o]}", "purchase_prices",
-                                      api_purchase_price_json(s, &pp[0]),
-                                      api_purchase_price_json(s, &pp[1])));
+                                      catalog_json_purchase_price(s, &pp[0]),
+                                      catalog_json_purchase_price(s, &pp[1])));
         reset(&rs);
         get(e, api_purchase_prices_list, &used, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[]}", "purchase_prices"));
@@ -449,7 +451,7 @@ static void test_rendered_reads_match_live(void **state)
 
         arr = json_array();
         for (size_t i = 0; i < 4; i++)
-                json_array_append_new(arr, api_setting_json(&catalog_settings(s, &n)[i]));
+                json_array_append_new(arr, catalog_json_setting(&catalog_settings(s, &n)[i]));
         get(e, api_settings_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:o}", "settings", arr));
         reset(&rs);

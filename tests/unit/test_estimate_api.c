@@ -1,7 +1,7 @@
 /*
  * test_estimate_api.c - the request decoder's validation (api/estimate.c),
  * the seed scenarios of seeds/002 and a loose accuracy guard over the
- * published measurements (api/validation.c).
+ * published measurements (api/accuracy.c).
  *
  * Catalog model ids are resolved from tests/data/catalog_models.json (no
  * database here): {"id": x} becomes {"hf_config": <x's config.json>}.
@@ -20,7 +20,7 @@
 #include <jansson.h>
 
 #include "api/estimate.h"
-#include "api/validation.h"
+#include "api/accuracy.h"
 
 static json_t *models;
 static struct estimate_result res;
@@ -379,7 +379,7 @@ static void test_warned_contradictions(void **state)
                 for (size_t k = 0; k < res.n_warnings; k++)
                         found |= res.warnings[k].code == rows[i].warning;
                 if (!found)
-                        fail_msg("no warning %s for %s", estimate_note_name(rows[i].warning),
+                        fail_msg("no warning %s for %s", notes_name(rows[i].warning),
                                  rows[i].body);
         }
 }
@@ -511,18 +511,18 @@ static void test_accuracy_guard(void **state)
                                : !strcmp(unit, "GiB") ? 1073741824.0
                                                       : 1048576.0;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
-                struct api_validation_result v;
+                struct accuracy_result v;
                 struct api_estimate_error e;
                 assert_non_null(json_object_get(c, "source"));
                 resolve(req);
-                if (api_validation_case(req, json_string_value(json_object_get(c, "kind")),
+                if (accuracy_case(req, json_string_value(json_object_get(c, "kind")),
                                         json_number_value(json_object_get(c, "measured")) * scale,
                                         NULL, &v, &e))
                         fail_msg("%s: %s", json_string_value(json_object_get(c, "id")), e.detail);
                 json_decref(req);
                 errs[n++] = v.error;
         }
-        api_validation_summary(errs, n, buf, &median, &p90);
+        accuracy_summary(errs, n, buf, &median, &p90);
         if (median > 0.15 || p90 > 0.40)
                 fail_msg("accuracy regressed: median %.1f%%, p90 %.1f%%", median * 100, p90 * 100);
         json_decref(doc);
@@ -533,7 +533,7 @@ static void test_summary(void **state)
 {
         (void)state;
         double e[10] = {-1, 2, -3, 4, 5, -6, 7, 8, -9, 10}, buf[10], m, p;
-        api_validation_summary(e, 10, buf, &m, &p);
+        accuracy_summary(e, 10, buf, &m, &p);
         assert_true(fabs(m - 5.5) < 1e-12);
         assert_true(fabs(p - 9) < 1e-12);
 }

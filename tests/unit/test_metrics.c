@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "api/handler.h"
-#include "http/metrics.h"
+#include "api/metrics.h"
 
 static unsigned n_routes(void)
 {

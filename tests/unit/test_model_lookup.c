@@ -2,7 +2,7 @@
  * test_model_lookup.c - a checkpoint's quantization_config as the request's
  * quantization (api/model_lookup.c), one row per format, with each
  * format's keys as its library writes them; and Hub ids as typed
- * (models/resolve.c).
+ * (db/resolve.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "api/model_lookup.h"
-#include "models/resolve.h"
+#include "db/resolve.h"
 
 static void test_quantization_formats(void **state)
 {

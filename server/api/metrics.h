@@ -14,8 +14,8 @@
  * Thread-safety: recording functions are lock-free (atomics) except
  * metrics_count() on a name's first use; all may be called from any thread.
  */
-#ifndef GPUPLAN_HTTP_METRICS_H
-#define GPUPLAN_HTTP_METRICS_H
+#ifndef GPUPLAN_API_METRICS_H
+#define GPUPLAN_API_METRICS_H
 
 #include <stddef.h>
 #include <stdint.h>

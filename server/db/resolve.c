@@ -1,7 +1,7 @@
 /*
  * resolve.c - Hub ids and the look-up behind them (see resolve.h).
  */
-#include "models/resolve.h"
+#include "db/resolve.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * test_hf_families.c - the config.json importer on one published config per
+ * test_hf_config.c - the config.json importer on one published config per
  * family (models/hf_config.c), against the family's published parameter count
  * (within 0.5 %), and the KV cache per token against hand calculations,
  * sliding windows and multi-head latent attention included.

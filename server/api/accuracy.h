@@ -1,5 +1,5 @@
 /*
- * validation.h - the engine against published measurements, and the seed
+ * accuracy.h - the engine against published measurements, and the seed
  * scenarios beside the engine's figures.
  *
  * GET /api/v1/validation runs every measured case of the measurements
@@ -9,14 +9,14 @@
  * seed's XLM-RoBERTa rows verbatim with the engine's estimate for the
  * assumed setup of each.
  *
- * api_validation_case() is the one place a case is evaluated, shared by
+ * accuracy_case() is the one place a case is evaluated, shared by
  * the endpoint, the accuracy tool and the unit tests.
  *
  * Ownership: functions borrow their JSON arguments; returned JSON values
  * are new references.  Thread-safe.
  */
-#ifndef GPUPLAN_API_VALIDATION_H
-#define GPUPLAN_API_VALIDATION_H
+#ifndef GPUPLAN_API_ACCURACY_H
+#define GPUPLAN_API_ACCURACY_H
 
 #include <stddef.h>
 
@@ -27,7 +27,7 @@
 
 struct catalog_snapshot;
 
-struct api_validation_result {
+struct accuracy_result {
         double measured_bytes;
         double estimated_bytes; /* allocated for max_allocated, reserved for max_reserved,
                                  * total (device memory in use) for nvidia_smi */
@@ -42,9 +42,9 @@ struct api_validation_result {
  * ids (may be NULL when the request names none).  Returns 0, or -1 with
  * err filled.
  */
-int api_validation_case(json_t *request, const char *kind, double measured_bytes,
-                        const struct catalog_snapshot *snap, struct api_validation_result *out,
-                        struct api_estimate_error *err);
+int accuracy_case(json_t *request, const char *kind, double measured_bytes,
+                  const struct catalog_snapshot *snap, struct accuracy_result *out,
+                  struct api_estimate_error *err);
 
 /*
  * The engine's figure for a throughput metric (see tests/data/throughput.json
@@ -55,21 +55,14 @@ int api_validation_case(json_t *request, const char *kind, double measured_bytes
  * ((estimated - measured) / measured), or -1 with err filled (400 for a
  * request the engine refuses or an unknown metric).
  */
-int api_validation_time_case(json_t *request, const char *metric, double measured,
-                             const struct catalog_snapshot *snap, double *estimated,
-                             double *error, struct api_estimate_error *err);
+int accuracy_time_case(json_t *request, const char *metric, double measured,
+                       const struct catalog_snapshot *snap, double *estimated, double *error,
+                       struct api_estimate_error *err);
 
 /* Median and 90th percentile (nearest rank) of |errors|; sorts a copy in buf (n entries). */
-void api_validation_summary(const double *errors, size_t n, double *buf, double *median,
-                            double *p90);
+void accuracy_summary(const double *errors, size_t n, double *buf, double *median, double *p90);
 
-void api_validation_handle(const struct api_request *rq, struct api_response *rs);
-void api_scenarios_handle(const struct api_request *rq, struct api_response *rs);
-
-/* GET /api/v1/models and GET /api/v1/models/{id} (models.c). */
-void api_models_list(const struct api_request *rq, struct api_response *rs);
-void api_models_get(const struct api_request *rq, struct api_response *rs);
-/* PUT /api/v1/models/{id}: a team's own model (admin). */
-void api_models_put(const struct api_request *rq, struct api_response *rs);
+void accuracy_handle(const struct api_request *rq, struct api_response *rs);
+void accuracy_scenarios_handle(const struct api_request *rq, struct api_response *rs);
 
 #endif

@@ -6,7 +6,7 @@
  * relaxed atomic adds and never takes a lock.  Exposition format:
  * https://prometheus.io/docs/instrumenting/exposition_formats/ (0.0.4).
  */
-#include "http/metrics.h"
+#include "api/metrics.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -13,8 +13,8 @@
  * called from any thread; resolve_fill() blocks on the database and the
  * Hub, so it runs only where a handler may block (api_request.may_block).
  */
-#ifndef GPUPLAN_MODELS_RESOLVE_H
-#define GPUPLAN_MODELS_RESOLVE_H
+#ifndef GPUPLAN_DB_RESOLVE_H
+#define GPUPLAN_DB_RESOLVE_H
 
 #include <stdbool.h>
 #include <stddef.h>

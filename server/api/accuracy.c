@@ -1,9 +1,9 @@
 /*
- * validation.c - GET /api/v1/validation and GET /api/v1/scenarios (see
- * validation.h).  Both read their rows from PostgreSQL (these are not
+ * accuracy.c - GET /api/v1/validation and GET /api/v1/scenarios (see
+ * accuracy.h).  Both read their rows from PostgreSQL (these are not
  * hot-path endpoints) and run the engine on each.
  */
-#include "api/validation.h"
+#include "api/accuracy.h"
 #include "api/uncertainty.h"
 
 #include <math.h>
@@ -20,8 +20,7 @@ static int cmp_double(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
-void api_validation_summary(const double *errors, size_t n, double *buf, double *median,
-                            double *p90)
+void accuracy_summary(const double *errors, size_t n, double *buf, double *median, double *p90)
 {
         *median = *p90 = 0;
         if (n == 0)
@@ -35,9 +34,9 @@ void api_validation_summary(const double *errors, size_t n, double *buf, double 
         *p90 = buf[rank ? rank - 1 : 0];
 }
 
-int api_validation_case(json_t *request, const char *kind, double measured_bytes,
-                        const struct catalog_snapshot *snap, struct api_validation_result *out,
-                        struct api_estimate_error *err)
+int accuracy_case(json_t *request, const char *kind, double measured_bytes,
+                  const struct catalog_snapshot *snap, struct accuracy_result *out,
+                  struct api_estimate_error *err)
 {
         struct estimate_input in;
         struct estimate_error ee;
@@ -116,9 +115,9 @@ static int time_metric(const char *metric, const struct estimate_input *in,
         return 0;
 }
 
-int api_validation_time_case(json_t *request, const char *metric, double measured,
-                             const struct catalog_snapshot *snap, double *estimated, double *error,
-                             struct api_estimate_error *err)
+int accuracy_time_case(json_t *request, const char *metric, double measured,
+                       const struct catalog_snapshot *snap, double *estimated, double *error,
+                       struct api_estimate_error *err)
 {
         struct estimate_input in;
         struct estimate_error ee;
@@ -217,7 +216,7 @@ static json_t *validation_by_category(json_t *cases, double *errs, double *buf)
                         if (dc && !strcmp(dc, cat) && json_is_number(e))
                                 errs[n++] = json_number_value(e);
                 }
-                api_validation_summary(errs, n, buf, &median, &p90);
+                accuracy_summary(errs, n, buf, &median, &p90);
                 json_array_append_new(out, json_pack("{s:s, s:i, s:f, s:f}", "category", cat,
                                                      "count", (json_int_t)n, "median_abs_error",
                                                      median, "p90_abs_error", p90));
@@ -288,7 +287,7 @@ static json_t *case_set_doc(struct case_set *cs, const char *comparison)
 {
         double median, p90;
 
-        api_validation_summary(cs->errs, cs->n_ok, cs->buf, &median, &p90);
+        accuracy_summary(cs->errs, cs->n_ok, cs->buf, &median, &p90);
         json_t *doc =
                 json_pack("{s:O, s:{s:i, s:f, s:f, s:s, s:o*}}", "cases", cs->cases, "summary",
                           "count", (json_int_t)cs->n_ok, "median_abs_error", median,
@@ -314,11 +313,10 @@ static json_t *time_section(const struct api_request *rq, struct api_response *r
                 json_t *c = json_deep_copy(row);
                 if (!c)
                         continue;
-                int rc = api_validation_time_case(
-                        json_object_get(row, "request"),
-                        json_string_value(json_object_get(row, "metric")),
-                        json_number_value(json_object_get(row, "measured")), snap, &est, &error,
-                        &e);
+                int rc = accuracy_time_case(json_object_get(row, "request"),
+                                            json_string_value(json_object_get(row, "metric")),
+                                            json_number_value(json_object_get(row, "measured")),
+                                            snap, &est, &error, &e);
                 if (rc == 0)
                         json_object_set_new(c, "estimated", json_real(est));
                 case_set_add(&cs, c, rc, error, &e);
@@ -348,7 +346,7 @@ static void add_coverage(json_t *memory_doc, json_t *time_doc, const struct api_
         }
 }
 
-void api_validation_handle(const struct api_request *rq, struct api_response *rs)
+void accuracy_handle(const struct api_request *rq, struct api_response *rs)
 {
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
         struct case_set cs;
@@ -363,7 +361,7 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
         }
         json_array_foreach(cs.rows, i, row)
         {
-                struct api_validation_result v;
+                struct accuracy_result v;
                 struct api_estimate_error e;
                 const char *kind = json_string_value(json_object_get(row, "kind"));
                 double measured = json_number_value(json_object_get(row, "measured_bytes"));
@@ -378,8 +376,8 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
                         json_object_get(row, "request"));
                 if (!c)
                         continue;
-                int rc = api_validation_case(json_object_get(row, "request"), kind ? kind : "",
-                                             measured, snap, &v, &e);
+                int rc = accuracy_case(json_object_get(row, "request"), kind ? kind : "", measured,
+                                       snap, &v, &e);
                 if (rc == 0) {
                         json_object_set_new(c, "estimated_bytes",
                                             json_integer((json_int_t)v.estimated_bytes));
@@ -410,7 +408,7 @@ void api_validation_handle(const struct api_request *rq, struct api_response *rs
         catalog_release(snap);
 }
 
-void api_scenarios_handle(const struct api_request *rq, struct api_response *rs)
+void accuracy_scenarios_handle(const struct api_request *rq, struct api_response *rs)
 {
         const struct catalog_snapshot *snap = api_catalog_snapshot(rq, rs);
         json_t *rows, *out, *row;
