@@ -10,6 +10,7 @@
 #                 against openapi.yaml)
 #   page          node --test tests/page/ (headless Chromium), when present
 #   openapi lint  redocly lint openapi.yaml
+#   docs links    every relative link in README.md and docs/ names a file here
 #   compose       docker-compose config on deploy/docker-compose.yml
 #   containers    tests/containers/run.sh: the image built and run, the compose
 #                 stack up through nginx (podman; GPUPLAN_SKIP_CONTAINERS=1 skips)
@@ -190,6 +191,7 @@ if ls tests/page/*.test.mjs >/dev/null 2>&1; then
 fi
 
 run_step "openapi lint" npx --no-install redocly lint openapi.yaml --format=summary
+run_step "docs links" node scripts/check_doc_links.mjs
 
 run_step "docker-compose config" docker-compose -f deploy/docker-compose.yml config -q
 

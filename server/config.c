@@ -15,7 +15,7 @@
 #include "errbuf.h"
 #include "log.h"
 
-/* Defaults; the reasons are in README "Configuration". */
+/* Defaults; the reasons are in docs/deployment.md, "Configuration". */
 #define DEFAULT_HOST             "127.0.0.1"
 #define DEFAULT_PORT             8080u
 #define DEFAULT_STATIC_DIR       "static"

@@ -4,7 +4,7 @@
  * config_from_env() reads every GPUPLAN_* variable (and DATABASE_URL),
  * applies defaults and validates; bad configuration is refused with a
  * one-line reason so that main() can print it and exit 2.  The variables
- * are listed by config_usage() (gpuplan --help) and in README.
+ * are listed by config_usage() (gpuplan --help) and in docs/deployment.md.
  *
  * Memory: the strings of a struct config are malloc'd by config_from_env()
  * and freed by config_free().  After start the struct is read-only and may
