@@ -2,7 +2,7 @@
  * bench_compare.c - time one compare search over the whole plan space.
  *
  * Loads the real catalog from DATABASE_URL (a migrated database), decodes
- * the XLM-R XL fine-tuning request of seeds/002 (batch 16, sequence 128,
+ * the XLM-R XL fine-tuning request of the article "Hardware Requirements for Training of Language Models" (batch 16, sequence 128,
  * 3 labels, 10 000 tweets, AdamW) with the estimate decoder, and runs
  * plan_train_search() with max_gpus 64 on this one thread, repeatedly.
  * Prints the plans evaluated, engine calls, plans and exclusions, and the

@@ -8,7 +8,7 @@
 #   baseline   nginx serving a static JSON file: the estimate response itself
 #   baseline-gpus  nginx serving the gpus answer as a file (the gpus row's 100%)
 #   gpus       GET  /api/v1/gpus
-#   estimate   POST /api/v1/estimate   (XLM-R Large pre-training, seeds/002,
+#   estimate   POST /api/v1/estimate   (XLM-R Large pre-training, the article "Hardware Requirements for Training of Language Models",
 #                                       batch and sequence varied per request)
 #   estimate-fresh  the same with a batch size never used before on every
 #              request: each one replays the caching allocator
@@ -95,7 +95,7 @@ hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$SERVER_PID/status"; }
 RSS_IDLE=$(rss_kib)
 
 # ---------------------------------------------------------------- requests
-# XLM-RoBERTa Large pre-training, batch 16, sequence 128 (seeds/002's table),
+# XLM-RoBERTa Large pre-training, batch 16, sequence 128 (the table of the article "Hardware Requirements for Training of Language Models"),
 # fp32 AdamW on one GPU; compare searches the whole plan space (no constraints).
 WORKLOAD='"workload": {"mode": "pre_train", "batch_size": 16, "sequence_length": 128,
                        "gradient_accumulation": 1, "dataset": {"samples": 1000000, "epochs": 1}},
@@ -353,11 +353,11 @@ the baseline and the estimate row move the same bytes; \`baseline-gpus\` is ngin
 \`GET /api/v1/gpus\` answer as a file, and the gpus row's \`vs nginx\` is relative to it.
 
 Requests: estimate is XLM-RoBERTa Large pre-training (fp32 AdamW, one A100
-80GB; seeds/002) with batch 1..64 and sequence 16..512 varied request by
+80GB; the XLM-RoBERTa pre-training table of the article "Hardware Requirements for Training of Language Models") with batch 1..64 and sequence 16..512 varied request by
 request (tests/bench/vary.lua, 512 distinct bodies); \`locked\` repeats it while
 a transaction holds schema_migrations locked and four clients poll /readyz
 ($(awk '/requests in/ {print $1}' "$TMP/readyz.wrk" 2>/dev/null || echo 0) readiness answers, p99 $(wrk_ms "$TMP/readyz.wrk" 99 2>/dev/null) ms);
-compare is the seeds/002 workload (batch 16, sequence 128) with no constraints
+compare is that article's workload (batch 16, sequence 128) with no constraints
 (the whole plan space), the same body every time, so after the first search it
 measures the answer cache; \`compare-fresh\` changes the dataset size on every
 request (tests/bench/unique.lua), so each one is a full search; \`mixed\`

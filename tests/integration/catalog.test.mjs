@@ -25,7 +25,7 @@ test('the seeds\' GPUs are in the catalog with their figures and a source', asyn
         const res = await get('/api/v1/gpus');
         assert.equal(res.status, 200);
         const byId = new Map(res.json.gpus.map((g) => [g.id, g]));
-        // seeds/000 consumer table and seeds/002 "common GPU sizes".
+        // the consumer table of the "Hardware for ML Practitioners" guide and the article's "common GPU sizes".
         const expect = [
                 ['rtx-3090', 24], ['rtx-4090', 24], ['a100-pcie-40gb', 40], ['a100-sxm-80gb', 80],
                 ['h100-sxm-80gb', 80], ['l4', 24], ['t4', 16], ['p100-pcie-16gb', 16],
@@ -40,7 +40,7 @@ test('the seeds\' GPUs are in the catalog with their figures and a source', asyn
         // H100 SXM: 3.35 TB/s (NVIDIA H100 datasheet); the PCIe card is slower.
         assert.equal(byId.get('h100-sxm-80gb').memory_bandwidth_bytes_per_s, 3.35e12);
         assert.ok(byId.get('h100-pcie-80gb').memory_bandwidth_bytes_per_s < 3.35e12);
-        // K80: memory is per GPU, two GPUs per board (seeds/002 lists the 24 GB board).
+        // K80: memory is per GPU, two GPUs per board (the article "Hardware Requirements for Training of Language Models" lists the 24 GB board).
         assert.equal(byId.get('k80').chips_per_board, 2);
         assert.ok(isGigabytes(byId.get('k80').memory_bytes, 12));
         for (const g of res.json.gpus) {
@@ -250,7 +250,7 @@ test('with the database down, reads still answer and writes get 503 without bein
         }, { what: 'writes to work after the database restart' });
 });
 
-test('seeds/000: 2-3 jobs a week of 4-6 hours on an A100, rented or bought', async () => {
+test('"Hardware for ML Practitioners": 2-3 jobs a week of 4-6 hours on an A100, rented or bought', async () => {
         const res = await post('/api/v1/rent_vs_buy', { gpu: 'a100-pcie-80gb', jobs_per_week: [2, 3], hours_per_job: [4, 6] });
         assert.equal(res.status, 200, res.text);
         const d = res.json;
@@ -287,7 +287,7 @@ test('seeds/000: 2-3 jobs a week of 4-6 hours on an A100, rented or bought', asy
                 }
                 assert.equal(r.cheaper.low, r.monthly_usd.low <= r.own.monthly_usd.low ? 'rent' : 'buy');
         }
-        // Buying a used RTX 3090 instead (seeds/000: about $800 used).
+        // Buying a used RTX 3090 instead ("Hardware for ML Practitioners": about $800 used).
         const local = await post('/api/v1/rent_vs_buy', { gpu: 'a100-pcie-80gb', buy_gpu: 'rtx-3090', jobs_per_week: 3, hours_per_job: 6 });
         assert.equal(local.status, 200, local.text);
         assert.equal(local.json.buy.gpu, 'rtx-3090');

@@ -1,7 +1,7 @@
 // catalog_compare.test.mjs - POST /api/v1/compare against the real catalog:
 // plan costs are GPU count x hours x the stored hourly price, every plan fits
 // by the engine's own estimate (re-asked through POST /api/v1/estimate),
-// excluded options say why, and seeds/000's 3B exercise.
+// excluded options say why, and the 3B exercise of the "Hardware for ML Practitioners" guide.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ const xlmrXl = {
         hidden_act: 'gelu', layer_norm_eps: 1e-5,
 };
 
-// seeds/002 fine-tuning table, XL row: batch 16 per GPU, sequence 128, AdamW,
+// The XLM-RoBERTa fine-tuning table of the article "Hardware Requirements for Training of Language Models", XL row: batch 16 per GPU, sequence 128, AdamW,
 // 3-class head, one epoch over 10 000 tweets.
 const xlFineTune = {
         model: { hf_config: xlmrXl },
@@ -110,9 +110,9 @@ test('compare: constraints narrow the providers, cap the GPUs and rank by time',
         assertProblem(await post('/api/v1/compare', { ...xlFineTune, constraints: { shoe_size: 9 } }), 400, '/constraints/shoe_size');
 });
 
-test('seeds/000: a 3B full fine-tune with Adam needs about 48 GB and does not fit an RTX 3090', async () => {
+test('"Hardware for ML Practitioners": a 3B full fine-tune with Adam needs about 48 GB and does not fit an RTX 3090', async () => {
         // Mixed-precision Adam: 2 (fp16 weights) + 4 (fp32 master) + 4 + 4 (moments) + 2 (grads)
-        // = 16 bytes per parameter; 3e9 x 16 = 48e9 bytes before activations (seeds/000).
+        // = 16 bytes per parameter; 3e9 x 16 = 48e9 bytes before activations (the "Hardware for ML Practitioners" guide).
         const res = await post('/api/v1/compare', {
                 model: { parameters: 3e9 },
                 workload: { mode: 'fine_tune', batch_size: 1, sequence_length: 128, dataset: { samples: 1000 } },
@@ -170,9 +170,9 @@ test('compare: plans fit the instance RAM and never run bf16 on GPUs without it'
         }
 });
 
-// seeds/000: "2-3 training jobs per week, each taking 4-6 hours on an A100":
+// "Hardware for ML Practitioners": "2-3 training jobs per week, each taking 4-6 hours on an A100":
 // monthly rent, monthly cost of owning and break-even, from the stored figures.
-test('rent vs buy: seeds/000 A100 usage, computed by hand from the stored prices', async () => {
+test('rent vs buy: A100 usage of the "Hardware for ML Practitioners" guide, computed by hand from the stored prices', async () => {
         const res = await post('/api/v1/rent_vs_buy', { gpu: 'a100-sxm-40gb', jobs_per_week: [2, 3], hours_per_job: [4, 6] });
         assert.equal(res.status, 200, res.text);
         const d = res.json;

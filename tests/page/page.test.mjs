@@ -333,7 +333,7 @@ test('a bad input: batch 0 is refused in plain words with no request; a value th
 
 // ---- requirement tables -------------------------------------------------------
 
-// The reported columns of seeds/002 ("Hardware Requirements for Training of
+// The reported columns of the article ("Hardware Requirements for Training of
 // Language Models"), transcribed from the article: Num. GPUs, Max. per GPU
 // Size Usage, Batch Size per GPU, Gradient Accumulation, Global Batch Size,
 // Time for One Epoch (hours), Additional CPU Memory (GB).

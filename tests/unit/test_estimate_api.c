@@ -1,6 +1,6 @@
 /*
  * test_estimate_api.c - the request decoder's validation (api/estimate.c),
- * the seed scenarios of seeds/002 and a loose accuracy guard over the
+ * the seed scenarios of the article "Hardware Requirements for Training of Language Models" and a loose accuracy guard over the
  * published measurements (api/accuracy.c).
  *
  * Catalog model ids are resolved from tests/data/catalog_models.json (no
@@ -435,7 +435,7 @@ static double num(json_t *o, const char *k)
         return atof(json_string_value(json_object_get(o, k)));
 }
 
-/* seeds/002, all 13 rows: the per-GPU estimate is at most the size the
+/* The article's XLM-RoBERTa tables, all 13 rows: the per-GPU estimate is at most the size the
  * seed reports (in GiB, as GPUs label memory); the 8 single-GPU rows are
  * above the next smaller common size (8, 16, 24, 32, 40, 80); rows that
  * offload have a CPU estimate within a factor of 1.5 of the reported one. */

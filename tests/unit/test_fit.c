@@ -25,7 +25,7 @@ static void run(const struct estimate_input *in, const struct gpu_spec *g, size_
         run_into(&res, in, g, n);
 }
 
-/* seeds/000: a 3B full fine-tune with Adam does not fit a 24 GB RTX 3090:
+/* "Hardware for ML Practitioners": a 3B full fine-tune with Adam does not fit a 24 GB RTX 3090:
  * 3e9 x 16 bytes (AMP: 4 fp32 weights + 4 gradients + 8 Adam) = 48e9 bytes
  * of weights, gradients and states alone, twice the card. */
 static void test_3b_does_not_fit_3090(void **state)

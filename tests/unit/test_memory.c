@@ -59,7 +59,7 @@ static struct model_arch small_gpt(void)
         return a;
 }
 
-/* seeds/000: Adam in mixed precision is 16 bytes per parameter before
+/* "Hardware for ML Practitioners": Adam in mixed precision is 16 bytes per parameter before
  * activations (2 fp16 weights + 2 fp16 gradients + 4 fp32 master + 4 + 4
  * Adam moments; PyTorch AMP: 4 fp32 weights + 4 fp32 gradients + 8): a 7B
  * model needs 7e9 x 16 = 112 GB; LLaMA-2-7B exactly 16 x 6,738,415,616. */
@@ -109,7 +109,7 @@ static void test_seed_7b_adam_is_112e9(void **state)
         assert_int_equal(res.per_gpu[EST_C_OPTIMIZER], 56000000000ull);
 }
 
-/* seeds/000: fp16 weights of a 7B model are 14 GB: 2 bytes x parameters. */
+/* "Hardware for ML Practitioners": fp16 weights of a 7B model are 14 GB: 2 bytes x parameters. */
 static void test_fp16_weights(void **state)
 {
         (void)state;
@@ -128,7 +128,7 @@ static void test_fp16_weights(void **state)
         assert_int_equal(res.per_gpu[EST_C_WEIGHTS], 14000000000ull);
 }
 
-/* seeds/002: optimizer states for a 3B model, fp32 training (states not
+/* "Hardware Requirements for Training of Language Models": optimizer states for a 3B model, fp32 training (states not
  * halved), read from the engine's output:
  *   AdamW: exp_avg + exp_avg_sq, 4 + 4 bytes:       8 x 3e9 = 24e9
  *   Adafactor (beta1 set, as the seed assumes: runtime.adafactor_beta1):

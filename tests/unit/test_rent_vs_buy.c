@@ -102,7 +102,7 @@ static int teardown(void **state)
 }
 
 /*
- * The seeds/000 exercise on this catalog: one A100 SXM4 40GB, 2-3 jobs a
+ * The exercise of the "Hardware for ML Practitioners" guide on this catalog: one A100 SXM4 40GB, 2-3 jobs a
  * week of 4-6 hours, 730 hours a month, bought new at 10 000 USD and
  * written off over 3 years, 0.15 USD/kWh, 80% of TDP, 1.3 host overhead.
  */
@@ -122,7 +122,7 @@ static void seeds_000(const struct catalog_snapshot *s, struct plan_rvb_input *i
         in->electricity_usd_per_kwh = 0.15;
         in->life_years = PLAN_RVB_DEFAULT_LIFE_YEARS;
         in->utilisation = PLAN_RVB_DEFAULT_UTILISATION;
-        in->pue = 1.3; /* the wall-to-board ratio of the seeds/000 exercise */
+        in->pue = 1.3; /* the wall-to-board ratio of the exercise of the "Hardware for ML Practitioners" guide */
 }
 
 static const struct plan_rvb_rent *find_rent(const struct catalog_snapshot *s,

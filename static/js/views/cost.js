@@ -197,7 +197,7 @@ async function runCompare() {
 }
 
 // ---- rent versus buy -----------------------------------------------------
-// POST api/v1/rent_vs_buy: usage as a number or a [low, high] range (seeds/000
+// POST api/v1/rent_vs_buy: usage as a number or a [low, high] range (the "Hardware for ML Practitioners" guide
 // asks about "2-3 jobs a week of 4-6 hours"), the monthly cost of renting
 // each priced offering and of owning, and the break-even hours per month.
 
@@ -209,7 +209,7 @@ function usage(text) {
         return num(t);
 }
 
-// Defaults when nothing is chosen: seeds/000's example card, an A100 - the
+// Defaults when nothing is chosen: the example of the "Hardware for ML Practitioners" guide, an A100 - the
 // first one with a cloud price to rent, and the first with a purchase price.
 let rentGpuFallback = '';
 let buyGpuFallback = '';
