@@ -28,6 +28,6 @@
 
 /* 0, or -1 with e filled (400) when an alias and the name it stands for
  * are both given, or an alias carries a value of the wrong type. */
-int api_aliases_apply(json_t *body, struct estimate_decode_error *e);
+int api_aliases_apply(json_t *body, struct fields_error *e);
 
 #endif

@@ -340,7 +340,7 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
                            struct api_response *rs)
 {
         struct estimate_input *in = NULL;
-        struct estimate_decode_error aerr;
+        struct fields_error aerr;
         struct estimate_error eerr;
         struct plan_train_constraints c;
         struct plan_train_result r;

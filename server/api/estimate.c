@@ -28,7 +28,7 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         const struct gpu_spec *gpus = NULL;
         size_t n_gpus = 0;
         struct estimate_input in;
-        struct estimate_decode_error e;
+        struct fields_error e;
         struct estimate_error ee;
         struct estimate_result *r = NULL;
         struct api_model_source source;

@@ -18,26 +18,12 @@
 
 #include "api/aliases.h"
 #include "api/catalog_common.h"
+#include "api/fields.h"
 #include "models/hf_config.h"
 #include "catalog/catalog.h"
 #include "core/peft.h"
 
-/* ---- error helpers ----------------------------------------------------------- */
-
-int estimate_decode_fail(struct estimate_decode_error *e, int status, const char *ptr,
-                         const char *rule, const char *fmt, ...)
-{
-        va_list ap;
-        e->status = status;
-        snprintf(e->pointer, sizeof(e->pointer), "%s", ptr);
-        snprintf(e->rule, sizeof(e->rule), "%s", rule);
-        va_start(ap, fmt);
-        vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
-        va_end(ap);
-        return -1;
-}
-
-#define dfail estimate_decode_fail
+#define dfail fields_fail
 /* Tokens of a training run over all its epochs (decode_workload). */
 #define DATASET_TOKENS_MAX 1e15
 
@@ -48,7 +34,7 @@ static void join(char *out, size_t len, const char *base, const char *key)
 
 /* 400 naming the first key of obj not in allowed. */
 static int known_keys(json_t *obj, const char *base, const char *const *allowed,
-                      const char *const *extra, struct estimate_decode_error *e)
+                      const char *const *extra, struct fields_error *e)
 {
         const char *key;
         json_t *v;
@@ -77,49 +63,34 @@ static int known_keys(json_t *obj, const char *base, const char *const *allowed,
         return 0;
 }
 
-static int get_object(json_t *obj, const char *base, const char *key, json_t **out,
-                      struct estimate_decode_error *e)
+/*
+ * The decoder's readers are api/fields.h's: null reads as absent
+ * (FIELD_NULLABLE), and *present says whether the request gave a value.
+ */
+static bool given(json_t *obj, const char *key)
 {
         json_t *v = json_object_get(obj, key);
-        char p[128];
+        return v && !json_is_null(v);
+}
+
+static int get_object(json_t *obj, const char *base, const char *key, json_t **out,
+                      struct fields_error *e)
+{
         *out = NULL;
-        if (!v || json_is_null(v))
-                return 0;
-        join(p, sizeof(p), base, key);
-        if (!json_is_object(v))
-                return dfail(e, 400, p, "type", "%s must be an object", key);
-        *out = v;
-        return 0;
+        return fields_read_object(e, obj, base, key, FIELD_NULLABLE, out);
 }
 
 /* An integer in [min, max]; absent/null leaves *out; *present set when given. */
 static int get_uint(json_t *obj, const char *base, const char *key, uint64_t min, uint64_t max,
-                    uint64_t *out, bool *present, struct estimate_decode_error *e)
+                    uint64_t *out, bool *present, struct fields_error *e)
 {
-        json_t *v = json_object_get(obj, key);
-        char p[128];
         if (present)
-                *present = false;
-        if (!v || json_is_null(v))
-                return 0;
-        join(p, sizeof(p), base, key);
-        if (!json_is_integer(v))
-                return dfail(e, 400, p, "type", "%s must be an integer", key);
-        json_int_t x = json_integer_value(v);
-        if (x < 0 || (uint64_t)x < min || (uint64_t)x > max) {
-                char d[160];
-                snprintf(d, sizeof(d), "%s must be %llu..%llu", key, (unsigned long long)min,
-                         (unsigned long long)max);
-                return dfail(e, 400, p, "range", "%s", d);
-        }
-        *out = (uint64_t)x;
-        if (present)
-                *present = true;
-        return 0;
+                *present = given(obj, key);
+        return fields_read_uint(e, obj, base, key, FIELD_NULLABLE, min, max, out);
 }
 
 static int get_u32(json_t *obj, const char *base, const char *key, uint32_t min, uint32_t max,
-                   uint32_t *out, bool *present, struct estimate_decode_error *e)
+                   uint32_t *out, bool *present, struct fields_error *e)
 {
         uint64_t x = *out;
         if (get_uint(obj, base, key, min, max, &x, present, e))
@@ -129,45 +100,21 @@ static int get_u32(json_t *obj, const char *base, const char *key, uint32_t min,
 }
 
 static int get_number(json_t *obj, const char *base, const char *key, double min, double max,
-                      double *out, bool *present, struct estimate_decode_error *e)
+                      double *out, bool *present, struct fields_error *e)
 {
-        json_t *v = json_object_get(obj, key);
-        char p[128];
         if (present)
-                *present = false;
-        if (!v || json_is_null(v))
-                return 0;
-        join(p, sizeof(p), base, key);
-        if (!json_is_number(v))
-                return dfail(e, 400, p, "type", "%s must be a number", key);
-        double x = json_number_value(v);
-        if (!(x >= min && x <= max)) {
-                char d[160];
-                snprintf(d, sizeof(d), "%s must be in [%g, %g]", key, min, max);
-                return dfail(e, 400, p, "range", "%s", d);
-        }
-        *out = x;
-        if (present)
-                *present = true;
-        return 0;
+                *present = given(obj, key);
+        return fields_read_number(e, obj, base, key, FIELD_NULLABLE, min, max, out);
 }
 
 static int get_bool(json_t *obj, const char *base, const char *key, bool *out,
-                    struct estimate_decode_error *e)
+                    struct fields_error *e)
 {
-        json_t *v = json_object_get(obj, key);
-        char p[128];
-        if (!v || json_is_null(v))
-                return 0;
-        join(p, sizeof(p), base, key);
-        if (!json_is_boolean(v))
-                return dfail(e, 400, p, "type", "%s must be true or false", key);
-        *out = json_is_true(v);
-        return 0;
+        return fields_read_bool(e, obj, base, key, FIELD_NULLABLE, out);
 }
 
 static int get_enum(json_t *obj, const char *base, const char *key, const char *const *names,
-                    int *out, bool *present, struct estimate_decode_error *e)
+                    int *out, bool *present, struct fields_error *e)
 {
         json_t *v = json_object_get(obj, key);
         char p[128], list[400];
@@ -204,7 +151,7 @@ static const char *const arch_keys[] = {
         "norm",       "pre_norm",       "attention_bias", "mlp_bias",        "position_embedding",
         "experts",    "active_experts", "dropout",        "pooler",          NULL};
 
-static int decode_architecture(json_t *o, struct model_arch *a, struct estimate_decode_error *e)
+static int decode_architecture(json_t *o, struct model_arch *a, struct fields_error *e)
 {
         const char *base = "/model/architecture";
         int kind = -1, act, norm, pos;
@@ -316,7 +263,7 @@ static int decode_architecture(json_t *o, struct model_arch *a, struct estimate_
 }
 
 static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct estimate_input *in,
-                        struct estimate_decode_error *e)
+                        struct fields_error *e)
 {
         static const char *const keys[] = {"id", "hf_config", "architecture", "parameters", NULL};
         int given = 0;
@@ -400,7 +347,7 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
  * model's family by core/peft.c; an unknown name is a 400 that lists the
  * names valid for this model. */
 static int decode_module_list(json_t *t, const struct estimate_input *in, bool saves,
-                              unsigned *bits, struct estimate_decode_error *e)
+                              unsigned *bits, struct fields_error *e)
 {
         const char *ptr = saves ? "/workload/lora/modules_to_save" : "/workload/lora/targets";
         char valid[1024], why[1400], p[128];
@@ -451,7 +398,7 @@ static int decode_module_list(json_t *t, const struct estimate_input *in, bool s
         return 0;
 }
 
-static int decode_lora(json_t *o, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode_lora(json_t *o, struct estimate_input *in, struct fields_error *e)
 {
         static const char *const keys[] = {"rank",    "alpha", "targets", "modules_to_save",
                                            "dropout", NULL};
@@ -472,7 +419,7 @@ static int decode_lora(json_t *o, struct estimate_input *in, struct estimate_dec
         return 0;
 }
 
-static int decode_workload(json_t *w, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode_workload(json_t *w, struct estimate_input *in, struct fields_error *e)
 {
         static const char *const keys[] = {"mode",
                                            "batch_size",
@@ -626,7 +573,7 @@ static int decode_workload(json_t *w, struct estimate_input *in, struct estimate
  * are read as selective_op and full every 2nd block.
  */
 static int decode_checkpointing(json_t *o, const char *base, struct estimate_input *in,
-                                bool torchtitan, struct estimate_decode_error *e)
+                                bool torchtitan, struct fields_error *e)
 {
         json_t *m = json_object_get(o, "activation_checkpointing");
         json_t *opt = json_object_get(o, "selective_ac_option");
@@ -684,7 +631,7 @@ static bool sm100_part(const char *id)
 }
 
 static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
-                         struct estimate_decode_error *e)
+                         struct fields_error *e)
 {
         static const char *const keys[] = {"activation_checkpointing",
                                            "selective_ac_option",
@@ -735,7 +682,7 @@ static int decode_savers(json_t *o, struct estimate_input *in, bool torchtitan,
 }
 
 /* "runtime": what the framework does that changes memory or time. */
-static int decode_runtime(json_t *o, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode_runtime(json_t *o, struct estimate_input *in, struct fields_error *e)
 {
         static const char *const keys[] = {"cuda_context_bytes",
                                            "allocator_reserve_fraction",
@@ -812,7 +759,7 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct estimate_
 
 /* FSDP2's reshard_after_forward: true (the default), false, or the number
  * of ranks to reshard over; torchtitan's "always" / "never" / "default". */
-static int decode_reshard(json_t *o, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode_reshard(json_t *o, struct estimate_input *in, struct fields_error *e)
 {
         const char *ptr = "/parallelism/fsdp_reshard_after_forward";
         json_t *v = json_object_get(o, "fsdp_reshard_after_forward");
@@ -846,7 +793,7 @@ static int decode_reshard(json_t *o, struct estimate_input *in, struct estimate_
                      "\"always\", \"never\", \"default\"");
 }
 
-static int decode_parallelism(json_t *o, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode_parallelism(json_t *o, struct estimate_input *in, struct fields_error *e)
 {
         static const char *const keys[] = {"strategy",
                                            "fsdp_sharding",
@@ -947,8 +894,7 @@ static int decode_parallelism(json_t *o, struct estimate_input *in, struct estim
 
 /* framework_version: the release a run used, "YYYY-MM" or "YYYY-MM-DD";
  * presets whose behaviour changed follow it. */
-static int decode_framework_version(json_t *body, struct estimate_input *in,
-                                    struct estimate_decode_error *e)
+static int decode_framework_version(json_t *body, struct estimate_input *in, struct fields_error *e)
 {
         json_t *v = json_object_get(body, "framework_version");
         unsigned y = 0, m = 0, d = 1;
@@ -969,8 +915,7 @@ static int decode_framework_version(json_t *body, struct estimate_input *in,
 }
 
 /* The GPU as run: a power cap, a memory variant, the node's DRAM. */
-static int decode_gpu_settings(json_t *o, struct estimate_input *in,
-                               struct estimate_decode_error *e)
+static int decode_gpu_settings(json_t *o, struct estimate_input *in, struct fields_error *e)
 {
         static const char *const keys[] = {"power_limit_watts", "memory_bandwidth_bytes_per_s",
                                            "host_memory_bytes_per_s", NULL};
@@ -987,7 +932,7 @@ static int decode_gpu_settings(json_t *o, struct estimate_input *in,
 }
 
 /* Interruptions and checkpoints of a long training run. */
-static int decode_goodput(json_t *o, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode_goodput(json_t *o, struct estimate_input *in, struct fields_error *e)
 {
         static const char *const keys[] = {"failures_per_gpu_hour", "checkpoint_write_bytes_per_s",
                                            "restart_seconds",       "checkpoint_interval_s",
@@ -1011,7 +956,7 @@ static int decode_goodput(json_t *o, struct estimate_input *in, struct estimate_
 
 int estimate_decode_request(json_t *body, const struct catalog_snapshot *snap,
                             const char *const *extra_keys, struct estimate_input *in,
-                            struct estimate_decode_error *e)
+                            struct fields_error *e)
 {
         static const char *const keys[] = {"model",
                                            "workload",

@@ -3,7 +3,7 @@
  *
  * estimate_decode_request() validates a request object field by field
  * (types, ranges, enum names, unknown keys, contradictions) and fills a
- * struct estimate_input; a failure fills a struct estimate_decode_error
+ * struct estimate_input; a failure fills a struct fields_error (api/fields.h)
  * with the JSON pointer, the rule and a detail, which the caller turns
  * into a problem document.  The compare, serving and accuracy endpoints
  * reuse it: they decode the same workload object, telling the decoder
@@ -17,23 +17,10 @@
 
 #include <jansson.h>
 
+#include "api/fields.h"
 #include "core/estimate.h"
 
 struct catalog_snapshot;
-
-/* Where a request went wrong: the same three strings the problem document carries. */
-struct estimate_decode_error {
-        char pointer[128]; /* RFC 6901 pointer, "/workload/batch_size" */
-        char rule[48];     /* "type", "range", "enum", "unknown_field", "required", ... */
-        char detail[1024]; /* room to list the valid names for a model */
-        int status;        /* 400, or 404 for an unknown catalog model/GPU id */
-};
-
-/* Fill e (status, pointer, rule, printf-style detail); returns -1. */
-__attribute__((format(printf, 5, 6))) int estimate_decode_fail(struct estimate_decode_error *e,
-                                                               int status, const char *ptr,
-                                                               const char *rule, const char *fmt,
-                                                               ...);
 
 /*
  * Decode and validate body into in.  snap resolves "model": {"id"} and
@@ -44,6 +31,6 @@ __attribute__((format(printf, 5, 6))) int estimate_decode_fail(struct estimate_d
  */
 int estimate_decode_request(json_t *body, const struct catalog_snapshot *snap,
                             const char *const *extra_keys, struct estimate_input *in,
-                            struct estimate_decode_error *err);
+                            struct fields_error *err);
 
 #endif

@@ -232,7 +232,7 @@ static void fit_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
 {
         struct estimate_input *in = NULL;
         struct plan_fit_result *r = NULL;
-        struct estimate_decode_error aerr;
+        struct fields_error aerr;
         struct estimate_error eerr;
         struct plan_fit_options o;
         size_t n_gpus;

@@ -168,7 +168,7 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
         return 0;
 }
 
-void api_model_source_problem(const struct api_model_source *src, struct estimate_decode_error *e)
+void api_model_source_problem(const struct api_model_source *src, struct fields_error *e)
 {
         char detail[sizeof(e->detail)];
         if (!src->hub || strncmp(e->pointer, "/model/hf_config", 16))

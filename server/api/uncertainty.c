@@ -183,7 +183,7 @@ static void add_case(struct api_uncertainty *u, json_t *row, enum api_uncertaint
 {
         json_t *req = json_object_get(row, "request");
         struct estimate_input in;
-        struct estimate_decode_error e;
+        struct fields_error e;
         double ratio = 0;
 
         if (!json_is_object(req) || estimate_decode_request(req, s, NULL, &in, &e))

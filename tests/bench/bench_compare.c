@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         struct catalog_sync *sync;
         const struct catalog_snapshot *s;
         struct estimate_input in;
-        struct estimate_decode_error aerr;
+        struct fields_error aerr;
         struct estimate_error eerr;
         struct plan_train_constraints c;
         struct plan_train_result r;

@@ -375,7 +375,7 @@ static void fail(const char *what, const char *detail)
         abort();
 }
 
-static void check_refusal(const struct estimate_decode_error *e)
+static void check_refusal(const struct fields_error *e)
 {
         if (!memchr(e->pointer, '\0', sizeof(e->pointer)) ||
             !memchr(e->rule, '\0', sizeof(e->rule)) || !memchr(e->detail, '\0', sizeof(e->detail)))
@@ -460,7 +460,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct fuzz_input in = {data, size};
         struct estimate_input ein;
-        struct estimate_decode_error e;
+        struct fields_error e;
         struct estimate_error ee;
         struct estimate_result *r;
         const struct gpu_spec *gpus;

@@ -60,7 +60,7 @@ static void resolve(json_t *req)
 }
 
 /* Decode text (with catalog ids resolved); returns 0 or -1 with e. */
-static int decode(const char *text, struct estimate_input *in, struct estimate_decode_error *e)
+static int decode(const char *text, struct estimate_input *in, struct fields_error *e)
 {
         json_error_t je;
         json_t *req = json_loads(text, JSON_REJECT_DUPLICATES, &je);
@@ -190,7 +190,7 @@ static void test_refusals_name_the_field(void **state)
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct estimate_input in;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 if (decode(rows[i].body, &in, &e) == 0)
                         fail_msg("accepted: %s", rows[i].body);
                 if (strcmp(e.pointer, rows[i].pointer) || strcmp(e.rule, rows[i].rule))
@@ -206,7 +206,7 @@ static void test_framework_names(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct estimate_decode_error e;
+        struct fields_error e;
         assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
                                 "\"precision\":\"fp8_mixed\",\"parallelism\":{\"strategy\":"
                                 "\"fsdp\",\"gpus\":8,\"fsdp_version\":2,"
@@ -244,7 +244,7 @@ static void test_pasted_framework_configs(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct estimate_decode_error e;
+        struct fields_error e;
         /* PEFT LoraConfig, with keys that do not change memory */
         assert_int_equal(
                 decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"lora\":{\"r\":16,"
@@ -371,7 +371,7 @@ static void test_warned_contradictions(void **state)
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct estimate_input in;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 bool found = false;
                 if (decode(rows[i].body, &in, &e))
@@ -390,7 +390,7 @@ static void test_encode_contract(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct estimate_decode_error e;
+        struct fields_error e;
         struct estimate_error ee;
         assert_int_equal(
                 decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"}}", &in, &e), 0);
@@ -456,7 +456,7 @@ static void test_seed_scenarios(void **state)
                 json_t *rep = json_object_get(row, "reported");
                 const char *id = json_string_value(json_object_get(row, "id"));
                 struct estimate_input in;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 json_object_del(req, "gpu"); /* no catalog here */
                 resolve(req);
@@ -513,7 +513,7 @@ static void test_accuracy_guard(void **state)
                                                       : 1048576.0;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
                 struct accuracy_result v;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 assert_non_null(json_object_get(c, "source"));
                 resolve(req);
                 if (accuracy_case(req, json_string_value(json_object_get(c, "kind")),

@@ -395,7 +395,7 @@ static void test_estimate_render_round_trip(void **state)
                 json_error_t je;
                 json_t *body = json_loads(requests[i], 0, &je);
                 struct estimate_input in;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 size_t len = 0;
                 assert_non_null(body);

@@ -57,7 +57,7 @@ static void resolve(json_t *req)
         fail_msg("unknown model %s", json_string_value(id));
 }
 
-static int run(const char *text, struct estimate_result *res, struct estimate_decode_error *e)
+static int run(const char *text, struct estimate_result *res, struct fields_error *e)
 {
         json_error_t je;
         json_t *req = json_loads(text, JSON_REJECT_DUPLICATES, &je);
@@ -190,7 +190,7 @@ static void test_trainable_counts(void **state)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 char body[2048];
                 struct estimate_result res;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 snprintf(body, sizeof(body),
                          "{\"model\":%s,\"workload\":{\"mode\":\"lora\",\"batch_size\":1,"
                          "\"sequence_length\":128,\"lora\":{%s}}}",
@@ -231,7 +231,7 @@ static void test_unknown_names_list_the_valid_ones(void **state)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 char body[2048];
                 struct estimate_result res;
-                struct estimate_decode_error e;
+                struct fields_error e;
                 snprintf(body, sizeof(body),
                          "{\"model\":%s,\"workload\":{\"mode\":\"lora\",\"lora\":{%s}}}",
                          rows[i].model, rows[i].lora);
