@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/catalog_common.h"
+#include "api/estimate_encode.h"
 #include "db/engine_queries.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -36,14 +37,14 @@ void accuracy_summary(const double *errors, size_t n, double *buf, double *media
 
 int accuracy_case(json_t *request, const char *kind, double measured_bytes,
                   const struct catalog_snapshot *snap, struct accuracy_result *out,
-                  struct api_estimate_error *err)
+                  struct fields_error *err)
 {
         struct estimate_input in;
         struct estimate_error ee;
         struct estimate_result *r;
 
         memset(out, 0, sizeof(*out));
-        if (api_estimate_decode(request, snap, NULL, &in, err))
+        if (estimate_decode_request(request, snap, NULL, &in, err))
                 return -1;
         r = malloc(sizeof(*r));
         if (!r) {
@@ -74,7 +75,7 @@ int accuracy_case(json_t *request, const char *kind, double measured_bytes,
         return 0;
 }
 
-static int time_fail(struct api_estimate_error *err, const char *pointer, const char *detail)
+static int time_fail(struct fields_error *err, const char *pointer, const char *detail)
 {
         err->status = 400;
         snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
@@ -117,7 +118,7 @@ static int time_metric(const char *metric, const struct estimate_input *in,
 
 int accuracy_time_case(json_t *request, const char *metric, double measured,
                        const struct catalog_snapshot *snap, double *estimated, double *error,
-                       struct api_estimate_error *err)
+                       struct fields_error *err)
 {
         struct estimate_input in;
         struct estimate_error ee;
@@ -127,7 +128,7 @@ int accuracy_time_case(json_t *request, const char *metric, double measured,
         int rc = -1;
 
         memset(err, 0, sizeof(*err));
-        if (api_estimate_decode(request, snap, NULL, &in, err))
+        if (estimate_decode_request(request, snap, NULL, &in, err))
                 return -1;
         if (in.gpu_index < 0)
                 return time_fail(err, "/gpu", "a throughput case must name a catalog gpu");
@@ -265,7 +266,7 @@ static int case_set_open(const struct api_request *rq, struct api_response *rs,
 
 /* Append case document c (taken): its error, or the engine's refusal e. */
 static void case_set_add(struct case_set *cs, json_t *c, int rc, double error,
-                         const struct api_estimate_error *e)
+                         const struct fields_error *e)
 {
         if (rc == 0) {
                 json_object_set_new(c, "error", json_real(error));
@@ -308,7 +309,7 @@ static json_t *time_section(const struct api_request *rq, struct api_response *r
                 return NULL;
         json_array_foreach(cs.rows, i, row)
         {
-                struct api_estimate_error e;
+                struct fields_error e;
                 double est = 0, error = 0;
                 json_t *c = json_deep_copy(row);
                 if (!c)
@@ -362,7 +363,7 @@ void accuracy_handle(const struct api_request *rq, struct api_response *rs)
         json_array_foreach(cs.rows, i, row)
         {
                 struct accuracy_result v;
-                struct api_estimate_error e;
+                struct fields_error e;
                 const char *kind = json_string_value(json_object_get(row, "kind"));
                 double measured = json_number_value(json_object_get(row, "measured_bytes"));
                 json_t *c = json_pack(
@@ -434,16 +435,16 @@ void accuracy_scenarios_handle(const struct api_request *rq, struct api_response
         json_array_foreach(rows, i, row)
         {
                 struct estimate_input in;
-                struct api_estimate_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 json_t *s = json_deep_copy(row);
                 if (!s)
                         continue;
-                if (api_estimate_decode(json_object_get(row, "request"), snap, NULL, &in, &e) ==
+                if (estimate_decode_request(json_object_get(row, "request"), snap, NULL, &in, &e) ==
                             0 &&
                     estimate_run(&in, gpus, n_gpus, r, &ee) == 0) {
                         json_object_set_new(s, "estimate",
-                                            api_estimate_encode(&in, r, gpus, n_gpus));
+                                            estimate_encode_result(&in, r, gpus, n_gpus));
                 } else {
                         json_object_set_new(s, "estimate", json_null());
                         json_object_set_new(

@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "api/handler.h"
 
 struct catalog_snapshot;
@@ -44,7 +44,7 @@ struct accuracy_result {
  */
 int accuracy_case(json_t *request, const char *kind, double measured_bytes,
                   const struct catalog_snapshot *snap, struct accuracy_result *out,
-                  struct api_estimate_error *err);
+                  struct fields_error *err);
 
 /*
  * The engine's figure for a throughput metric (see tests/data/throughput.json
@@ -57,7 +57,7 @@ int accuracy_case(json_t *request, const char *kind, double measured_bytes,
  */
 int accuracy_time_case(json_t *request, const char *metric, double measured,
                        const struct catalog_snapshot *snap, double *estimated, double *error,
-                       struct api_estimate_error *err);
+                       struct fields_error *err);
 
 /* Median and 90th percentile (nearest rank) of |errors|; sorts a copy in buf (n entries). */
 void accuracy_summary(const double *errors, size_t n, double *buf, double *median, double *p90);

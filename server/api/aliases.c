@@ -406,7 +406,7 @@ static const struct value_field value_fields[] = {
 };
 
 /* A 400 naming the field. */
-#define afail(e, ptr, rule, ...) api_estimate_fail((e), 400, (ptr), (rule), __VA_ARGS__)
+#define afail(e, ptr, rule, ...) fields_fail((e), 400, (ptr), (rule), __VA_ARGS__)
 
 /* The object at path ("" = body, "a/b" = body.a.b); created when asked
  * and absent; NULL when absent or not an object. */
@@ -475,7 +475,7 @@ static int append_targets(json_t *body, const char *names)
  * expandable_segments changes the engine's replay; the other options are
  * named in the 400 so that the user knows what was not modelled.
  */
-static json_t *alloc_conf(const char *p, const char *alias, json_t *v, struct api_estimate_error *e)
+static json_t *alloc_conf(const char *p, const char *alias, json_t *v, struct fields_error *e)
 {
         const char *s = json_string_value(v);
         int expandable = -1;
@@ -530,7 +530,7 @@ static json_t *alloc_conf(const char *p, const char *alias, json_t *v, struct ap
 
 /* The value our key takes for an alias's value; NULL (with e) when the
  * value does not fit the conversion. */
-static json_t *convert(const struct key_alias *k, json_t *v, struct api_estimate_error *e)
+static json_t *convert(const struct key_alias *k, json_t *v, struct fields_error *e)
 {
         char p[160];
         pointer_of(p, sizeof(p), k->from, k->alias);
@@ -598,7 +598,7 @@ static json_t *convert(const struct key_alias *k, json_t *v, struct api_estimate
         return NULL;
 }
 
-static int apply_key(json_t *body, const struct key_alias *k, struct api_estimate_error *e)
+static int apply_key(json_t *body, const struct key_alias *k, struct fields_error *e)
 {
         json_t *from = object_at(body, k->from, 0);
         json_t *v = from ? json_object_get(from, k->alias) : NULL;
@@ -832,7 +832,7 @@ static bool key_alias_present(json_t *body)
         return false;
 }
 
-int api_aliases_apply(json_t *body, struct api_estimate_error *e)
+int api_aliases_apply(json_t *body, struct fields_error *e)
 {
         if (!json_is_object(body))
                 return 0;
@@ -846,7 +846,6 @@ int api_aliases_apply(json_t *body, struct api_estimate_error *e)
         return 0;
 fail:
         if (!e->status)
-                api_estimate_fail(e, 500, "", "internal",
-                                  "out of memory rewriting framework names");
+                fields_fail(e, 500, "", "internal", "out of memory rewriting framework names");
         return -1;
 }

@@ -24,10 +24,10 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 
 /* 0, or -1 with e filled (400) when an alias and the name it stands for
  * are both given, or an alias carries a value of the wrong type. */
-int api_aliases_apply(json_t *body, struct api_estimate_error *e);
+int api_aliases_apply(json_t *body, struct fields_error *e);
 
 #endif

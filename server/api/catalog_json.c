@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "api/catalog_common.h"
-#include "api/estimate.h"
+#include "api/estimate_encode.h"
 
 const char *const catalog_json_precision_keys[GPU_PRECISION_COUNT] = {
         [GPU_FP32] = "fp32", [GPU_TF32] = "tf32", [GPU_FP16] = "fp16",
@@ -223,7 +223,7 @@ json_t *catalog_json_model(const struct catalog_model *m, bool detail)
                 "parameters_source", m->parameters_source ? m->parameters_source : "", "parameters",
                 counted ? json_integer((json_int_t)counted) : json_null(), "parameters_error",
                 counted ? json_real(err) : json_null(), "architecture",
-                m->arch_ok ? api_model_arch_encode(&m->arch) : json_null());
+                m->arch_ok ? estimate_encode_arch(&m->arch) : json_null());
         if (o) {
                 json_t *hub = json_array();
                 for (const char *p = m->hub_ids; hub && p && *p;) {

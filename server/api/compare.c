@@ -15,7 +15,7 @@
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/fields.h"
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "api/price_options.h"
 #include "plan/train_search.h"
 
@@ -340,7 +340,7 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
                            struct api_response *rs)
 {
         struct estimate_input *in = NULL;
-        struct api_estimate_error aerr;
+        struct fields_error aerr;
         struct estimate_error eerr;
         struct plan_train_constraints c;
         struct plan_train_result r;
@@ -354,7 +354,7 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
                 goto out;
         }
         memset(&aerr, 0, sizeof(aerr));
-        if (api_estimate_decode(body, s, compare_extra_keys, in, &aerr)) {
+        if (estimate_decode_request(body, s, compare_extra_keys, in, &aerr)) {
                 api_problem_field(rs, aerr.status ? aerr.status : 400, aerr.pointer, aerr.rule,
                                   aerr.detail);
                 goto out;

@@ -17,7 +17,7 @@
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/fields.h"
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "api/fit_options.h"
 #include "plan/fit_search.h"
 
@@ -232,7 +232,7 @@ static void fit_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
 {
         struct estimate_input *in = NULL;
         struct plan_fit_result *r = NULL;
-        struct api_estimate_error aerr;
+        struct fields_error aerr;
         struct estimate_error eerr;
         struct plan_fit_options o;
         size_t n_gpus;
@@ -246,7 +246,7 @@ static void fit_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
                 goto out;
         }
         memset(&aerr, 0, sizeof(aerr));
-        if (api_estimate_decode(body, s, fit_extra_keys, in, &aerr)) {
+        if (estimate_decode_request(body, s, fit_extra_keys, in, &aerr)) {
                 api_problem_field(rs, aerr.status ? aerr.status : 400, aerr.pointer, aerr.rule,
                                   aerr.detail);
                 goto out;

@@ -18,7 +18,8 @@
 #include "core/estimate.h"
 #include "models/hf_config.h"
 #include "models/hub.h"
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
+#include "api/estimate_encode.h"
 #include "db/resolve.h"
 
 #define REVISION_MAX 200
@@ -167,7 +168,7 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
         return 0;
 }
 
-void api_model_source_problem(const struct api_model_source *src, struct api_estimate_error *e)
+void api_model_source_problem(const struct api_model_source *src, struct fields_error *e)
 {
         char detail[sizeof(e->detail)];
         if (!src->hub || strncmp(e->pointer, "/model/hf_config", 16))
@@ -349,8 +350,8 @@ void api_hub_model_get(const struct api_request *rq, struct api_response *rs)
                         e.revision[0] ? e.revision : "main", "sha", e.sha, "etag",
                         e.etag[0] ? e.etag : NULL, "gated", e.gated, "stale", e.stale,
                         "fetched_at_s", (json_int_t)e.fetched_at_s, "parameters_source",
-                        hub ? "safetensors" : "config", "architecture",
-                        api_model_arch_encode(&arch), "hf_config", json_incref(cfg));
+                        hub ? "safetensors" : "config", "architecture", estimate_encode_arch(&arch),
+                        "hf_config", json_incref(cfg));
         if (doc) {
                 json_object_set_new(doc, "config_parameters",
                                     json_integer((json_int_t)model_parameters(&arch)));
@@ -433,7 +434,7 @@ static char *items_text(json_t *arr)
 }
 
 /*
- * The estimate's text is api_estimate_render()'s: it opens with
+ * The estimate's text is estimate_encode_render()'s: it opens with
  * {"model":{ and ends with ,"assumptions":[...],"warnings":[...]}.  The
  * source goes first in the model object and the notes at the end of the
  * two arrays, spliced into the text rather than parsed and written again

@@ -28,7 +28,7 @@
 
 struct catalog_snapshot;
 struct estimate_input;
-struct api_estimate_error;
+struct fields_error;
 
 struct api_model_source {
         bool hub;                   /* the model was read from the Hub (or its stored copy) */
@@ -60,7 +60,7 @@ void api_model_source_apply(struct api_model_source *src, struct estimate_input 
 
 /* A decoding failure inside a Hub model's config.json as a 422 naming the
  * key and the repository (pointer /model/id); other failures unchanged. */
-void api_model_source_problem(const struct api_model_source *src, struct api_estimate_error *e);
+void api_model_source_problem(const struct api_model_source *src, struct fields_error *e);
 
 void api_model_source_free(struct api_model_source *src);
 

@@ -16,7 +16,7 @@
 #include "api/admin.h"
 #include "api/catalog_common.h"
 #include "api/fields.h"
-#include "api/estimate.h"
+#include "core/estimate.h"
 #include "api/text.h"
 #include "app.h"
 #include "config.h"

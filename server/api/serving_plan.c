@@ -21,7 +21,7 @@
 #include "api/catalog_api.h"
 #include "api/catalog_common.h"
 #include "api/fields.h"
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "api/price_options.h"
 #include "plan/serving.h"
 
@@ -755,7 +755,7 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
         struct serving_request *req = NULL;
         struct serving_result r;
         struct serving_error err;
-        struct api_estimate_error aerr;
+        struct fields_error aerr;
         json_t *model = NULL, *w, *answer = NULL;
 
         memset(&r, 0, sizeof(r));
@@ -777,7 +777,7 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                 goto out;
         }
         memset(&aerr, 0, sizeof(aerr));
-        if (api_estimate_decode(model, s, extra_keys_none, &req->model, &aerr)) {
+        if (estimate_decode_request(model, s, extra_keys_none, &req->model, &aerr)) {
                 api_problem_field(rs, aerr.status ? aerr.status : 400, aerr.pointer, aerr.rule,
                                   aerr.detail);
                 goto out;

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "api/accuracy.h"
 #include "catalog/catalog.h"
 
@@ -183,10 +183,10 @@ static void add_case(struct api_uncertainty *u, json_t *row, enum api_uncertaint
 {
         json_t *req = json_object_get(row, "request");
         struct estimate_input in;
-        struct api_estimate_error e;
+        struct fields_error e;
         double ratio = 0;
 
-        if (!json_is_object(req) || api_estimate_decode(req, s, NULL, &in, &e))
+        if (!json_is_object(req) || estimate_decode_request(req, s, NULL, &in, &e))
                 return;
         if (q == API_UNC_MEMORY) {
                 struct accuracy_result v;

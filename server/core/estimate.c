@@ -149,70 +149,6 @@ void estimate_input_defaults(struct estimate_input *in)
                 }                                                                                  \
         } while (0)
 
-/*
- * What each framework does when its user says nothing, read from its own
- * source and shipped configurations:
- *
- * torchtitan (torchtitan/models/llama3/infra/parallelize.py, train_configs/
- *   llama3_8b.toml): FSDP2 fully_shard with MixedPrecisionPolicy(param bf16,
- *   reduce fp32) over fp32 parameters; activation_checkpoint mode
- *   "selective" with selective_ac_option "op"; SDPA (flash) attention;
- *   loss = cross_entropy(pred.flatten(0, 1).float(), labels): bf16 logits
- *   upcast inside the loss (compile wraps each TransformerBlock; a request
- *   whose loss is compiled too says logits "fused"); AdamW implementation
- *   "fused"; run_train.sh starts every rank with
- *   PYTORCH_ALLOC_CONF="expandable_segments:True".
- * torchtune (recipes/configs (every recipe): dtype bf16, enable_activation_checkpointing
- *   True, loss CEWithChunkedOutputLoss, optimizer fused AdamW; distributed
- *   recipes shard with FSDP2 fully_shard).
- * litgpt (litgpt/finetune/lora.py, pretrain.py): precision "bf16-true";
- *   on several GPUs Fabric's FSDPStrategy (FSDP1, flat parameters) with
- *   activation_checkpointing_policy={Block}; chunked_cross_entropy over
- *   lm_head_chunk_size = 128 chunks; SDPA attention; torch AdamW (foreach);
- *   accumulation micro-batches under fabric.no_backward_sync (FSDP1 no_sync);
- *   Fabric's FSDPStrategy uses use_orig_params=True, so LoRA layers share
- *   each Block's flat parameter with its frozen weights;
- *   LoRA Config lora_dropout 0.05 (litgpt/lora.py).
- * HF Trainer / accelerate: fp32 unless asked otherwise (TrainingArguments
- *   bf16 = fp16 = False; accelerate mixed_precision "no"); the model returns
- *   fp32 logits; adamw_torch (foreach); DDP, or FSDP1 through
- *   accelerate's FullyShardedDataParallelPlugin, whose accumulate() runs the
- *   non-final micro-batches under no_sync; PEFT's fsdp_auto_wrap_policy puts
- *   each trainable LoRA layer in a unit of its own.
- * DeepSpeed: fp32 unless its config enables fp16 or bf16 (both off by
- *   default); with them, fp32 master weights inside the ZeRO optimizer.
- * The model's output through backward: Trainer.compute_loss returns the
- *   loss alone, so the output (and its logits) is freed before
- *   training_step calls backward; torchtitan's train_step deletes pred,
- *   torchtune's recipes delete the logits once the loss has them, and
- *   Megatron-LM's forward step returns the loss.  The loops accelerate,
- *   DeepSpeed and PEFT document (outputs = model(**batch); loss =
- *   outputs.loss; backward(loss)) and litgpt's keep it alive.
- * Gradient clipping by default: TrainingArguments max_grad_norm 1.0,
- *   torchtitan training.max_norm 1.0, Megatron-LM --clip-grad 1.0;
- *   torchtune (clip_grad_norm), litgpt (max_norm), accelerate and
- *   DeepSpeed (gradient_clipping 0) leave it off.
- * Megatron-LM: "selective" means its --recompute-activations policy (the
- *   attention core), which stays the engine's meaning of the name; nothing
- *   is recomputed unless asked (--recompute-granularity unset); attention
- *   through Transformer Engine's fused kernels; the cross-entropy runs in
- *   fp32 over the (vocab-parallel) logits.  Sequence parallelism and the
- *   precision are flags its users set, so the request says them.
- * vLLM and transformers serve with fused attention (flash / SDPA); llama.cpp
- *   allocates exact ggml buffers, not PyTorch's caching allocator.
- * llama.cpp and ExLlama run fp16 matmuls through cuBLAS with fp16
- *   accumulation: ggml-cuda's ggml_cuda_op_mul_mat_cublas calls
- *   cublasGemmEx with CUBLAS_COMPUTE_16F for fp16 and dequantized weights;
- *   ExLlama (v1 q4_matmul, v2 QMatrix) reconstructs each quantized matrix
- *   to fp16 and calls cublasHgemm above a few rows.  GeForce tensor cores
- *   run that at twice their fp32-accumulate rate (speed.c).  llama.cpp
- *   builds since June 2024 (PR 8075) multiply quantized weights in their
- *   MMQ kernels without an fp16 copy; GGML_CUDA_FORCE_CUBLAS builds and
- *   older ones dequantize first (runtime.dequantize_to_fp16).
- * transformers: bitsandbytes 4-bit layers dequantize the whole matrix for
- *   any input of more than one token (bnb matmul_4bit), GPTQ layers through
- *   ExLlama kernels above 50 rows.
- */
 /* Sharding as a framework that shards with FSDP does it: FSDP on several
  * GPUs, its FSDP version, FSDP1's no_sync under accumulation, and whether
  * LoRA layers share block units with frozen weights (use_orig_params). */
@@ -229,12 +165,37 @@ static void preset_fsdp(struct estimate_input *in, uint32_t version, bool no_syn
                 PRESET(in, EST_SET_FSDP_ORIG, EST_FWS_FSDP_ORIG_PARAMS, fsdp_use_orig_params, true);
 }
 
+/*
+ * What each framework does when its user says nothing, read from its own
+ * source and shipped configurations: each case names its sources.  Two
+ * defaults cut across the frameworks:
+ *
+ * The model's output through backward: Trainer.compute_loss returns the
+ *   loss alone, so the output (and its logits) is freed before
+ *   training_step calls backward; torchtitan's train_step deletes pred,
+ *   torchtune's recipes delete the logits once the loss has them, and
+ *   Megatron-LM's forward step returns the loss.  The loops accelerate,
+ *   DeepSpeed and PEFT document (outputs = model(**batch); loss =
+ *   outputs.loss; backward(loss)) and litgpt's keep it alive.
+ * Gradient clipping by default: TrainingArguments max_grad_norm 1.0,
+ *   torchtitan training.max_norm 1.0, Megatron-LM --clip-grad 1.0;
+ *   torchtune (clip_grad_norm), litgpt (max_norm), accelerate and
+ *   DeepSpeed (gradient_clipping 0) leave it off.
+ */
 void estimate_apply_framework(struct estimate_input *in)
 {
         bool multi = in->gpus > 1;
 
         switch (in->framework) {
         case EST_FW_TORCHTITAN:
+                /* torchtitan (torchtitan/models/llama3/infra/parallelize.py,
+                 * train_configs/llama3_8b.toml): FSDP2 fully_shard with
+                 * MixedPrecisionPolicy(param bf16, reduce fp32) over fp32 parameters;
+                 * activation_checkpoint mode "selective" with selective_ac_option "op";
+                 * SDPA (flash) attention; loss = cross_entropy(pred.flatten(0, 1).float(),
+                 * labels): bf16 logits upcast inside the loss; AdamW implementation
+                 * "fused"; run_train.sh starts every rank with
+                 * PYTORCH_ALLOC_CONF="expandable_segments:True". */
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16_MIXED);
                 PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
                        EST_CKPT_SELECTIVE_OP);
@@ -268,6 +229,10 @@ void estimate_apply_framework(struct estimate_input *in)
                                sequence_parallel, true);
                 break;
         case EST_FW_TORCHTUNE:
+                /* torchtune (recipes/configs, every recipe): dtype bf16,
+                 * enable_activation_checkpointing True, loss CEWithChunkedOutputLoss,
+                 * optimizer fused AdamW; distributed recipes shard with FSDP2
+                 * fully_shard. */
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_BF16);
                 PRESET(in, EST_SET_CHECKPOINTING, EST_FWS_CHECKPOINTING, checkpointing,
                        EST_CKPT_FULL);
@@ -279,6 +244,14 @@ void estimate_apply_framework(struct estimate_input *in)
                 preset_fsdp(in, 2, false, false);
                 break;
         case EST_FW_LITGPT:
+                /* litgpt (litgpt/finetune/lora.py, pretrain.py): precision "bf16-true";
+                 * on several GPUs Fabric's FSDPStrategy (FSDP1, flat parameters) with
+                 * activation_checkpointing_policy={Block}; chunked_cross_entropy over
+                 * lm_head_chunk_size = 128 chunks; SDPA attention; torch AdamW (foreach);
+                 * accumulation micro-batches under fabric.no_backward_sync (FSDP1
+                 * no_sync); FSDPStrategy uses use_orig_params=True, so LoRA layers share
+                 * each Block's flat parameter with its frozen weights; LoRA Config
+                 * lora_dropout 0.05 (litgpt/lora.py). */
                 /* litgpt's GPT builds lm_head as its own nn.Linear beside
                  * transformer.wte and never ties them (litgpt/model.py at
                  * 04205815, GPT.__init__): a tied checkpoint (Gemma) is
@@ -296,6 +269,12 @@ void estimate_apply_framework(struct estimate_input *in)
                 break;
         case EST_FW_HF_TRAINER:
         case EST_FW_ACCELERATE:
+                /* HF Trainer / accelerate: fp32 unless asked otherwise (TrainingArguments
+                 * bf16 = fp16 = False; accelerate mixed_precision "no"); the model returns
+                 * fp32 logits; adamw_torch (foreach); DDP, or FSDP1 through accelerate's
+                 * FullyShardedDataParallelPlugin, whose accumulate() runs the non-final
+                 * micro-batches under no_sync; PEFT's fsdp_auto_wrap_policy puts each
+                 * trainable LoRA layer in a unit of its own. */
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_FP32);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_FP32);
                 if (in->framework == EST_FW_HF_TRAINER) {
@@ -309,29 +288,53 @@ void estimate_apply_framework(struct estimate_input *in)
                         preset_fsdp(in, 1, true, false); /* PEFT wraps LoRA layers apart */
                 break;
         case EST_FW_DEEPSPEED:
+                /* DeepSpeed: fp32 unless its config enables fp16 or bf16 (both off by
+                 * default); with them, fp32 master weights inside the ZeRO optimizer. */
                 PRESET(in, EST_SET_PRECISION, EST_FWS_PRECISION, precision, EST_FP32);
                 break;
         case EST_FW_MEGATRON:
+                /* Megatron-LM: "selective" means its --recompute-activations policy (the
+                 * attention core), which stays the engine's meaning of the name; nothing
+                 * is recomputed unless asked (--recompute-granularity unset); attention
+                 * through Transformer Engine's fused kernels; the cross-entropy runs in
+                 * fp32 over the (vocab-parallel) logits.  Sequence parallelism and the
+                 * precision are flags its users set, so the request says them. */
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_LOGITS, EST_FWS_LOGITS, logits, EST_LOGITS_UPCAST_IN_LOSS);
                 PRESET(in, EST_SET_GRAD_CLIP, EST_FWS_GRADIENT_CLIPPING, gradient_clipping, true);
                 PRESET(in, EST_SET_OUTPUT_KEPT, EST_FWS_OUTPUT_KEPT, output_kept, false);
                 break;
         case EST_FW_VLLM:
+                /* vLLM serves with fused attention (flash). */
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 break;
         case EST_FW_TRANSFORMERS:
+                /* transformers serves with fused attention (SDPA).  Its bitsandbytes
+                 * 4-bit layers dequantize the whole matrix for any input of more than
+                 * one token (bnb matmul_4bit), GPTQ layers through ExLlama kernels above
+                 * 50 rows. */
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 if (in->quantization == EST_QUANT_NF4 || in->quantization == EST_QUANT_INT4)
                         PRESET(in, EST_SET_DEQUANT_FP16, EST_FWS_DEQUANTIZE_FP16,
                                dequantize_to_fp16, true);
                 break;
         case EST_FW_LLAMA_CPP:
+                /* llama.cpp allocates exact ggml buffers, not PyTorch's caching
+                 * allocator.  It runs fp16 matmuls through cuBLAS with fp16 accumulation:
+                 * ggml-cuda's ggml_cuda_op_mul_mat_cublas calls cublasGemmEx with
+                 * CUBLAS_COMPUTE_16F for fp16 and dequantized weights; GeForce tensor
+                 * cores run that at twice their fp32-accumulate rate (speed.c).  Builds
+                 * since June 2024 (PR 8075) multiply quantized weights in their MMQ
+                 * kernels without an fp16 copy; GGML_CUDA_FORCE_CUBLAS builds and older
+                 * ones dequantize first (runtime.dequantize_to_fp16). */
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_RESERVE, EST_FWS_RESERVE, allocator_reserve_fraction, 0.0);
                 PRESET(in, EST_SET_GEMM_ACC, EST_FWS_GEMM_ACCUMULATION, fp16_accumulation, true);
                 break;
         case EST_FW_EXLLAMA:
+                /* ExLlama (v1 q4_matmul, v2 QMatrix) reconstructs each quantized matrix
+                 * to fp16 and calls cublasHgemm above a few rows: fp16 accumulation, as
+                 * llama.cpp. */
                 PRESET(in, EST_SET_FLASH, EST_FWS_FLASH, flash_attention, true);
                 PRESET(in, EST_SET_GEMM_ACC, EST_FWS_GEMM_ACCUMULATION, fp16_accumulation, true);
                 if (in->quantization != EST_QUANT_NONE)

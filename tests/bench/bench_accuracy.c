@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "api/accuracy.h"
 #include "core/estimate.h"
 
@@ -70,10 +70,10 @@ static int resolve_model(json_t *request, json_t *models)
 static void print_breakdown(json_t *request)
 {
         struct estimate_input in;
-        struct api_estimate_error ae;
+        struct fields_error ae;
         struct estimate_error ee;
         struct estimate_result *r = malloc(sizeof(*r));
-        if (!r || api_estimate_decode(request, NULL, NULL, &in, &ae) ||
+        if (!r || estimate_decode_request(request, NULL, NULL, &in, &ae) ||
             estimate_run(&in, NULL, 0, r, &ee)) {
                 free(r);
                 return;
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
         json_array_foreach(cases, i, c)
         {
                 struct accuracy_result v;
-                struct api_estimate_error e;
+                struct fields_error e;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
                 const char *kind = json_string_value(json_object_get(c, "kind"));
                 double measured = json_number_value(json_object_get(c, "measured")) *

@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "catalog/catalog.h"
 #include "db/catalog_sync.h"
 #include "db/pool.h"
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         struct catalog_sync *sync;
         const struct catalog_snapshot *s;
         struct estimate_input in;
-        struct api_estimate_error aerr;
+        struct fields_error aerr;
         struct estimate_error eerr;
         struct plan_train_constraints c;
         struct plan_train_result r;
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         s = catalog_acquire(cat);
         body = json_loads(request_json, 0, NULL);
         memset(&aerr, 0, sizeof(aerr));
-        if (!body || api_estimate_decode(body, s, NULL, &in, &aerr)) {
+        if (!body || estimate_decode_request(body, s, NULL, &in, &aerr)) {
                 fprintf(stderr, "request refused: %s %s\n", aerr.pointer, aerr.detail);
                 return 1;
         }

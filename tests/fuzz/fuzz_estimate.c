@@ -1,13 +1,13 @@
 /*
  * fuzz_estimate.c - libFuzzer harness for POST /api/v1/estimate below the
- * transport: request object -> api_estimate_decode() (every field's type,
+ * transport: request object -> estimate_decode_request() (every field's type,
  * range, enum and contradiction rules) -> estimate_run() (the engine, over
- * a small hand-made catalog) -> api_estimate_encode().
+ * a small hand-made catalog) -> estimate_encode_result().
  *
  * Input: either a request as JSON text (the input starts with '{'), which
  * keeps the seeds readable, or bytes that the data provider of
  * fuzz_json.h turns into a request built from the real keys of the
- * request schema (api/estimate.c), with boundary numbers, every enum name,
+ * request schema (api/estimate_decode.c), with boundary numbers, every enum name,
  * wrong types and unknown keys mixed in.  jansson is not instrumented, so
  * this is how the fuzzer reaches deep into the decoder and the engine.
  *
@@ -26,7 +26,8 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
+#include "api/estimate_encode.h"
 #include "models/hf_config.h"
 #include "catalog/catalog.h"
 #include "catalog/catalog_tables.h"
@@ -374,7 +375,7 @@ static void fail(const char *what, const char *detail)
         abort();
 }
 
-static void check_refusal(const struct api_estimate_error *e)
+static void check_refusal(const struct fields_error *e)
 {
         if (!memchr(e->pointer, '\0', sizeof(e->pointer)) ||
             !memchr(e->rule, '\0', sizeof(e->rule)) || !memchr(e->detail, '\0', sizeof(e->detail)))
@@ -459,7 +460,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct fuzz_input in = {data, size};
         struct estimate_input ein;
-        struct api_estimate_error e;
+        struct fields_error e;
         struct estimate_error ee;
         struct estimate_result *r;
         const struct gpu_spec *gpus;
@@ -475,7 +476,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!body)
                 return 0;
         gpus = catalog_gpus(snap, &n_gpus);
-        if (api_estimate_decode(body, snap, NULL, &ein, &e) != 0) {
+        if (estimate_decode_request(body, snap, NULL, &ein, &e) != 0) {
                 check_refusal(&e);
                 if (verbose)
                         fprintf(stderr, "refused %d %s %s: %s\n", e.status, e.pointer, e.rule,
@@ -500,7 +501,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         fprintf(stderr, "ran: %llu bytes per GPU, %zu fit rows\n",
                                 (unsigned long long)r->per_gpu_total_bytes, r->n_fits);
                 check_result(r, n_gpus);
-                json_t *doc = api_estimate_encode(&ein, r, gpus, n_gpus);
+                json_t *doc = estimate_encode_result(&ein, r, gpus, n_gpus);
                 check_document(doc);
                 json_decref(doc);
                 /* The cheap memory-only path must agree with the full run. */

@@ -1,5 +1,5 @@
 /*
- * test_estimate_api.c - the request decoder's validation (api/estimate.c),
+ * test_estimate_api.c - the request decoder's validation (api/estimate_decode.c),
  * the seed scenarios of the article "Hardware Requirements for Training of Language Models" and a loose accuracy guard over the
  * published measurements (api/accuracy.c).
  *
@@ -19,7 +19,8 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
+#include "api/estimate_encode.h"
 #include "api/accuracy.h"
 
 static json_t *models;
@@ -59,14 +60,14 @@ static void resolve(json_t *req)
 }
 
 /* Decode text (with catalog ids resolved); returns 0 or -1 with e. */
-static int decode(const char *text, struct estimate_input *in, struct api_estimate_error *e)
+static int decode(const char *text, struct estimate_input *in, struct fields_error *e)
 {
         json_error_t je;
         json_t *req = json_loads(text, JSON_REJECT_DUPLICATES, &je);
         if (!req)
                 fail_msg("bad test JSON: %s: %s", text, je.text);
         resolve(req);
-        int rc = api_estimate_decode(req, NULL, NULL, in, e);
+        int rc = estimate_decode_request(req, NULL, NULL, in, e);
         json_decref(req);
         return rc;
 }
@@ -189,7 +190,7 @@ static void test_refusals_name_the_field(void **state)
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct estimate_input in;
-                struct api_estimate_error e;
+                struct fields_error e;
                 if (decode(rows[i].body, &in, &e) == 0)
                         fail_msg("accepted: %s", rows[i].body);
                 if (strcmp(e.pointer, rows[i].pointer) || strcmp(e.rule, rows[i].rule))
@@ -205,7 +206,7 @@ static void test_framework_names(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct api_estimate_error e;
+        struct fields_error e;
         assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"pre_train\"},"
                                 "\"precision\":\"fp8_mixed\",\"parallelism\":{\"strategy\":"
                                 "\"fsdp\",\"gpus\":8,\"fsdp_version\":2,"
@@ -243,7 +244,7 @@ static void test_pasted_framework_configs(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct api_estimate_error e;
+        struct fields_error e;
         /* PEFT LoraConfig, with keys that do not change memory */
         assert_int_equal(
                 decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"lora\",\"lora\":{\"r\":16,"
@@ -370,7 +371,7 @@ static void test_warned_contradictions(void **state)
         };
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct estimate_input in;
-                struct api_estimate_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 bool found = false;
                 if (decode(rows[i].body, &in, &e))
@@ -389,12 +390,12 @@ static void test_encode_contract(void **state)
 {
         (void)state;
         struct estimate_input in;
-        struct api_estimate_error e;
+        struct fields_error e;
         struct estimate_error ee;
         assert_int_equal(
                 decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"fine_tune\"}}", &in, &e), 0);
         assert_int_equal(estimate_run(&in, NULL, 0, &res, &ee), 0);
-        json_t *doc = api_estimate_encode(&in, &res, NULL, 0);
+        json_t *doc = estimate_encode_result(&in, &res, NULL, 0);
         assert_non_null(doc);
         static const char *const comps[] = {"weights",
                                             "gradients",
@@ -455,11 +456,11 @@ static void test_seed_scenarios(void **state)
                 json_t *rep = json_object_get(row, "reported");
                 const char *id = json_string_value(json_object_get(row, "id"));
                 struct estimate_input in;
-                struct api_estimate_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 json_object_del(req, "gpu"); /* no catalog here */
                 resolve(req);
-                if (api_estimate_decode(req, NULL, NULL, &in, &e))
+                if (estimate_decode_request(req, NULL, NULL, &in, &e))
                         fail_msg("%s: %s %s", id, e.pointer, e.detail);
                 json_decref(req);
                 assert_int_equal(estimate_run(&in, NULL, 0, &res, &ee), 0);
@@ -512,7 +513,7 @@ static void test_accuracy_guard(void **state)
                                                       : 1048576.0;
                 json_t *req = json_deep_copy(json_object_get(c, "request"));
                 struct accuracy_result v;
-                struct api_estimate_error e;
+                struct fields_error e;
                 assert_non_null(json_object_get(c, "source"));
                 resolve(req);
                 if (accuracy_case(req, json_string_value(json_object_get(c, "kind")),

@@ -1,6 +1,6 @@
 /*
  * test_jsonw.c - the JSON writer (api/jsonw.c) and the estimate response
- * written with it (api_estimate_render).
+ * written with it (estimate_encode_render).
  *
  * Expected texts are written out by hand from RFC 8259 and from the rules
  * jansson 2.14 documents for json_dumps (compact separators, reals with
@@ -21,7 +21,8 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
+#include "api/estimate_encode.h"
 #include "api/jsonw.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
@@ -394,15 +395,15 @@ static void test_estimate_render_round_trip(void **state)
                 json_error_t je;
                 json_t *body = json_loads(requests[i], 0, &je);
                 struct estimate_input in;
-                struct api_estimate_error e;
+                struct fields_error e;
                 struct estimate_error ee;
                 size_t len = 0;
                 assert_non_null(body);
-                if (api_estimate_decode(body, NULL, NULL, &in, &e))
+                if (estimate_decode_request(body, NULL, NULL, &in, &e))
                         fail_msg("request %zu refused: %s %s", i, e.pointer, e.detail);
                 json_decref(body);
                 assert_int_equal(estimate_run(&in, NULL, 0, &r, &ee), 0);
-                char *text = api_estimate_render(&in, &r, NULL, 0, &len);
+                char *text = estimate_encode_render(&in, &r, NULL, 0, &len);
                 assert_non_null(text);
                 assert_int_equal(len, strlen(text));
                 json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -412,7 +413,7 @@ static void test_estimate_render_round_trip(void **state)
                 assert_non_null(again);
                 assert_string_equal(again, text);
                 /* The tree encoder is the same document. */
-                json_t *tree = api_estimate_encode(&in, &r, NULL, 0);
+                json_t *tree = estimate_encode_result(&in, &r, NULL, 0);
                 assert_true(json_equal(tree, doc));
                 json_decref(tree);
                 free(again);

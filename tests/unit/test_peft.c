@@ -1,6 +1,6 @@
 /*
  * test_peft.c - LoRA targets and modules_to_save written with each
- * family's own module names (core/peft.c through api/estimate.c).
+ * family's own module names (core/peft.c through api/estimate_decode.c).
  *
  * Expected trainable counts are worked out by hand in each row from the
  * model's published config (LoRA adds r x (in + out) per wrapped matrix,
@@ -18,7 +18,7 @@
 
 #include <jansson.h>
 
-#include "api/estimate.h"
+#include "api/estimate_decode.h"
 #include "core/peft.h"
 
 static json_t *models;
@@ -57,7 +57,7 @@ static void resolve(json_t *req)
         fail_msg("unknown model %s", json_string_value(id));
 }
 
-static int run(const char *text, struct estimate_result *res, struct api_estimate_error *e)
+static int run(const char *text, struct estimate_result *res, struct fields_error *e)
 {
         json_error_t je;
         json_t *req = json_loads(text, JSON_REJECT_DUPLICATES, &je);
@@ -67,7 +67,7 @@ static int run(const char *text, struct estimate_result *res, struct api_estimat
                 fail_msg("bad test JSON: %s: %s", text, je.text);
         resolve(req);
         memset(e, 0, sizeof(*e));
-        int rc = api_estimate_decode(req, NULL, NULL, &in, e);
+        int rc = estimate_decode_request(req, NULL, NULL, &in, e);
         json_decref(req);
         if (rc)
                 return rc;
@@ -190,7 +190,7 @@ static void test_trainable_counts(void **state)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 char body[2048];
                 struct estimate_result res;
-                struct api_estimate_error e;
+                struct fields_error e;
                 snprintf(body, sizeof(body),
                          "{\"model\":%s,\"workload\":{\"mode\":\"lora\",\"batch_size\":1,"
                          "\"sequence_length\":128,\"lora\":{%s}}}",
@@ -231,7 +231,7 @@ static void test_unknown_names_list_the_valid_ones(void **state)
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 char body[2048];
                 struct estimate_result res;
-                struct api_estimate_error e;
+                struct fields_error e;
                 snprintf(body, sizeof(body),
                          "{\"model\":%s,\"workload\":{\"mode\":\"lora\",\"lora\":{%s}}}",
                          rows[i].model, rows[i].lora);
