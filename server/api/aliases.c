@@ -598,6 +598,27 @@ static json_t *convert(const struct key_alias *k, json_t *v, struct fields_error
         return NULL;
 }
 
+/* transformers' attn_implementation also names the kernel: sdpa,
+ * flash_attention_2 and flash_attention_3 go to runtime.attention_kernel
+ * unless the request names one there itself. */
+static int name_attention_kernel(json_t *body, json_t *v, const char *p,
+                                 struct fields_error *e)
+{
+        static const char *const named[] = {"sdpa", "flash_attention_2", "flash_attention_3", NULL};
+        const char *s = json_string_value(v);
+        int i = 0;
+        while (s && named[i] && strcmp(s, named[i]))
+                i++;
+        if (!s || !named[i])
+                return 0;
+        json_t *rt = object_at(body, "runtime", 1);
+        if (!rt)
+                return afail(e, p, "type", "runtime must be an object");
+        if (json_object_get(rt, "attention_kernel"))
+                return 0;
+        return json_object_set_new(rt, "attention_kernel", json_string(s));
+}
+
 static int apply_key(json_t *body, const struct key_alias *k, struct fields_error *e)
 {
         json_t *from = object_at(body, k->from, 0);
@@ -630,6 +651,10 @@ static int apply_key(json_t *body, const struct key_alias *k, struct fields_erro
         json_t *nv = convert(k, v, e);
         if (!nv && e->status)
                 return -1;
+        if (k->conv == CONV_ATTN && name_attention_kernel(body, v, p, e)) {
+                json_decref(nv);
+                return -1;
+        }
         json_t *have = json_object_get(to, k->name);
         if (have) {
                 /* a flag that is false, or says what the request says, adds nothing */

@@ -696,6 +696,7 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct fields_er
                                            "expandable_segments",
                                            "model_output_kept",
                                            "adafactor_beta1",
+                                           "attention_kernel",
                                            NULL};
         static const char *const accumulations[] = {"fp32", "fp16", NULL};
         const char *base = "/runtime";
@@ -718,6 +719,21 @@ static int decode_runtime(json_t *o, struct estimate_input *in, struct fields_er
         if (present) {
                 in->fp16_accumulation = acc == 1;
                 in->set |= EST_SET_GEMM_ACC;
+        }
+        /* Naming a fused kernel says attention is fused; an eager
+         * memory_savers.flash_attention false says the opposite. */
+        int kernel = 0;
+        if (get_enum(o, base, "attention_kernel", estimate_attention_kernel_names, &kernel,
+                     &present, e))
+                return -1;
+        in->attention_kernel = (enum est_attention_kernel)kernel;
+        if (kernel != EST_ATTN_KERNEL_AUTO) {
+                if ((in->set & EST_SET_FLASH) && !in->flash_attention)
+                        return dfail(e, 400, "/runtime/attention_kernel", "contradiction",
+                                     "attention_kernel names a fused kernel; "
+                                     "memory_savers.flash_attention is false");
+                in->flash_attention = true;
+                in->set |= EST_SET_FLASH;
         }
         if (json_object_get(o, "dequantize_to_fp16"))
                 in->set |= EST_SET_DEQUANT_FP16;

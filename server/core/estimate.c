@@ -27,6 +27,9 @@ const char *const estimate_checkpointing_names[] = {"none", "selective", "full",
                                                     NULL};
 const char *const estimate_logits_names[] = {"fp32", "upcast_in_loss", "fused", "loss_parallel",
                                              NULL};
+const char *const estimate_attention_kernel_names[] = {
+        "auto",   "sdpa",  "flash_attention_1", "flash_attention_2", "flash_attention_3",
+        "triton", "cudnn", NULL};
 const char *const estimate_framework_names[] = {
         "none",     "hf_trainer", "accelerate", "deepspeed",    "torchtune", "torchtitan", "litgpt",
         "megatron", "vllm",       "llama_cpp",  "transformers", "exllama",   NULL};

@@ -113,6 +113,19 @@ enum est_logits {
         EST_LOGITS_COUNT
 };
 
+/* The fused attention kernel a request names (runtime.attention_kernel,
+ * or transformers' attn_implementation); auto: the framework's own. */
+enum est_attention_kernel {
+        EST_ATTN_KERNEL_AUTO = 0,
+        EST_ATTN_KERNEL_SDPA,  /* PyTorch SDPA: its flash backend is FlashAttention-2 */
+        EST_ATTN_KERNEL_FA1,   /* FlashAttention (v1) */
+        EST_ATTN_KERNEL_FA2,   /* FlashAttention-2 */
+        EST_ATTN_KERNEL_FA3,   /* FlashAttention-3 (Hopper) */
+        EST_ATTN_KERNEL_TRITON, /* Triton's fused-attention tutorial kernel and its kin */
+        EST_ATTN_KERNEL_CUDNN, /* cuDNN's fused attention (Transformer Engine) */
+        EST_ATTN_KERNEL_COUNT
+};
+
 /* Training and serving stacks whose defaults a request can ask for. */
 enum est_framework {
         EST_FW_NONE = 0,
@@ -278,6 +291,7 @@ struct estimate_input {
         /* memory savers */
         enum est_checkpointing checkpointing;
         bool flash_attention;       /* fused attention: no s x s score tensors */
+        enum est_attention_kernel attention_kernel; /* which fused kernel, when named */
         bool chunked_loss;          /* LM head + cross-entropy computed in chunks */
         bool optimizer_in_backward; /* each gradient applied and freed during backward */
         bool activation_offload;    /* saved activations moved to CPU memory */
@@ -860,6 +874,7 @@ extern const char *const estimate_kv_dtype_names[];
 extern const char *const estimate_optimizer_names[];
 extern const char *const estimate_checkpointing_names[];
 extern const char *const estimate_logits_names[];
+extern const char *const estimate_attention_kernel_names[];
 extern const char *const estimate_framework_names[];
 extern const char *const estimate_strategy_names[];
 extern const char *const estimate_fsdp_names[];

@@ -66,6 +66,27 @@ static const double attention_efficiency_hopper = 0.35;
  * 2024 report 75% of peak for FlashAttention-3 in bf16; 0.60 leaves room
  * for the backward pass and shorter sequences. */
 static const double attention_efficiency_hopper_fused = 0.60;
+/*
+ * Kernels a request names (runtime.attention_kernel), by what their
+ * authors or benchmark suites published:
+ *   FlashAttention (v1) on an A100: 25-40% of peak (Dao 2023,
+ *     FlashAttention-2, arXiv 2307.08691, abstract): 0.30.
+ *   Triton's fused attention on an H100, forward, head dim 128: 329-477
+ *     TFLOP/s for 512-16,384 tokens (pytorch/benchmark commit ff65cb6,
+ *     PR 2391) and 353-420 (commit d5f0a12, PR 2296), 0.33-0.48 of the
+ *     H100 SXM's 989 dense bf16 TFLOP/s: 0.40.
+ *   FlashAttention-2 (PyTorch SDPA's flash backend) on an H100: 287-304
+ *     TFLOP/s in the same run of d5f0a12, 0.29-0.31, beside the FA3
+ *     paper's 35%: attention_efficiency_hopper.
+ *   FlashAttention-3 on an H100: 430-621 TFLOP/s forward in ff65cb6
+ *     (0.43-0.63), up to 75% in its paper: attention_efficiency_hopper_fused;
+ *     cuDNN's fused attention is the kernel FA3's paper measures itself
+ *     against at that level.
+ * Off Hopper, FA3, cuDNN and Triton have no published figure here and take
+ * FlashAttention-2's.
+ */
+static const double attention_efficiency_fa1 = 0.30;
+static const double attention_efficiency_triton_hopper = 0.40;
 /* Streaming kernels reach about 80% of peak bandwidth (AIConfigurator's
  * mem_bw_empirical_scaling_factor is 0.8). */
 static const double bandwidth_efficiency = 0.80;
@@ -206,7 +227,23 @@ static double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision
 static double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
                                          bool training)
 {
-        if (!hopper_class(g))
+        bool hopper = hopper_class(g);
+        switch (in->attention_kernel) {
+        case EST_ATTN_KERNEL_FA1:
+                return attention_efficiency_fa1;
+        case EST_ATTN_KERNEL_SDPA:
+        case EST_ATTN_KERNEL_FA2:
+                return hopper ? attention_efficiency_hopper : attention_efficiency_ampere;
+        case EST_ATTN_KERNEL_TRITON:
+                return hopper ? attention_efficiency_triton_hopper : attention_efficiency_ampere;
+        case EST_ATTN_KERNEL_FA3:
+        case EST_ATTN_KERNEL_CUDNN:
+                return hopper ? attention_efficiency_hopper_fused : attention_efficiency_ampere;
+        case EST_ATTN_KERNEL_AUTO:
+        case EST_ATTN_KERNEL_COUNT:
+                break;
+        }
+        if (!hopper)
                 return attention_efficiency_ampere;
         if (in->framework == EST_FW_MEGATRON || in->framework == EST_FW_VLLM ||
             (!training && in->framework == EST_FW_NONE))

@@ -73,6 +73,7 @@ static int decode(const char *text, struct estimate_input *in, struct fields_err
 }
 
 #define LLAMA "{\"id\":\"llama-2-7b\"}"
+#define WL    "\"workload\":{\"mode\":\"pre_train\"}"
 
 static void test_refusals_name_the_field(void **state)
 {
@@ -269,6 +270,30 @@ static void test_pasted_framework_configs(void **state)
         assert_true(in.gradient_accumulation == 4 && in.sequence_length == 512);
         assert_true(in.optimizer == EST_OPT_ADAMW && in.checkpointing == EST_CKPT_FULL);
         assert_true(in.precision == EST_BF16_MIXED && in.flash_attention);
+        assert_true(in.attention_kernel == EST_ATTN_KERNEL_SDPA);
+        /* attn_implementation names the kernel; runtime.attention_kernel,
+         * when given, says which one it dispatched to; eager beside a
+         * named fused kernel is a contradiction */
+        if (decode("{\"model\":" LLAMA "," WL ",\"attn_implementation\":\"flash_attention_3\"}", &in,
+                   &e))
+                fail_msg("%s: %s", e.pointer, e.detail);
+        assert_true(in.flash_attention && in.attention_kernel == EST_ATTN_KERNEL_FA3);
+        assert_int_equal(decode("{\"model\":" LLAMA "," WL ",\"attn_implementation\":\"sdpa\","
+                                "\"runtime\":{\"attention_kernel\":\"cudnn\"}}",
+                                &in, &e),
+                         0);
+        assert_true(in.attention_kernel == EST_ATTN_KERNEL_CUDNN);
+        assert_int_equal(decode("{\"model\":" LLAMA "," WL ",\"runtime\":{\"attention_kernel\":"
+                                "\"flash_attention_1\"}}",
+                                &in, &e),
+                         0);
+        assert_true(in.flash_attention && in.attention_kernel == EST_ATTN_KERNEL_FA1);
+        assert_int_equal(decode("{\"model\":" LLAMA "," WL ",\"attn_implementation\":\"eager\","
+                                "\"runtime\":{\"attention_kernel\":\"triton\"}}",
+                                &in, &e),
+                         -1);
+        assert_int_equal(e.status, 400);
+        assert_string_equal(e.pointer, "/runtime/attention_kernel");
         /* torchtune recipe keys: attention modules plus apply_lora_to_mlp
          * (w1, w2, w3 = gate, down, up); a bitsandbytes class name */
         assert_int_equal(decode("{\"model\":" LLAMA ",\"workload\":{\"mode\":\"qlora\",\"lora\":{"

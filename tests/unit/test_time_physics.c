@@ -360,6 +360,59 @@ static void test_wave_quantization(void **state)
         assert_close(fwd, 1, 1e-12);
 }
 
+/*
+ * The attention kernel a request names sets the share of peak its fused
+ * attention runs at (speed.c, from the FlashAttention-2 and -3 papers and
+ * pytorch/benchmark's published H100 runs).  Llama 2 7B, bf16 pre-training
+ * with flash attention: 32 blocks of 32 heads x 128, so 4 x 4,096 x 32 =
+ * 524,288 attention FLOPs per token and attended context token.  One pass
+ * over 4,096 tokens with 2,048 attended each: 4,096 x 2,048 x 524,288 =
+ * 4.398046511e12 FLOPs.
+ *   A100 (312 TFLOP/s): FlashAttention-1 at 0.30: 4.398e12 / 93.6e12 =
+ *   46.988 ms; FlashAttention-2 (and SDPA) at 0.55: / 171.6e12 = 25.629 ms;
+ *   FlashAttention-3 has no Ampere kernel figure: FA2's.
+ *   H100 (989.4 TFLOP/s): FA2 at 0.35: / 346.29e12 = 12.700 ms; Triton at
+ *   0.40: / 395.76e12 = 11.113 ms; FA3 and cuDNN at 0.60: / 593.64e12 =
+ *   7.4086 ms.
+ */
+static double attention_pass_seconds(enum est_attention_kernel k, struct gpu_spec *g)
+{
+        struct estimate_input in;
+        struct speed_parts p;
+        estimate_input_defaults(&in);
+        in.arch = llama2_7b();
+        in.mode = EST_PRE_TRAIN;
+        in.precision = EST_BF16_MIXED;
+        in.batch_size = 1;
+        in.sequence_length = 4096;
+        in.flash_attention = true;
+        in.attention_kernel = k;
+        in.gpu_index = 0;
+        run(&in, g, 1);
+        speed_pass_parts(&res.speed, 4096, 2048, 0, &p);
+        return p.attention_compute;
+}
+
+static void test_attention_kernel_table(void **state)
+{
+        (void)state;
+        struct gpu_spec a100 = gpu("a100", 80e9, 2.0e12, 312e12);
+        struct gpu_spec h100 = gpu("h100", 80e9, 3.35e12, 989.4e12);
+        snprintf(h100.vendor, sizeof(h100.vendor), "NVIDIA"); /* Hopper: >= 500 TFLOP/s */
+        double flops = 4096.0 * 2048 * 524288;
+        assert_close(flops, 4.398046511104e12, 1e-12);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_FA1, &a100), 46.988e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_FA2, &a100), 25.629e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_SDPA, &a100), 25.629e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_FA3, &a100), 25.629e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_FA2, &h100), 12.700e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_TRITON, &h100), 11.113e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_FA3, &h100), 7.4086e-3, 1e-4);
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_CUDNN, &h100), 7.4086e-3, 1e-4);
+        /* Unnamed, a plain PyTorch training step on an H100 runs FA2. */
+        assert_close(attention_pass_seconds(EST_ATTN_KERNEL_AUTO, &h100), 12.700e-3, 1e-4);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -371,6 +424,7 @@ int main(void)
                 cmocka_unit_test(test_paged_overflow),
                 cmocka_unit_test(test_cpu_offloaded_step),
                 cmocka_unit_test(test_goodput),
+                cmocka_unit_test(test_attention_kernel_table),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
