@@ -155,9 +155,8 @@ int accuracy_time_case(json_t *request, const char *metric, double measured,
         return rc;
 }
 
-/* Rows of one engine-data table, parsed; NULL with rs filled. */
-static json_t *load_rows(const struct api_request *rq, struct api_response *rs,
-                         char *(*query)(PGconn *, char *, size_t))
+json_t *accuracy_load_rows(const struct api_request *rq, struct api_response *rs,
+                           char *(*query)(PGconn *, char *, size_t), const char *what)
 {
         char err[256];
         PGconn *c = api_db_acquire(rq, rs);
@@ -178,7 +177,9 @@ static json_t *load_rows(const struct api_request *rq, struct api_response *rs,
         free(text);
         if (!json_is_array(rows)) {
                 json_decref(rows);
-                api_problem(rs, 500, "engine data is not a JSON array");
+                char detail[160];
+                snprintf(detail, sizeof(detail), "%s are not a JSON array", what);
+                api_problem(rs, 500, detail);
                 return NULL;
         }
         return rows;
@@ -250,7 +251,7 @@ static int case_set_open(const struct api_request *rq, struct api_response *rs,
                          char *(*query)(PGconn *, char *, size_t), struct case_set *cs)
 {
         memset(cs, 0, sizeof(*cs));
-        cs->rows = load_rows(rq, rs, query);
+        cs->rows = accuracy_load_rows(rq, rs, query, "measurements");
         if (!cs->rows)
                 return -1;
         cs->cases = json_array();
@@ -419,7 +420,7 @@ void accuracy_scenarios_handle(const struct api_request *rq, struct api_response
 
         if (!snap)
                 return;
-        rows = load_rows(rq, rs, db_scenarios_json);
+        rows = accuracy_load_rows(rq, rs, db_scenarios_json, "seed scenarios");
         if (!rows) {
                 catalog_release(snap);
                 return;

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include <jansson.h>
+#include <libpq-fe.h>
 
 #include "api/estimate_decode.h"
 #include "api/handler.h"
@@ -61,6 +62,15 @@ int accuracy_time_case(json_t *request, const char *metric, double measured,
 
 /* Median and 90th percentile (nearest rank) of |errors|; sorts a copy in buf (n entries). */
 void accuracy_summary(const double *errors, size_t n, double *buf, double *median, double *p90);
+
+/*
+ * The rows one engine-data query returns (query: a db/ function that
+ * renders its table as a JSON array), parsed; a new reference, or NULL with
+ * rs filled: 503 when the database cannot answer, 500 naming what (e.g.
+ * "measurements") when the text is not an array.
+ */
+json_t *accuracy_load_rows(const struct api_request *rq, struct api_response *rs,
+                           char *(*query)(PGconn *, char *, size_t), const char *what);
 
 void accuracy_handle(const struct api_request *rq, struct api_response *rs);
 void accuracy_scenarios_handle(const struct api_request *rq, struct api_response *rs);

@@ -28,34 +28,6 @@ static json_t *estimate_for(json_t *load, const char *metric, const char *statis
         return json_object_get(load, key);
 }
 
-/* The rows from PostgreSQL; NULL with rs filled. */
-static json_t *load_rows(const struct api_request *rq, struct api_response *rs)
-{
-        char err[256];
-        json_error_t jerr;
-        PGconn *c = api_db_acquire(rq, rs);
-        char *text;
-        json_t *rows;
-
-        if (!c)
-                return NULL;
-        text = db_serving_loadtests_json(c, err, sizeof(err));
-        api_db_release(rq, c);
-        if (!text) {
-                api_problem(rs, 503, err);
-                api_header_add(rs, "Retry-After", "2");
-                return NULL;
-        }
-        rows = json_loads(text, 0, &jerr);
-        free(text);
-        if (!json_is_array(rows)) {
-                json_decref(rows);
-                api_problem(rs, 500, "serving load tests are not a JSON array");
-                return NULL;
-        }
-        return rows;
-}
-
 /* One row: its cases (one per measured metric) appended to cases. */
 static void run_row(const struct catalog_snapshot *snap, json_t *row, json_t *cases)
 {
@@ -177,7 +149,7 @@ void api_serving_validation_handle(const struct api_request *rq, struct api_resp
 
         if (!snap)
                 return;
-        rows = load_rows(rq, rs);
+        rows = accuracy_load_rows(rq, rs, db_serving_loadtests_json, "serving load tests");
         if (!rows) {
                 catalog_release(snap);
                 return;
