@@ -1,3 +1,4 @@
+-- gpuplan:reworded-from bf6009b56e86ef8ce7ba78c91cd740c90afbc4315f478b8a0eefb1c1fd244b6b the text as of commit a3f3b87; only comments and source citations changed
 -- 0002: the accelerator catalog.
 --
 -- One row per schedulable chip.  Conventions (read these before editing):
@@ -358,7 +359,7 @@ VALUES
  350, 'pcie', 'PCIe 4.0 x16 (NVLink 3 bridge for pairs, 112.5 GB/s)', 64e9,
  'PCIe 4.0 x16', 32e9, 2020, 1499,
  true, true, true, 'PyTorch (CUDA), JAX, TensorFlow',
- 'fp16/bf16 stored at the fp32-accumulate tensor rate (71 TFLOPS), half the advertised 142 TFLOPS fp16-accumulate rate. No ECC. ~$800 used (seeds/000).',
+ 'fp16/bf16 stored at the fp32-accumulate tensor rate (71 TFLOPS), half the advertised 142 TFLOPS fp16-accumulate rate. No ECC. ~$800 used (the guide "Hardware for ML Practitioners").',
  'https://images.nvidia.com/aem-dam/en-zz/Solutions/geforce/ampere/pdf/NVIDIA-ampere-GA102-GPU-Architecture-Whitepaper-V1.pdf', '2026-11-22'),
 
 -- Ada whitepaper appendix, RTX 4090 (dense | sparse): fp16 tensor with fp16
@@ -375,7 +376,7 @@ VALUES
  450, 'pcie', 'PCIe 4.0 x16 (no NVLink)', 64e9,
  'PCIe 4.0 x16', 32e9, 2022, 1599,
  true, true, true, 'PyTorch (CUDA), JAX, TensorFlow',
- 'fp16/bf16 stored at the dense fp32-accumulate tensor rate: 165.2 TFLOPS, half the 330.3 fp16-accumulate figure and a quarter of the 660.6 sparse figure; fp8 likewise 330.3. About 2.3x the RTX 3090 (71), in line with seeds/000 ("about 2x faster in raw FLOPS"). Peer-to-peer over PCIe is disabled by the driver. ~$1600 new (seeds/000).',
+ 'fp16/bf16 stored at the dense fp32-accumulate tensor rate: 165.2 TFLOPS, half the 330.3 fp16-accumulate figure and a quarter of the 660.6 sparse figure; fp8 likewise 330.3. About 2.3x the RTX 3090 (71), in line with the guide "Hardware for ML Practitioners" ("about 2x faster in raw FLOPS"). Peer-to-peer over PCIe is disabled by the driver. ~$1600 new (the guide "Hardware for ML Practitioners").',
  'https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf', '2026-11-22'),
 
 -- Ada whitepaper appendix, RTX 4080 16GB (dense): fp16 with fp16 accumulate
@@ -611,7 +612,8 @@ VALUES
  'https://www.apple.com/newsroom/2025/03/apple-unveils-new-mac-studio-the-most-powerful-mac-ever/', '2026-11-22'),
 
 -- ===================================================================
--- Non-GPU accelerators (seeds/002 "alternatives to GPUs")
+-- Non-GPU accelerators ("alternatives to GPUs" in
+-- the article "Hardware Requirements for Training of Language Models")
 -- ===================================================================
 
 -- AWS Neuron docs: Inferentia2 chip = 2 NeuronCore-v2, 190 TFLOPS

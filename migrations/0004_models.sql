@@ -1,5 +1,6 @@
+-- gpuplan:reworded-from bf4cf584e21bbd4200d3b545df36f04d59bf09eeee3632330ce12f05f50e3b40 the text as of commit a3f3b87; only comments and source citations changed
 -- 0004: catalog models.  hf_config is each model's config.json as published
--- on the Hugging Face Hub (the importer in server/api/hf_config.c reads it);
+-- on the Hugging Face Hub (the importer in server/models/hf_config.c reads it);
 -- published_parameters is the count the authors or the Hub state, with
 -- its source.  tests/unit/test_model.c checks every derived count against
 -- these within 0.5%.
@@ -7,16 +8,16 @@
 INSERT INTO models (id, name, family, hf_config, published_parameters, parameters_source, notes) VALUES
         ('xlm-roberta-base', 'XLM-RoBERTa Base', 'xlm-roberta',
          '{"architectures":["XLMRobertaForMaskedLM"],"attention_probs_dropout_prob":0.1,"bos_token_id":0,"eos_token_id":2,"hidden_act":"gelu","hidden_dropout_prob":0.1,"hidden_size":768,"initializer_range":0.02,"intermediate_size":3072,"layer_norm_eps":1e-05,"max_position_embeddings":514,"model_type":"xlm-roberta","num_attention_heads":12,"num_hidden_layers":12,"output_past":true,"pad_token_id":1,"position_embedding_type":"absolute","transformers_version":"4.17.0.dev0","type_vocab_size":1,"use_cache":true,"vocab_size":250002}'::jsonb,
-         279000000, 'Hugging Face model card FacebookAI/xlm-roberta-base (279M params, safetensors); seeds/002 table', NULL),
+         279000000, 'Hugging Face model card FacebookAI/xlm-roberta-base (279M params, safetensors); XLM-RoBERTa tables of the article "Hardware Requirements for Training of Language Models"', NULL),
         ('xlm-roberta-large', 'XLM-RoBERTa Large', 'xlm-roberta',
          '{"architectures":["XLMRobertaForMaskedLM"],"attention_probs_dropout_prob":0.1,"bos_token_id":0,"eos_token_id":2,"hidden_act":"gelu","hidden_dropout_prob":0.1,"hidden_size":1024,"initializer_range":0.02,"intermediate_size":4096,"layer_norm_eps":1e-05,"max_position_embeddings":514,"model_type":"xlm-roberta","num_attention_heads":16,"num_hidden_layers":24,"output_past":true,"pad_token_id":1,"position_embedding_type":"absolute","transformers_version":"4.17.0.dev0","type_vocab_size":1,"use_cache":true,"vocab_size":250002}'::jsonb,
-         561000000, 'Hugging Face model card FacebookAI/xlm-roberta-large (561M params, safetensors); seeds/002 table', NULL),
+         561000000, 'Hugging Face model card FacebookAI/xlm-roberta-large (561M params, safetensors); XLM-RoBERTa tables of the article "Hardware Requirements for Training of Language Models"', NULL),
         ('xlm-roberta-xl', 'XLM-RoBERTa XL', 'xlm-roberta',
          '{"architectures":["XLMRobertaXLForMaskedLM"],"attention_probs_dropout_prob":0.1,"bos_token_id":0,"classifier_dropout":null,"eos_token_id":2,"hidden_act":"gelu","hidden_dropout_prob":0.1,"hidden_size":2560,"initializer_range":0.02,"intermediate_size":10240,"layer_norm_eps":1e-05,"max_position_embeddings":514,"model_type":"xlm-roberta-xl","num_attention_heads":32,"num_hidden_layers":36,"pad_token_id":1,"position_embedding_type":"absolute","transformers_version":"4.17.0.dev0","type_vocab_size":1,"use_cache":true,"vocab_size":250880}'::jsonb,
-         3500000000, 'Goyal et al. 2021, Larger-Scale Transformers for Multilingual Masked Language Modeling, Table 1 (XLM-R XL 3.5B); seeds/002 table', NULL),
+         3500000000, 'Goyal et al. 2021, Larger-Scale Transformers for Multilingual Masked Language Modeling, Table 1 (XLM-R XL 3.5B); XLM-RoBERTa tables of the article "Hardware Requirements for Training of Language Models"', NULL),
         ('xlm-roberta-xxl', 'XLM-RoBERTa XXL', 'xlm-roberta',
          '{"architectures":["XLMRobertaXLForMaskedLM"],"attention_probs_dropout_prob":0.1,"bos_token_id":0,"classifier_dropout":null,"eos_token_id":2,"hidden_act":"gelu","hidden_dropout_prob":0.1,"hidden_size":4096,"initializer_range":0.02,"intermediate_size":16384,"layer_norm_eps":1e-05,"max_position_embeddings":514,"model_type":"xlm-roberta-xl","num_attention_heads":32,"num_hidden_layers":48,"pad_token_id":1,"position_embedding_type":"absolute","transformers_version":"4.17.0.dev0","type_vocab_size":1,"use_cache":true,"vocab_size":250880}'::jsonb,
-         10700000000, 'Goyal et al. 2021, Larger-Scale Transformers for Multilingual Masked Language Modeling, Table 1 (XLM-R XXL 10.7B); seeds/002 table', NULL),
+         10700000000, 'Goyal et al. 2021, Larger-Scale Transformers for Multilingual Masked Language Modeling, Table 1 (XLM-R XXL 10.7B); XLM-RoBERTa tables of the article "Hardware Requirements for Training of Language Models"', NULL),
         ('bert-base-uncased', 'BERT Base (uncased)', 'bert',
          '{"architectures":["BertForMaskedLM"],"attention_probs_dropout_prob":0.1,"gradient_checkpointing":false,"hidden_act":"gelu","hidden_dropout_prob":0.1,"hidden_size":768,"initializer_range":0.02,"intermediate_size":3072,"layer_norm_eps":1e-12,"max_position_embeddings":512,"model_type":"bert","num_attention_heads":12,"num_hidden_layers":12,"pad_token_id":0,"position_embedding_type":"absolute","transformers_version":"4.6.0.dev0","type_vocab_size":2,"use_cache":true,"vocab_size":30522}'::jsonb,
          110000000, 'Devlin et al. 2019, BERT, section 3 (BERT-BASE: 110M parameters)', NULL),

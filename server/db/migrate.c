@@ -18,6 +18,8 @@
 #include "log.h"
 
 #define NO_TRANSACTION_MARK "-- gpuplan:no-transaction"
+#define REWORDED_MARK "-- gpuplan:reworded-from "
+#define SHA256_HEX_LEN 64
 
 /* The first line of a libpq error message, for one-line reasons. */
 static const char *first_line(const char *msg, int *len)
@@ -73,6 +75,28 @@ static const struct migration_file *find_file(const struct migration_file *files
                 if (files[i].version == version)
                         return &files[i];
         return NULL;
+}
+
+bool db_migrate_checksum_accepted(const struct migration_file *f, const char *checksum)
+{
+        size_t mark = strlen(REWORDED_MARK);
+
+        if (strcmp(checksum, f->sha256) == 0)
+                return true;
+        if (strlen(checksum) != SHA256_HEX_LEN)
+                return false;
+        /* A directive is a whole line that begins with the mark. */
+        for (const char *line = f->sql; line && *line;) {
+                if (strncmp(line, REWORDED_MARK, mark) == 0 &&
+                    strncmp(line + mark, checksum, SHA256_HEX_LEN) == 0 &&
+                    (line[mark + SHA256_HEX_LEN] == ' ' || line[mark + SHA256_HEX_LEN] == '\n' ||
+                     line[mark + SHA256_HEX_LEN] == '\0'))
+                        return true;
+                line = strchr(line, '\n');
+                if (line)
+                        line++;
+        }
+        return false;
 }
 
 static int apply_one(PGconn *c, const struct migration_file *f, char *err, size_t errlen)
@@ -157,13 +181,17 @@ int db_migrate(PGconn *c, const struct migration_file *files, unsigned n, unsign
                                  PQgetvalue(res, r, 1));
                         continue;
                 }
-                if (strcmp(PQgetvalue(res, r, 2), f->sha256) != 0) {
+                if (!db_migrate_checksum_accepted(f, PQgetvalue(res, r, 2))) {
                         errbuf_set(err, errlen,
                              "migration %s was changed after it was applied (checksum %.12s... in "
                              "the database, %.12s... in this build); add a new migration instead",
                              f->name, PQgetvalue(res, r, 2), f->sha256);
                         goto out;
                 }
+                if (strcmp(PQgetvalue(res, r, 2), f->sha256) != 0)
+                        log_info("migration %s was applied with its earlier wording (checksum "
+                                 "%.12s...), which the file records; nothing to do",
+                                 f->name, PQgetvalue(res, r, 2));
                 done[f - files] = true;
         }
         for (unsigned i = 0; i < n; i++) {
@@ -221,7 +249,7 @@ int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigne
                 bool ok = false;
                 for (int r = 0; r < PQntuples(res) && !ok; r++)
                         ok = atoi(PQgetvalue(res, r, 0)) == files[i].version &&
-                             strcmp(PQgetvalue(res, r, 1), files[i].sha256) == 0;
+                             db_migrate_checksum_accepted(&files[i], PQgetvalue(res, r, 1));
                 if (!ok)
                         pending++;
         }

@@ -10,12 +10,20 @@
  * row.  A file whose first line is "-- gpuplan:no-transaction" runs outside
  * a transaction (for CREATE INDEX CONCURRENTLY).
  *
+ * A file reworded after release (its comments or cited sources changed,
+ * never what it does to the data) names each earlier text it replaces on a
+ * line "-- gpuplan:reworded-from <sha256 of the earlier file> <why>"; a
+ * database that applied the earlier text is then up to date, and any other
+ * checksum is still refused.  migrations/README.md says when that is
+ * allowed.
+ *
  * Memory: nothing to free.  Thread-safety: uses only the connection it is
  * given; the lock makes concurrent callers (other processes) safe.
  */
 #ifndef GPUPLAN_DB_MIGRATE_H
 #define GPUPLAN_DB_MIGRATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <libpq-fe.h>
@@ -33,9 +41,15 @@ int db_migrate(PGconn *c, const struct migration_file *files, unsigned n, unsign
                char *err, size_t errlen);
 
 /*
+ * True when checksum (64 lowercase hex digits, as schema_migrations holds
+ * it) is f's, or an earlier wording f records with a reworded-from line.
+ */
+bool db_migrate_checksum_accepted(const struct migration_file *f, const char *checksum);
+
+/*
  * Compare the database with files[0..n) without changing anything.
- * Returns the number of files not applied or applied with another
- * checksum (0 = up to date), or -1 with a reason in err if the
+ * Returns the number of files not applied or applied with a checksum
+ * db_migrate_checksum_accepted() refuses (0 = up to date), or -1 with a reason in err if the
  * query failed.  schema_migrations missing counts every file as pending.
  */
 int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigned n, char *err,

@@ -1,5 +1,6 @@
 // PostgreSQL: readiness, restart under a running server, start without a
-// database, and migrations (fresh database, concurrent replicas, edited file).
+// database, and migrations (fresh database, concurrent replicas, edited or
+// reworded file).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -82,6 +83,33 @@ test('gpuplan migrate refuses a database whose applied migration was edited', ()
         const edited = run();
         assert.equal(edited.status, 1);
         assert.match(edited.stdout, /migration 0001_\w+\.sql was changed after it was applied/);
+});
+
+test('a database built from the earlier wording of a reworded migration starts; an unrecorded edit is refused', async () => {
+        // migrations/0005_engine_data.sql was reworded (its citations name
+        // the article by title); before that, sha256sum of the file was:
+        const earlier = 'c0cc028b05b11828be31c577ca73400360ba68a387faaea820d257d46bacb85e';
+        const db = createDatabase('reworded_migration');
+        const run = () => spawnSync(process.env.GPUPLAN_BIN, ['migrate'], {
+                env: { ...process.env, DATABASE_URL: db }, encoding: 'utf8',
+        });
+        assert.equal(run().status, 0);
+        // What the runner sees of a database migrated with the earlier text.
+        psql(`UPDATE schema_migrations SET checksum = '${earlier}' WHERE version = 5`, { url: db });
+        const again = run();
+        assert.equal(again.status, 0, again.stdout + again.stderr);
+        assert.match(again.stdout, /0 of \d+ migrations applied now/);
+        const srv = await startServer({ env: { DATABASE_URL: db } });
+        try {
+                const r = await get('/readyz', { base: srv.url });
+                assert.equal(r.status, 200, JSON.stringify(r.json));
+        } finally {
+                await srv.stop();
+        }
+        psql(`UPDATE schema_migrations SET checksum = repeat('ab', 32) WHERE version = 5`, { url: db });
+        const edited = run();
+        assert.equal(edited.status, 1);
+        assert.match(edited.stdout, /migration 0005_engine_data\.sql was changed after it was applied/);
 });
 
 test('bad configuration fails at start with a one-line reason', () => {
