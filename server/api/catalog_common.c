@@ -5,7 +5,7 @@
 
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
-#include "api/text.h"
+#include "json/text.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  */
 #include "api/jsonw.h"
 
-#include "api/text.h"
+#include "json/text.h"
 
 #include <float.h>
 #include <math.h>

@@ -17,7 +17,7 @@
 #include "api/catalog_common.h"
 #include "api/fields.h"
 #include "core/estimate.h"
-#include "api/text.h"
+#include "json/text.h"
 #include "app.h"
 #include "config.h"
 #include "db/catalog_queries.h"
@@ -129,7 +129,7 @@ void api_models_list(const struct api_request *rq, struct api_response *rs)
                                   "kind must be encoder, decoder or encoder_decoder");
                 return;
         }
-        if (q && text_chars(q, strlen(q)) > 128) { /* characters (api/text.h) */
+        if (q && text_chars(q, strlen(q)) > 128) { /* characters (json/text.h) */
                 api_problem_field(rs, 400, "?q", "maxLength", "q must be at most 128 characters");
                 return;
         }

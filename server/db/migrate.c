@@ -18,8 +18,8 @@
 #include "log.h"
 
 #define NO_TRANSACTION_MARK "-- gpuplan:no-transaction"
-#define REWORDED_MARK "-- gpuplan:reworded-from "
-#define SHA256_HEX_LEN 64
+#define REWORDED_MARK       "-- gpuplan:reworded-from "
+#define SHA256_HEX_LEN      64
 
 /* The first line of a libpq error message, for one-line reasons. */
 static const char *first_line(const char *msg, int *len)

@@ -26,7 +26,7 @@
 #include <microhttpd.h>
 
 #include "api/handler.h"
-#include "api/text.h"
+#include "json/text.h"
 #include "app.h"
 #include "config.h"
 #include "http/framing.h"
@@ -387,7 +387,7 @@ static enum MHD_Result query_visit(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 /*
- * The text rule of api/text.h on what the path and query carry to a
+ * The text rule of json/text.h on what the path and query carry to a
  * handler: decoded query arguments (libmicrohttpd gives their full
  * length, so "?q=a%00b" is seen whole, not as "a") and path parameters
  * must be UTF-8 without NUL.  Returns MHD_YES when they are; otherwise a

@@ -8,6 +8,7 @@
  * biases, pooler, MLM head) follows the matching modeling_*.py.
  */
 #include "models/hf_config.h"
+#include "json/fields.h"
 #include "models/vision.h"
 
 #include <stdio.h>
@@ -24,26 +25,21 @@ const char hf_config_supported[] =
 
 struct imp {
         json_t *cfg;
-        const char *prefix; /* "text_config/" when cfg is a wrapper's language model */
-        char *key;
-        size_t keylen;
-        char *err;
-        size_t errlen;
+        const char *prefix; /* JSON pointer of cfg: "/text_config" for a wrapper's language model */
+        struct fields_error *err;
         uint32_t defaulted; /* MODEL_KEY_* bits of keys the config left out */
 };
 
-static int imp_fail(struct imp *im, const char *key, const char *why)
+/* Fill the error record for key of cfg ("" for the config as a whole):
+ * its pointer as the config spells it, the rule, "pointer: why". */
+static int imp_fail(struct imp *im, const char *key, const char *rule, const char *why)
 {
-        const char *pre = key[0] && im->prefix ? im->prefix : "";
-        if (im->key)
-                snprintf(im->key, im->keylen, "%s%s", pre, key);
-        if (im->err) {
-                if (key[0])
-                        snprintf(im->err, im->errlen, "%s%s: %s", pre, key, why);
-                else
-                        snprintf(im->err, im->errlen, "%s", why);
-        }
-        return -1;
+        char pointer[sizeof(im->err->pointer)];
+
+        if (!key[0])
+                return fields_fail(im->err, 400, "", rule, "%s", why);
+        snprintf(pointer, sizeof(pointer), "%s/%s", im->prefix, key);
+        return fields_fail(im->err, 400, pointer, rule, "%s: %s", pointer + 1, why);
 }
 
 /* The config key a field of struct model_arch came from, as the config
@@ -99,11 +95,11 @@ static int check_layer_types(struct imp *im, uint32_t layers)
         if (!lt || json_is_null(lt))
                 return 0;
         if (!json_is_array(lt))
-                return imp_fail(im, "layer_types", "must be a list of attention kinds");
+                return imp_fail(im, "layer_types", "type", "must be a list of attention kinds");
         if (json_array_size(lt) != layers) {
                 snprintf(why, sizeof(why), "has %zu entries for %u layers (num_hidden_layers)",
                          json_array_size(lt), layers);
-                return imp_fail(im, "layer_types", why);
+                return imp_fail(im, "layer_types", "consistency", why);
         }
         json_array_foreach(lt, i, x)
         {
@@ -116,7 +112,7 @@ static int check_layer_types(struct imp *im, uint32_t layers)
                                  "entry %zu is not one of full_attention, sliding_attention, "
                                  "chunked_attention, linear_attention",
                                  i);
-                        return imp_fail(im, "layer_types", why);
+                        return imp_fail(im, "layer_types", "enum", why);
                 }
         }
         return 0;
@@ -166,69 +162,65 @@ static void note_default(struct imp *im, const char *key)
                         im->defaulted |= 1u << reported_keys[i].what;
 }
 
-/* An unsigned integer key: absent (or null) -> def; present -> 1..max. */
-static int get_u32(struct imp *im, const char *key, uint32_t def, uint32_t max, uint32_t *out)
+/* True, noting the default, when the config leaves key out or sets it to
+ * null: the family default applies. */
+static bool defaulted(struct imp *im, const char *key)
 {
         json_t *v = json_object_get(im->cfg, key);
-        if (!v || json_is_null(v)) {
-                *out = def;
-                note_default(im, key);
-                return 0;
-        }
-        if (!json_is_integer(v))
-                return imp_fail(im, key, "must be an integer");
-        json_int_t x = json_integer_value(v);
-        if (x < 0 || (uint64_t)x > max)
-                return imp_fail(im, key, "out of range");
+
+        if (v && !json_is_null(v))
+                return false;
+        note_default(im, key);
+        return true;
+}
+
+/* An unsigned integer key: absent (or null) -> def; present -> 0..max. */
+static int get_u32(struct imp *im, const char *key, uint32_t def, uint32_t max, uint32_t *out)
+{
+        uint64_t x = def;
+
+        if (fields_read_uint(im->err, im->cfg, im->prefix, key, FIELD_NULLABLE, 0, max, &x))
+                return -1;
+        defaulted(im, key);
         *out = (uint32_t)x;
         return 0;
 }
 
 static int get_bool(struct imp *im, const char *key, bool def, bool *out)
 {
-        json_t *v = json_object_get(im->cfg, key);
-        if (!v || json_is_null(v)) {
-                *out = def;
-                note_default(im, key);
-                return 0;
-        }
-        if (!json_is_boolean(v))
-                return imp_fail(im, key, "must be true or false");
-        *out = json_is_true(v);
+        bool x = def;
+
+        if (fields_read_bool(im->err, im->cfg, im->prefix, key, FIELD_NULLABLE, &x))
+                return -1;
+        defaulted(im, key);
+        *out = x;
         return 0;
 }
 
-/* A tanh soft cap (Gemma 2's *_logit_softcapping): a positive number, or
- * null for none (0). */
+/* A tanh soft cap (Gemma 2's *_logit_softcapping): a number in [0, 1e6],
+ * or null for none (0). */
 static int get_softcap(struct imp *im, const char *key, double def, float *out)
 {
         json_t *v = json_object_get(im->cfg, key);
         double x = def;
-        if (v) {
-                if (json_is_null(v))
-                        x = 0;
-                else if (!json_is_number(v))
-                        return imp_fail(im, key, "must be a number or null");
-                else
-                        x = json_number_value(v);
-                if (!(x >= 0 && x <= 1e6))
-                        return imp_fail(im, key, "must be in [0, 1e6] or null");
-        }
+
+        if (v && json_is_null(v))
+                x = 0;
+        else if (fields_read_number(im->err, im->cfg, im->prefix, key, 0, 0, 1e6, &x))
+                return -1;
         *out = (float)x;
         return 0;
 }
 
+/* A dropout probability in [0, 1). */
 static int get_prob(struct imp *im, const char *key, double def, float *out)
 {
-        json_t *v = json_object_get(im->cfg, key);
         double x = def;
-        if (v && !json_is_null(v)) {
-                if (!json_is_number(v))
-                        return imp_fail(im, key, "must be a number");
-                x = json_number_value(v);
-                if (!(x >= 0 && x < 1))
-                        return imp_fail(im, key, "must be in [0, 1)");
-        }
+
+        if (fields_read_number(im->err, im->cfg, im->prefix, key, FIELD_NULLABLE, 0, 1, &x))
+                return -1;
+        if (x >= 1)
+                return imp_fail(im, key, "range", "must be in [0, 1)");
         *out = (float)x;
         return 0;
 }
@@ -236,16 +228,13 @@ static int get_prob(struct imp *im, const char *key, double def, float *out)
 static int activation(struct imp *im, const char *key, enum model_activation def,
                       enum model_activation *out)
 {
-        json_t *v = json_object_get(im->cfg, key);
-        const char *s;
-        if (!v || json_is_null(v)) {
+        const char *s = NULL;
+
+        if (fields_read_string(im->err, im->cfg, im->prefix, key, FIELD_NULLABLE, 256, &s))
+                return -1;
+        if (!s)
                 *out = def;
-                return 0;
-        }
-        if (!json_is_string(v))
-                return imp_fail(im, key, "must be a string");
-        s = json_string_value(v);
-        if (!strcmp(s, "gelu") || !strcmp(s, "gelu_python"))
+        else if (!strcmp(s, "gelu") || !strcmp(s, "gelu_python"))
                 *out = MODEL_ACT_GELU;
         else if (!strcmp(s, "gelu_new") || !strcmp(s, "gelu_fast"))
                 *out = MODEL_ACT_GELU_NEW;
@@ -256,7 +245,8 @@ static int activation(struct imp *im, const char *key, enum model_activation def
         else if (!strcmp(s, "silu") || !strcmp(s, "swish"))
                 *out = MODEL_ACT_SILU;
         else
-                return imp_fail(im, key, "unsupported activation (gelu, gelu_new, relu, silu)");
+                return imp_fail(im, key, "enum",
+                                "unsupported activation (gelu, gelu_new, relu, silu)");
         return 0;
 }
 
@@ -274,10 +264,11 @@ static void set_name(struct model_arch *a, json_t *cfg, const char *type)
 static int heads_and_dim(struct imp *im, struct model_arch *a, const char *heads_key)
 {
         if (a->heads == 0)
-                return imp_fail(im, heads_key, "must be a positive integer");
+                return imp_fail(im, heads_key, "range", "must be a positive integer");
         if (a->head_dim == 0) {
                 if (a->hidden % a->heads)
-                        return imp_fail(im, heads_key, "must divide the hidden size");
+                        return imp_fail(im, heads_key, "consistency",
+                                        "must divide the hidden size");
                 a->head_dim = a->hidden / a->heads;
         }
         return 0;
@@ -462,7 +453,7 @@ static int import_generic_moe(struct imp *im, struct model_arch *a, const char *
         if (get_u32(im, ck, 1, 4096, &a->experts) || get_u32(im, ak, 1, 4096, &a->active_experts))
                 return -1;
         if (a->active_experts > a->experts)
-                return imp_fail(im, ak, "must not exceed the number of experts");
+                return imp_fail(im, ak, "consistency", "must not exceed the number of experts");
         if (json_object_get(im->cfg, "moe_intermediate_size")) {
                 if (get_u32(im, "moe_intermediate_size", 0, 1048576, &moe_ffn))
                         return -1;
@@ -608,7 +599,8 @@ static int import_moe(struct imp *im, struct model_arch *a, const char *type)
                             1024, &a->dense_layers))
                         return -1;
                 if (a->dense_layers > a->layers)
-                        return imp_fail(im, "first_k_dense_replace", "must not exceed the layers");
+                        return imp_fail(im, "first_k_dense_replace", "consistency",
+                                        "must not exceed the layers");
                 a->ffn = moe_ffn;
                 a->shared_expert_ffn = n_shared * moe_ffn;
                 a->dense_ffn = dense_ffn;
@@ -637,7 +629,7 @@ static int import_mla(struct imp *im, struct model_arch *a)
             get_u32(im, "v_head_dim", 128, 4096, &a->v_head_dim))
                 return -1;
         if (a->kv_lora_rank == 0)
-                return imp_fail(im, "kv_lora_rank", "must be a positive integer");
+                return imp_fail(im, "kv_lora_rank", "range", "must be a positive integer");
         a->head_dim = nope + a->qk_rope_dim;
         a->kv_heads = a->heads;
         return 0;
@@ -666,7 +658,8 @@ static int import_linear_attention(struct imp *im, struct model_arch *a)
             get_bool(im, "attn_output_gate", true, &gate))
                 return -1;
         if (interval == 0)
-                return imp_fail(im, "full_attention_interval", "must be a positive integer");
+                return imp_fail(im, "full_attention_interval", "range",
+                                "must be a positive integer");
         if (json_is_array(lt) && json_array_size(lt) > 0) {
                 size_t i;
                 json_t *x;
@@ -774,7 +767,7 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
         /* LlamaConfig reads a missing (None) num_key_value_heads as
          * num_attention_heads; 0 builds no key/value heads and fails. */
         if (kv == 0 && json_is_integer(json_object_get(im->cfg, "num_key_value_heads")))
-                return imp_fail(im, "num_key_value_heads", "must be a positive integer");
+                return imp_fail(im, "num_key_value_heads", "range", "must be a positive integer");
         a->kv_heads = kv ? kv : a->heads;
         a->tied_embeddings = tied;
         a->gated_mlp = true;
@@ -843,9 +836,10 @@ static int import_llama_like(struct imp *im, struct model_arch *a, const char *t
         if (check_layer_types(im, a->layers))
                 return -1;
         if (a->heads == 0)
-                return imp_fail(im, "num_attention_heads", "must be a positive integer");
+                return imp_fail(im, "num_attention_heads", "range", "must be a positive integer");
         if (a->kv_heads > a->heads || a->heads % a->kv_heads)
-                return imp_fail(im, "num_key_value_heads", "must divide num_attention_heads");
+                return imp_fail(im, "num_key_value_heads", "consistency",
+                                "must divide num_attention_heads");
         if (is(type, "deepseek_v2") || is(type, "deepseek_v3")) {
                 if (import_mla(im, a))
                         return -1;
@@ -952,7 +946,8 @@ static int import_falcon(struct imp *im, struct model_arch *a)
                 return -1;
         a->kv_heads = newarch ? (kv ? kv : a->heads) : (mq ? 1 : a->heads);
         if (a->kv_heads > a->heads || a->heads % a->kv_heads)
-                return imp_fail(im, "num_kv_heads", "must divide num_attention_heads");
+                return imp_fail(im, "num_kv_heads", "consistency",
+                                "must divide num_attention_heads");
         a->ffn = ffn ? ffn : 4 * a->hidden;
         a->activation = MODEL_ACT_GELU;
         a->tied_embeddings = tied;
@@ -1015,7 +1010,7 @@ static int import_opt(struct imp *im, struct model_arch *a)
             activation(im, "activation_function", MODEL_ACT_RELU, &a->activation))
                 return -1;
         if (proj && proj != a->hidden)
-                return imp_fail(im, "word_embed_proj_dim",
+                return imp_fail(im, "word_embed_proj_dim", "unsupported",
                                 "an embedding projection (OPT-350m) is not modelled; it must "
                                 "equal hidden_size");
         a->kv_heads = a->heads;
@@ -1082,7 +1077,7 @@ static int import_t5(struct imp *im, struct model_arch *a)
         if (ff && !json_is_null(ff)) {
                 const char *s;
                 if (!json_is_string(ff))
-                        return imp_fail(im, "feed_forward_proj", "must be a string");
+                        return imp_fail(im, "feed_forward_proj", "type", "must be a string");
                 s = json_string_value(ff);
                 if (!strncmp(s, "gated-", 6)) {
                         a->gated_mlp = true;
@@ -1098,7 +1093,7 @@ static int import_t5(struct imp *im, struct model_arch *a)
                 else if (!strcmp(s, "silu"))
                         a->activation = MODEL_ACT_SILU;
                 else
-                        return imp_fail(im, "feed_forward_proj",
+                        return imp_fail(im, "feed_forward_proj", "enum",
                                         "unsupported (relu, gated-gelu, gated-silu)");
         }
         a->tied_embeddings = tied;
@@ -1272,7 +1267,7 @@ static int import_bart(struct imp *im, struct model_arch *a)
             activation(im, "activation_function", MODEL_ACT_GELU, &a->activation))
                 return -1;
         if (dec_ffn != a->ffn)
-                return imp_fail(im, "decoder_ffn_dim", "must equal encoder_ffn_dim");
+                return imp_fail(im, "decoder_ffn_dim", "consistency", "must equal encoder_ffn_dim");
         a->kv_heads = a->heads;
         if (heads_and_dim(im, a, "encoder_attention_heads"))
                 return -1;
@@ -1343,10 +1338,10 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
         struct imp top = *im;
 
         top.cfg = config;
-        top.prefix = NULL;
+        top.prefix = "";
         if (v < 0) {
                 const char *colon = strchr(why, ':');
-                return imp_fail(&top, vkey, colon ? colon + 2 : why);
+                return imp_fail(&top, vkey, "vision", colon ? colon + 2 : why);
         }
         if (v == 0)
                 return 0;
@@ -1374,22 +1369,20 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
         return 0;
 }
 
-int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_t keylen, char *err,
-                        size_t errlen)
+int hf_config_read(json_t *config, struct model_arch *out, struct fields_error *err)
 {
-        struct imp im = {config, NULL, key, keylen, err, errlen, 0};
+        struct imp im = {config, "", err, 0};
         const char *type, *outer, *field, *why;
         int rc;
 
-        if (key && keylen)
-                key[0] = '\0';
+        memset(err, 0, sizeof(*err));
         memset(out, 0, sizeof(*out));
         if (!json_is_object(config))
-                return imp_fail(&im, "",
+                return imp_fail(&im, "", "type",
                                 "config must be a JSON object (the contents of config.json)");
         json_t *mt = json_object_get(config, "model_type");
         if (!json_is_string(mt))
-                return imp_fail(&im, "model_type",
+                return imp_fail(&im, "model_type", "required",
                                 "missing or not a string; supported: see the "
                                 "importer's list in the API description");
         type = json_string_value(mt);
@@ -1398,14 +1391,14 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
         json_t *text = json_object_get(config, "text_config");
         if (is(type, "gemma3") && json_is_object(text)) {
                 im.cfg = text;
-                im.prefix = "text_config/";
+                im.prefix = "/text_config";
                 type = "gemma3_text";
         } else if (is(type, "qwen2_vl") || is(type, "qwen2_5_vl")) {
                 /* Qwen2-VL / Qwen2.5-VL: a Qwen2 language model, its keys at
                  * the top level (text_config in newer configs). */
                 if (json_is_object(text)) {
                         im.cfg = text;
-                        im.prefix = "text_config/";
+                        im.prefix = "/text_config";
                 }
                 type = "qwen2";
         } else if (is(type, "kimi_k2")) {
@@ -1416,7 +1409,7 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                  * Mllama) do the same: the language model is read from
                  * text_config, the tower from vision_config (vision.h). */
                 im.cfg = text;
-                im.prefix = "text_config/";
+                im.prefix = "/text_config";
                 type = json_string_value(json_object_get(text, "model_type"));
                 if (is(type, "mllama_text_model") || is(type, "mllama"))
                         type = "llama"; /* MllamaTextModel: LLaMA blocks + cross-attention */
@@ -1454,12 +1447,12 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                 rc = import_bart(&im, out);
         else if (is(type, "mamba") || is(type, "mamba2") || is(type, "jamba") ||
                  is(type, "falcon_mamba") || is(type, "rwkv") || is(type, "recurrent_gemma"))
-                return imp_fail(&im, "model_type",
+                return imp_fail(&im, "model_type", "unsupported",
                                 "state-space and recurrent models (mamba, mamba2, jamba, rwkv) "
                                 "are out of scope: their memory is a recurrent state, not a "
                                 "KV cache, and is not modelled");
         else if (ssm_key(im.cfg))
-                return imp_fail(&im, ssm_key(im.cfg),
+                return imp_fail(&im, ssm_key(im.cfg), "unsupported",
                                 "state-space (Mamba) blocks are out of scope: their memory is a "
                                 "recurrent state, not a KV cache, and is not modelled (Gated "
                                 "DeltaNet hybrids, qwen3_next and qwen3_5, are)");
@@ -1474,7 +1467,7 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
                          "with integer hidden_size, num_hidden_layers, num_attention_heads, "
                          "intermediate_size and vocab_size is read as a generic decoder",
                          type, hf_config_supported);
-                return imp_fail(&im, "model_type", why_buf);
+                return imp_fail(&im, "model_type", "enum", why_buf);
         }
         if (rc)
                 return -1;
@@ -1483,8 +1476,25 @@ int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_
         set_name(out, config, type);
         out->defaulted = im.defaulted;
         if (model_arch_check(out, &field, &why))
-                return imp_fail(&im, config_key_of(im.cfg, field), why);
+                return imp_fail(&im, config_key_of(im.cfg, field), "architecture", why);
         return 0;
+}
+
+int hf_config_import_ex(json_t *config, struct model_arch *out, char *key, size_t keylen, char *err,
+                        size_t errlen)
+{
+        struct fields_error e;
+
+        if (hf_config_read(config, out, &e) == 0) {
+                if (key && keylen)
+                        key[0] = '\0';
+                return 0;
+        }
+        if (key && keylen)
+                snprintf(key, keylen, "%s", e.pointer[0] ? e.pointer + 1 : "");
+        if (err && errlen)
+                snprintf(err, errlen, "%s", e.detail);
+        return -1;
 }
 
 int hf_config_import(json_t *config, struct model_arch *out, char *err, size_t errlen)

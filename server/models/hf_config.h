@@ -24,15 +24,27 @@
 #include <jansson.h>
 
 #include "core/model.h"
+#include "json/fields.h"
 
 /* "bert, roberta, xlm-roberta, ..." for error messages. */
 extern const char hf_config_supported[];
 
 /*
- * Fill out from config (a config.json object).  Returns 0, or -1 with a
- * one-line reason in err naming the key ("num_attention_heads: must be a
- * positive integer", "model_type \"foo\" is not supported; supported: ...").
- * The architecture is checked with model_arch_check() before returning.
+ * Fill out from config (a config.json object).  Returns 0, or -1 with err
+ * filled (json/fields.h): the JSON pointer of the offending key within the
+ * config as the config spells it ("/hidden_size",
+ * "/text_config/num_attention_heads"; "" when the object as a whole is
+ * wrong), the rule it broke ("type", "range", "required", "enum",
+ * "consistency", "unsupported", "vision", "architecture"), the detail
+ * naming the key, and status 400.  The architecture is checked with
+ * model_arch_check() before returning.
+ */
+int hf_config_read(json_t *config, struct model_arch *out, struct fields_error *err);
+
+/*
+ * As hf_config_read, with the record's detail as a one-line reason in err
+ * naming the key ("num_attention_heads: must be a positive integer",
+ * "model_type \"foo\" is not supported; supported: ...").
  */
 int hf_config_import(json_t *config, struct model_arch *out, char *err, size_t errlen);
 

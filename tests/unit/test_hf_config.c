@@ -500,6 +500,45 @@ static void test_generic_and_refused(void **state)
         }
 }
 
+/* The error record names the key by its JSON pointer as the config spells
+ * it (inside text_config for a wrapper's language model) and the rule. */
+static void test_error_record(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *config, *pointer, *rule;
+        } rows[] = {
+                {"[1]", "", "type"},
+                {"{\"hidden_size\":768}", "/model_type", "required"},
+                {"{\"model_type\":\"llama\",\"hidden_size\":\"4k\"}", "/hidden_size", "type"},
+                {"{\"model_type\":\"llama\",\"num_hidden_layers\":-1}", "/num_hidden_layers",
+                 "range"},
+                {"{\"model_type\":\"gemma3\",\"text_config\":{\"model_type\":\"gemma3_text\","
+                 "\"hidden_size\":true}}",
+                 "/text_config/hidden_size", "type"},
+                {"{\"model_type\":\"llama\",\"hidden_act\":\"tanh\"}", "/hidden_act", "enum"},
+                {"{\"model_type\":\"llama\",\"num_attention_heads\":32,"
+                 "\"num_key_value_heads\":5}",
+                 "/num_key_value_heads", "consistency"},
+                {"{\"model_type\":\"mamba\",\"hidden_size\":768}", "/model_type", "unsupported"},
+                {"{\"model_type\":\"gpt2\",\"resid_pdrop\":1}", "/resid_pdrop", "range"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                json_t *cfg = json_loads(rows[i].config, 0, NULL);
+                struct model_arch a;
+                struct fields_error e;
+                assert_non_null(cfg);
+                if (!hf_config_read(cfg, &a, &e))
+                        fail_msg("accepted %s", rows[i].config);
+                if (strcmp(e.pointer, rows[i].pointer) || strcmp(e.rule, rows[i].rule))
+                        fail_msg("%s: pointer \"%s\" rule \"%s\", want \"%s\" \"%s\" (%s)",
+                                 rows[i].config, e.pointer, e.rule, rows[i].pointer, rows[i].rule,
+                                 e.detail);
+                assert_int_equal(e.status, 400);
+                json_decref(cfg);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -510,6 +549,7 @@ int main(void)
                 cmocka_unit_test(test_generic_and_refused),
                 cmocka_unit_test(test_current_moe_families),
                 cmocka_unit_test(test_qwen3_next),
+                cmocka_unit_test(test_error_record),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

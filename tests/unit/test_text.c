@@ -1,5 +1,5 @@
 /*
- * test_text.c - the text rule of every endpoint (api/text.h): UTF-8
+ * test_text.c - the text rule of every endpoint (json/text.h): UTF-8
  * without NUL, lengths in characters.  Each row's bytes are written out
  * and its count derived by hand from RFC 3629's table.
  */
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "api/text.h"
+#include "json/text.h"
 
 struct row {
         const char *s;

@@ -1,7 +1,7 @@
 /*
  * text.c - UTF-8 text rules shared by every endpoint (see text.h).
  */
-#include "api/text.h"
+#include "json/text.h"
 
 #include <stdint.h>
 

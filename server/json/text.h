@@ -6,8 +6,8 @@
  *
  * Memory: nothing allocated.  Thread-safety: pure functions.
  */
-#ifndef GPUPLAN_API_TEXT_H
-#define GPUPLAN_API_TEXT_H
+#ifndef GPUPLAN_JSON_TEXT_H
+#define GPUPLAN_JSON_TEXT_H
 
 #include <stddef.h>
 
