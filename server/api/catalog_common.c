@@ -19,6 +19,7 @@
 #include "db/catalog_sync.h"
 #include "db/pool.h"
 #include "log.h"
+#include "models/model_id.h"
 
 #define DB_ACQUIRE_DEFAULT_MS 2000u
 
@@ -302,7 +303,7 @@ const char *api_model_not_found(const struct catalog_snapshot *s, const char *id
                                 size_t len)
 {
         const struct catalog_model *near[3];
-        size_t n = catalog_model_suggest(s, id, near, 3), off;
+        size_t n = catalog_model_suggest(s, model_id_without_host(id), near, 3), off;
         int w = snprintf(buf, len, "no catalog model \"%.80s\"", id);
         off = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
         w = quantized_copy_hint(s, id, buf + off, len - off);

@@ -20,6 +20,7 @@
 #include "api/catalog_common.h"
 #include "api/fields.h"
 #include "models/hf_config.h"
+#include "models/model_id.h"
 #include "catalog/catalog.h"
 #include "core/peft.h"
 
@@ -291,7 +292,8 @@ static int decode_model(json_t *m, const struct catalog_snapshot *snap, struct e
                         return dfail(
                                 e, 503, "/model/id", "unavailable",
                                 "the model catalog is not loaded yet; retry, or send hf_config");
-                const struct catalog_model *cm = catalog_model(snap, json_string_value(v));
+                const struct catalog_model *cm = catalog_model(
+                        snap, model_id_without_host(json_string_value(v)));
                 if (!cm) {
                         char why[600];
                         return dfail(

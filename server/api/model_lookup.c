@@ -18,6 +18,7 @@
 #include "core/estimate.h"
 #include "models/hf_config.h"
 #include "models/hub.h"
+#include "models/model_id.h"
 #include "api/estimate_decode.h"
 #include "api/estimate_encode.h"
 #include "db/resolve.h"
@@ -267,10 +268,10 @@ int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot
         }
         /* Without a snapshot the decoder answers 503: a catalog Hub id must
          * not be taken to the Hub meanwhile. */
-        if (!snap || (!revision && catalog_model(snap, id)))
+        if (!snap || (!revision && catalog_model(snap, model_id_without_host(id))))
                 return 0;
         if (!hub || !rq->app->fetched ||
-            !resolve_hub_id(id, hub->endpoint, repo, sizeof(repo), rev, sizeof(rev))) {
+            !model_id_hub_repo(id, hub->endpoint, repo, sizeof(repo), rev, sizeof(rev))) {
                 if (revision)
                         return fail(rs, 400, "/model/revision", "contradiction",
                                     "revision applies to a Hub id (org/name), not to a catalog "

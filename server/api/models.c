@@ -23,6 +23,7 @@
 #include "db/catalog_queries.h"
 #include "models/hf_config.h"
 #include "models/hub.h"
+#include "models/model_id.h"
 #include "models/fetched.h"
 #include "db/resolve.h"
 
@@ -173,7 +174,7 @@ void api_models_get(const struct api_request *rq, struct api_response *rs)
 
         if (!s)
                 return;
-        m = rq->n_params ? catalog_model(s, rq->params[0]) : NULL;
+        m = rq->n_params ? catalog_model(s, model_id_without_host(rq->params[0])) : NULL;
         if (!m) {
                 char why[600];
                 api_problem(rs, 404,
@@ -221,7 +222,7 @@ static json_t *team_hub_config(const struct api_request *rq, const char *hub_id,
         json_t *cfg;
 
         if (!hub || !rq->app->fetched ||
-            !resolve_hub_id(hub_id, hub->endpoint, repo, repolen, rev, sizeof(rev))) {
+            !model_id_hub_repo(hub_id, hub->endpoint, repo, repolen, rev, sizeof(rev))) {
                 api_problem_field(rs, 400, "/hub_id", "pattern",
                                   "hub_id must be a Hub model id (org/name) or its URL");
                 return NULL;

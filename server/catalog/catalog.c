@@ -429,17 +429,6 @@ static bool list_has(const char *list, const char *name)
         return false;
 }
 
-/* What users paste: a Hub URL stands for its repository id. */
-static const char *strip_hub_url(const char *id)
-{
-        static const char *const prefixes[] = {"https://huggingface.co/", "http://huggingface.co/",
-                                               "huggingface.co/", "hf.co/", NULL};
-        for (int i = 0; prefixes[i]; i++)
-                if (strncasecmp(id, prefixes[i], strlen(prefixes[i])) == 0)
-                        return id + strlen(prefixes[i]);
-        return id;
-}
-
 const struct catalog_model *catalog_model(const struct catalog_snapshot *s, const char *id)
 {
         size_t i;
@@ -449,7 +438,6 @@ const struct catalog_model *catalog_model(const struct catalog_snapshot *s, cons
         i = FIND_ARR(s->t.models, s->t.n_models, struct catalog_model, id, id);
         if (i != SIZE_MAX)
                 return &s->t.models[i];
-        id = strip_hub_url(id);
         for (i = 0; i < s->t.n_models; i++) {
                 const struct catalog_model *m = &s->t.models[i];
                 if (strcasecmp(m->id, id) == 0 || list_has(m->hub_ids, id))
@@ -519,7 +507,6 @@ size_t catalog_model_suggest(const struct catalog_snapshot *s, const char *query
                 return 0;
         if (max > 8)
                 max = 8;
-        query = strip_hub_url(query);
         size_t limit = strnlen(query, 127) / 3;
         if (limit < 3)
                 limit = 3;

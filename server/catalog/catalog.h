@@ -188,8 +188,9 @@ const struct catalog_gpu_info *catalog_gpu_infos(const struct catalog_snapshot *
 const struct catalog_model *catalog_models(const struct catalog_snapshot *s, size_t *count);
 /*
  * A model by catalog id, or (case-insensitively) by catalog id or one of
- * its Hub ids ("meta-llama/Llama-2-7b-hf"; a https://huggingface.co/ prefix
- * is ignored).  NULL when none matches.
+ * its Hub ids ("meta-llama/Llama-2-7b-hf").  NULL when none matches.  The
+ * id is matched as given: what a user pasted (a Hub URL) is read as an id
+ * by models/model_id.h first.
  */
 const struct catalog_model *catalog_model(const struct catalog_snapshot *s, const char *id);
 

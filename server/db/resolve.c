@@ -1,5 +1,5 @@
 /*
- * resolve.c - Hub ids and the look-up behind them (see resolve.h).
+ * resolve.c - the database copy and the Hub behind a model id (see resolve.h).
  */
 #include "db/resolve.h"
 
@@ -15,57 +15,6 @@
 #include "db/pool.h"
 #include "log.h"
 #include "models/hub.h"
-
-static const char *skip_prefix(const char *s, const char *prefix)
-{
-        size_t n = strlen(prefix);
-        return n && strncasecmp(s, prefix, n) == 0 ? s + n : s;
-}
-
-bool resolve_hub_id(const char *typed, const char *endpoint, char *repo, size_t repolen, char *rev,
-                    size_t revlen)
-{
-        static const char *const hosts[] = {"https://huggingface.co/",
-                                            "http://huggingface.co/",
-                                            "huggingface.co/",
-                                            "https://hf.co/",
-                                            "hf.co/",
-                                            NULL};
-        const char *s = typed, *slash, *rest;
-        char ep[300];
-        size_t n;
-
-        rev[0] = '\0';
-        snprintf(ep, sizeof(ep), "%s/", endpoint ? endpoint : "");
-        if (endpoint && *endpoint)
-                s = skip_prefix(s, ep);
-        for (int i = 0; hosts[i]; i++)
-                s = skip_prefix(s, hosts[i]);
-        s = skip_prefix(s, "models/");
-        slash = strchr(s, '/');
-        if (!slash)
-                return false;
-        rest = strchr(slash + 1, '/');
-        n = rest ? (size_t)(rest - s) : strlen(s);
-        while (n && s[n - 1] == '/')
-                n--;
-        if (n >= repolen)
-                return false;
-        memcpy(repo, s, n);
-        repo[n] = '\0';
-        if (rest && (!strncmp(rest, "/tree/", 6) || !strncmp(rest, "/blob/", 6) ||
-                     !strncmp(rest, "/resolve/", 9))) {
-                const char *r = strchr(rest + 1, '/') + 1, *end = strchr(r, '/');
-                size_t k = end ? (size_t)(end - r) : strlen(r);
-                if (k >= revlen)
-                        return false;
-                memcpy(rev, r, k);
-                rev[k] = '\0';
-        } else if (rest && rest[1]) {
-                return false;
-        }
-        return hub_repo_valid(repo);
-}
 
 void resolve_quant_method(const char *config_text, char *out, size_t outlen)
 {

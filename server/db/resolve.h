@@ -1,8 +1,8 @@
 /*
- * resolve.h - from what a user typed to a model the Hub knows: Hub ids and
- * URLs read as a repository and revision, and the look-up of a repository
- * the catalog lacks - first the database's copy (any replica may have read
- * it), then the Hub, whose answer is stored for the next request.
+ * resolve.h - the look-up of a Hub repository the catalog lacks: first the
+ * database's copy (any replica may have read it), then the Hub, whose
+ * answer is stored for the next request.  What a user typed becomes a
+ * repository and revision in models/model_id.h.
  *
  * The order a model id is resolved in is catalog -> team -> fetched (this
  * replica's memory, then the database) -> Hub -> error; the catalog and
@@ -23,15 +23,6 @@
 
 struct db_pool;
 struct hub_settings;
-
-/*
- * Read typed as a Hub repository: "org/name", a huggingface.co (or
- * HF_ENDPOINT) URL, with "/tree/{rev}" naming a revision.  Returns true with
- * repo and rev ("" when none) filled; false when typed is not a repository
- * id (a catalog id such as "llama-2-7b").
- */
-bool resolve_hub_id(const char *typed, const char *endpoint, char *repo, size_t repolen, char *rev,
-                    size_t revlen);
 
 struct resolve_ctx {
         struct db_pool *db;             /* NULL: no database copy */

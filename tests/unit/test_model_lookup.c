@@ -1,8 +1,7 @@
 /*
  * test_model_lookup.c - a checkpoint's quantization_config as the request's
  * quantization (api/model_lookup.c), one row per format, with each
- * format's keys as its library writes them; and Hub ids as typed
- * (db/resolve.c).
+ * format's keys as its library writes them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +14,6 @@
 #include <jansson.h>
 
 #include "api/model_lookup.h"
-#include "db/resolve.h"
 
 static void test_quantization_formats(void **state)
 {
@@ -92,45 +90,10 @@ static void test_quantization_formats(void **state)
         }
 }
 
-static void test_hub_ids(void **state)
-{
-        (void)state;
-        static const struct {
-                const char *typed, *repo, *rev;
-        } ok[] = {
-                {"Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", ""},
-                {"https://huggingface.co/Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", ""},
-                {"https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/", "Qwen/Qwen2.5-7B-Instruct",
-                 ""},
-                {"hf.co/openai/gpt-oss-20b/tree/main", "openai/gpt-oss-20b", "main"},
-                {"https://huggingface.co/openai/gpt-oss-20b/blob/abc123/config.json",
-                 "openai/gpt-oss-20b", "abc123"},
-                {"http://mirror.example:8080/hf/org/name", "org/name", ""},
-        };
-        char repo[FETCHED_REPO_MAX], rev[201];
-        for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-                assert_true(resolve_hub_id(ok[i].typed, "http://mirror.example:8080/hf", repo,
-                                           sizeof(repo), rev, sizeof(rev)));
-                assert_string_equal(repo, ok[i].repo);
-                assert_string_equal(rev, ok[i].rev);
-        }
-        static const char *const not_hub[] = {"llama-2-7b",
-                                              "a/b/c",
-                                              "/name",
-                                              "org/",
-                                              "org/../x",
-                                              "org/na me",
-                                              "https://huggingface.co/org/name/x"};
-        for (size_t i = 0; i < sizeof(not_hub) / sizeof(not_hub[0]); i++)
-                assert_false(resolve_hub_id(not_hub[i], "https://huggingface.co", repo,
-                                            sizeof(repo), rev, sizeof(rev)));
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_quantization_formats),
-                cmocka_unit_test(test_hub_ids),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
