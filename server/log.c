@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json/text.h"
+
 static atomic_int log_threshold = LOG_LEVEL_INFO;
 
 static const char *const level_names[] = {"debug", "info", "warn", "error"};
@@ -49,43 +51,12 @@ int log_enabled(int level)
         return level >= atomic_load(&log_threshold);
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629 table 3), or 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *s)
-{
-        unsigned char c = s[0];
-        size_t n;
-        unsigned cp;
-
-        if (c < 0x80)
-                return 1;
-        if (c >= 0xc2 && c <= 0xdf) {
-                n = 2;
-                cp = c & 0x1fu;
-        } else if (c >= 0xe0 && c <= 0xef) {
-                n = 3;
-                cp = c & 0x0fu;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-                n = 4;
-                cp = c & 0x07u;
-        } else {
-                return 0;
-        }
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3fu);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        return n;
-}
-
 int log_json_string(char *buf, size_t cap, size_t *len, const char *s)
 {
         static const char hex[] = "0123456789abcdef";
         size_t at = *len;
         const unsigned char *p = (const unsigned char *)(s ? s : "");
+        const unsigned char *end = p + strlen((const char *)p);
 
         if (cap == 0 || at >= cap)
                 return -1;
@@ -97,7 +68,7 @@ int log_json_string(char *buf, size_t cap, size_t *len, const char *s)
         } while (0)
         PUT('"');
         while (*p) {
-                size_t n = utf8_seq_len(p);
+                size_t n = text_utf8_sequence(p, (size_t)(end - p));
                 if (n == 0 || *p < 0x20) {
                         /* Control character or a byte that is not UTF-8: \u00XX. */
                         if (*p == '\n') {
