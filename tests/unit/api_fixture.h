@@ -120,44 +120,11 @@ static inline int fixture_setup(void **state)
                                                    .source_date = dup(&t, "2026-01-01")};
         t.n_offerings = 3;
         t.offerings = calloc(3, sizeof(*t.offerings));
-        t.offerings[0] = (struct catalog_offering){.id = dup(&t, "cloud-1x-a100"),
-                                                   .provider_id = dup(&t, "cloud"),
-                                                   .accelerator_id = dup(&t, "a100-80"),
-                                                   .instance_type = dup(&t, "1x"),
-                                                   .region = dup(&t, "r"),
-                                                   .gpus_per_instance = 1};
-        t.offerings[1] = (struct catalog_offering){.id = dup(&t, "cloud-1x-h100-sxm"),
-                                                   .provider_id = dup(&t, "cloud"),
-                                                   .accelerator_id = dup(&t, "h100-sxm-80gb"),
-                                                   .instance_type = dup(&t, "1x-h100"),
-                                                   .region = dup(&t, "r"),
-                                                   .gpus_per_instance = 1};
-        t.offerings[2] = (struct catalog_offering){.id = dup(&t, "cloud-8x-a100"),
-                                                   .provider_id = dup(&t, "cloud"),
-                                                   .accelerator_id = dup(&t, "a100-80"),
-                                                   .instance_type = dup(&t, "8x"),
-                                                   .region = dup(&t, "r"),
-                                                   .gpus_per_instance = 8};
         t.n_prices = 3;
         t.prices = calloc(3, sizeof(*t.prices));
-        t.prices[0] = (struct catalog_price){.id = 1,
-                                             .offering_id = dup(&t, "cloud-1x-a100"),
-                                             .pricing = CATALOG_ON_DEMAND,
-                                             .usd_per_hour = 1.5,
-                                             .as_of = dup(&t, "2026-01-01"),
-                                             .source = dup(&t, "s")};
-        t.prices[1] = (struct catalog_price){.id = 3,
-                                             .offering_id = dup(&t, "cloud-1x-h100-sxm"),
-                                             .pricing = CATALOG_ON_DEMAND,
-                                             .usd_per_hour = 3.0,
-                                             .as_of = dup(&t, "2026-01-01"),
-                                             .source = dup(&t, "s")};
-        t.prices[2] = (struct catalog_price){.id = 2,
-                                             .offering_id = dup(&t, "cloud-8x-a100"),
-                                             .pricing = CATALOG_ON_DEMAND,
-                                             .usd_per_hour = 16.0,
-                                             .as_of = dup(&t, "2026-01-01"),
-                                             .source = dup(&t, "s")};
+        fixture_offering(&t, 0, "cloud-1x-a100", "cloud", "a100-80", 1, 1.5);
+        fixture_offering(&t, 1, "cloud-1x-h100-sxm", "cloud", "h100-sxm-80gb", 1, 3.0);
+        fixture_offering(&t, 2, "cloud-8x-a100", "cloud", "a100-80", 8, 16.0);
         t.n_purchase_prices = 2;
         t.purchase_prices = calloc(2, sizeof(*t.purchase_prices));
         t.purchase_prices[1] =
