@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "api/catalog_common.h"
 #include "api/metrics.h"
 #include "plan/answer_cache.h"
 
@@ -81,4 +82,19 @@ void api_answer_cached(const struct api_request *rq, struct api_response *rs, co
         else
                 answer_cache_put(cache, &claim, 0, NULL, 0);
         free(key);
+}
+
+void api_answer_cached_body(const struct api_request *rq, struct api_response *rs,
+                            const char *route, api_answer_fn answer)
+{
+        const struct catalog_snapshot *s;
+        json_t *body = api_body_object(rq, rs);
+
+        if (!body)
+                return;
+        s = api_catalog_snapshot(rq, rs);
+        if (s)
+                api_answer_cached(rq, rs, route, s, body, answer, NULL);
+        catalog_release(s);
+        json_decref(body);
 }

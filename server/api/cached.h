@@ -36,4 +36,13 @@ void api_answer_cached(const struct api_request *rq, struct api_response *rs, co
                        const struct catalog_snapshot *s, json_t *body, api_answer_fn answer,
                        void *ctx);
 
+/*
+ * A whole handler for an endpoint whose answer needs only the request body
+ * and the snapshot: the body as a JSON object, the snapshot, then
+ * api_answer_cached() under route with no ctx.  A body that is not an
+ * object, or no snapshot yet, fills rs with their problem documents.
+ */
+void api_answer_cached_body(const struct api_request *rq, struct api_response *rs,
+                            const char *route, api_answer_fn answer);
+
 #endif

@@ -267,15 +267,5 @@ out:
 
 void api_fit_options(const struct api_request *rq, struct api_response *rs)
 {
-        const struct catalog_snapshot *s;
-        json_t *body;
-
-        body = api_body_object(rq, rs);
-        if (!body)
-                return;
-        s = api_catalog_snapshot(rq, rs);
-        if (s)
-                api_answer_cached(rq, rs, "fit_options", s, body, fit_answer, NULL);
-        catalog_release(s);
-        json_decref(body);
+        api_answer_cached_body(rq, rs, "fit_options", fit_answer);
 }

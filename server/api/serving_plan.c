@@ -842,14 +842,5 @@ static void serving_answer(const struct catalog_snapshot *s, json_t *body, void 
 
 void api_serving_plan(const struct api_request *rq, struct api_response *rs)
 {
-        const struct catalog_snapshot *s;
-        json_t *body = api_body_object(rq, rs);
-
-        if (!body)
-                return;
-        s = api_catalog_snapshot(rq, rs);
-        if (s)
-                api_answer_cached(rq, rs, "serving_plan", s, body, serving_answer, NULL);
-        catalog_release(s);
-        json_decref(body);
+        api_answer_cached_body(rq, rs, "serving_plan", serving_answer);
 }
