@@ -86,7 +86,7 @@ static int import_shipped_prices(const struct config *cfg, PGconn *c, char *err,
 /* One attempt: migrate over a dedicated connection, load the catalog, start LISTEN. */
 static int bootstrap_once(struct app *app, char *err, size_t errlen)
 {
-        PGconn *c = db_connect(app->config->database_url, err, errlen);
+        PGconn *c = db_pool_connect(app->config->database_url, err, errlen);
         unsigned applied = 0;
         int rc;
 
@@ -194,7 +194,7 @@ static int migrate_command(const struct config *cfg)
 {
         char err[512];
         unsigned applied = 0;
-        PGconn *c = db_connect(cfg->database_url, err, sizeof(err));
+        PGconn *c = db_pool_connect(cfg->database_url, err, sizeof(err));
 
         if (!c) {
                 log_error("%s", err);
@@ -301,7 +301,7 @@ static int prices_import_command(const struct config *cfg, int argc, char **argv
                                 "YYYY-MM-DD] [--cloud ID] FILE...\n");
                 return 2;
         }
-        c = db_connect(cfg->database_url, err, sizeof(err));
+        c = db_pool_connect(cfg->database_url, err, sizeof(err));
         if (!c) {
                 log_error("%s", err);
                 return 1;

@@ -31,7 +31,7 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs);
 void api_providers_list(const struct api_request *rq, struct api_response *rs);
 void api_providers_get(const struct api_request *rq, struct api_response *rs);
 void api_providers_put(const struct api_request *rq, struct api_response *rs);
-void api_offerings_put(const struct api_request *rq, struct api_response *rs);
+void api_providers_offerings_put(const struct api_request *rq, struct api_response *rs);
 
 /* GET|POST /api/v1/prices, GET|POST /api/v1/purchase_prices (prices.c) */
 void api_prices_list(const struct api_request *rq, struct api_response *rs);

@@ -52,8 +52,8 @@ void health_ready(const struct api_request *rq, struct api_response *rs)
                 not_ready(rs, "database unreachable");
                 return;
         }
-        pending = db_migrations_pending(c, migrations_embedded, migrations_embedded_count, err,
-                                        sizeof(err));
+        pending = db_migrate_pending(c, migrations_embedded, migrations_embedded_count, err,
+                                     sizeof(err));
         db_pool_release(app->db, c);
         if (pending < 0) {
                 log_warn("readiness check failed: %s", err);

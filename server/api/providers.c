@@ -171,7 +171,7 @@ static const char *const offering_keys[] = {"id", "provider", "instance_type", "
                                             /* read-only, ignored */
                                             "gpu_name", "prices", NULL};
 
-void api_offerings_put(const struct api_request *rq, struct api_response *rs)
+void api_providers_offerings_put(const struct api_request *rq, struct api_response *rs)
 {
         struct catalog_offering o = {.id = rq->params[0]};
         const char *body_id = NULL;

@@ -1,7 +1,7 @@
 /*
  * reserve.c - what the caching allocator reserves beyond the allocated
  * peak, found by replaying one configuration's tensors through the
- * allocator model of allocator.c.
+ * allocator model of alloc_sim.c.
  *
  * nvidia-smi and torch.cuda.max_memory_reserved() exceed
  * max_memory_allocated() because the allocator carves tensors out of
@@ -41,7 +41,7 @@
  * counts apart, and NCCL's buffers are outside the allocator.  Inference
  * keeps the default reserve: serving engines preallocate their caches.
  */
-#include "core/allocator.h"
+#include "core/alloc_sim.h"
 #include "core/estimate_internal.h"
 
 #include <limits.h>

@@ -203,7 +203,7 @@ static void *listener_main(void *arg)
 
         while (!atomic_load(&s->stop)) {
                 char err[256] = "";
-                PGconn *conn = db_connect(s->database_url, err, sizeof(err));
+                PGconn *conn = db_pool_connect(s->database_url, err, sizeof(err));
                 PGresult *res;
 
                 if (!conn) {

@@ -216,8 +216,8 @@ out:
         return rc;
 }
 
-int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigned n, char *err,
-                          size_t errlen)
+int db_migrate_pending(PGconn *c, const struct migration_file *files, unsigned n, char *err,
+                       size_t errlen)
 {
         PGresult *res;
         int pending = 0;

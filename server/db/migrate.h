@@ -52,7 +52,7 @@ bool db_migrate_checksum_accepted(const struct migration_file *f, const char *ch
  * db_migrate_checksum_accepted() refuses (0 = up to date), or -1 with a reason in err if the
  * query failed.  schema_migrations missing counts every file as pending.
  */
-int db_migrations_pending(PGconn *c, const struct migration_file *files, unsigned n, char *err,
-                          size_t errlen);
+int db_migrate_pending(PGconn *c, const struct migration_file *files, unsigned n, char *err,
+                       size_t errlen);
 
 #endif

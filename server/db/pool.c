@@ -48,7 +48,7 @@ static void notice_to_log(void *arg, const char *message)
         log_debug("postgresql: %.*s", (int)strcspn(message, "\n"), message);
 }
 
-PGconn *db_connect(const char *database_url, char *err, size_t errlen)
+PGconn *db_pool_connect(const char *database_url, char *err, size_t errlen)
 {
         /*
          * Array entries after "dbname" override what the URL says
@@ -219,7 +219,7 @@ PGconn *db_pool_acquire(struct db_pool *p, unsigned timeout_ms)
                 pthread_mutex_unlock(&p->mu);
         }
         if (!c) {
-                c = db_connect(p->url, err, sizeof(err));
+                c = db_pool_connect(p->url, err, sizeof(err));
                 pthread_mutex_lock(&p->mu);
                 if (!c) {
                         if (p->healthy || p->connect_failures_total == 0)
@@ -323,7 +323,7 @@ void db_pool_stats(struct db_pool *p, struct db_pool_stats *out)
         pthread_mutex_unlock(&p->mu);
 }
 
-bool db_error_is_unavailable(const PGresult *res)
+bool db_pool_error_is_unavailable(const PGresult *res)
 {
         const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 

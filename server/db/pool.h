@@ -9,7 +9,7 @@
  * connect_timeout, so a database outage never stalls request threads.
  * Callers answer NULL with 503 and Retry-After.
  *
- * Every connection (pooled or from db_connect()) is opened with
+ * Every connection (pooled or from db_pool_connect()) is opened with
  * PQconnectdbParams, expand_dbname=1 (DATABASE_URL may be a URI or a
  * key=value string; NULL or "" uses the PG* environment),
  * application_name=gpuplan, connect_timeout=3 and
@@ -19,7 +19,7 @@
  * Memory: db_pool_new() allocates the pool; db_pool_free() closes every
  * connection and frees it (all connections must have been released).
  * A PGconn from db_pool_acquire() belongs to the caller until
- * db_pool_release(); one from db_connect() until PQfinish().
+ * db_pool_release(); one from db_pool_connect() until PQfinish().
  *
  * Thread-safety: every db_pool_* function may be called from any thread
  * (a mutex and a condition variable guard the slots); a checked-out PGconn
@@ -79,13 +79,13 @@ const char *db_pool_url(const struct db_pool *p);
  * A dedicated connection with the settings above (the catalog's LISTEN
  * thread and migrations use one).  NULL with libpq's one-line reason in err.
  */
-PGconn *db_connect(const char *database_url, char *err, size_t errlen);
+PGconn *db_pool_connect(const char *database_url, char *err, size_t errlen);
 
 /*
  * True when res failed because the connection is gone or the server is
  * shutting down (SQLSTATE class 08, 57P01..57P03) or the statement was
  * cancelled by statement_timeout (57014): answer 503, never replay a write.
  */
-bool db_error_is_unavailable(const PGresult *res);
+bool db_pool_error_is_unavailable(const PGresult *res);
 
 #endif

@@ -570,7 +570,7 @@ static enum MHD_Result serve_static(struct MHD_Connection *conn, struct request 
                 if (r)
                         f.fd = -1; /* MHD closes it */
         }
-        static_file_release(&f);
+        static_files_release(&f);
         if (!r)
                 return MHD_NO;
         rq->bytes = f.status == 200 ? f.size : 0;

@@ -64,7 +64,7 @@ void static_files_close(struct static_files *sf)
         free(sf);
 }
 
-void static_file_release(struct static_file *f)
+void static_files_release(struct static_file *f)
 {
         if (f->fd >= 0)
                 close(f->fd);
@@ -112,7 +112,7 @@ static int type_index(const char *name)
         return -1;
 }
 
-const char *static_content_type(const char *name)
+const char *static_files_content_type(const char *name)
 {
         int i = type_index(name);
 
@@ -120,7 +120,7 @@ const char *static_content_type(const char *name)
 }
 
 /* Accept-Encoding: a list of codings with optional ;q= (RFC 9110 12.5.3). */
-bool static_accepts_gzip(const char *ae)
+bool static_files_accepts_gzip(const char *ae)
 {
         const char *p = ae;
 
@@ -155,7 +155,7 @@ bool static_accepts_gzip(const char *ae)
         return false;
 }
 
-bool static_etag_matches(const char *inm, const char *etag)
+bool static_files_etag_matches(const char *inm, const char *etag)
 {
         size_t el = strlen(etag);
 
@@ -386,13 +386,13 @@ int static_files_get(struct static_files *sf, const char *decoded_path, const ch
                  (unsigned long long)st.st_mtim.tv_sec, (unsigned long)st.st_mtim.tv_nsec);
         bool want_gzip = ti >= 0 && types[ti].compress && st.st_size > 256 &&
                          (uint64_t)st.st_size <= STATIC_GZIP_MAX_BYTES &&
-                         static_accepts_gzip(accept_encoding);
+                         static_files_accepts_gzip(accept_encoding);
         if (want_gzip) {
                 /* A distinct validator for the gzip representation (RFC 9110 8.8.3). */
                 char gz_etag[64];
                 size_t el = strlen(out->etag);
                 snprintf(gz_etag, sizeof(gz_etag), "%.*s-gz\"", (int)(el - 1), out->etag);
-                if (static_etag_matches(if_none_match, gz_etag)) {
+                if (static_files_etag_matches(if_none_match, gz_etag)) {
                         memcpy(out->etag, gz_etag, sizeof(gz_etag));
                         out->gzip = true;
                         out->status = 304;
@@ -414,7 +414,7 @@ int static_files_get(struct static_files *sf, const char *decoded_path, const ch
                         return 0;
                 }
         }
-        if (static_etag_matches(if_none_match, out->etag)) {
+        if (static_files_etag_matches(if_none_match, out->etag)) {
                 close(fd);
                 out->status = 304;
                 return 0;

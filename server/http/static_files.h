@@ -13,7 +13,7 @@
  *
  * Memory: static_files_open() allocates the holder, static_files_close()
  * frees it.  A struct static_file result owns an fd or a malloc'd body,
- * released with static_file_release() unless handed over to the transport.
+ * released with static_files_release() unless handed over to the transport.
  *
  * Thread-safety: static_files_get() may be called from any thread (the
  * gzip cache has a mutex).
@@ -54,15 +54,15 @@ int static_files_get(struct static_files *sf, const char *decoded_path, const ch
                      const char *accept_encoding, struct static_file *out);
 
 /* Close the fd / free the body of a result not handed to the transport. */
-void static_file_release(struct static_file *f);
+void static_files_release(struct static_file *f);
 
 /* The Content-Type for a file name, by extension. */
-const char *static_content_type(const char *name);
+const char *static_files_content_type(const char *name);
 
 /* Whether an Accept-Encoding header value accepts gzip (q > 0). */
-bool static_accepts_gzip(const char *accept_encoding);
+bool static_files_accepts_gzip(const char *accept_encoding);
 
 /* Whether an If-None-Match value matches etag (weak comparison, RFC 9110 13.1.2). */
-bool static_etag_matches(const char *if_none_match, const char *etag);
+bool static_files_etag_matches(const char *if_none_match, const char *etag);
 
 #endif

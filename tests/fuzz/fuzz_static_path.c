@@ -235,15 +235,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *ae = n > 2 ? fields[2] : NULL;
 
         /* The helpers on their own, with arbitrary header text. */
-        (void)static_accepts_gzip(fields[0]);
-        (void)static_etag_matches(fields[0], "\"7d0-1\"");
-        (void)static_content_type(fields[0]);
+        (void)static_files_accepts_gzip(fields[0]);
+        (void)static_files_etag_matches(fields[0], "\"7d0-1\"");
+        (void)static_files_content_type(fields[0]);
 
         if (router_decode(fields[0], strlen(fields[0]), decoded, sizeof(decoded)) < 0)
                 return 0;
         if (static_files_get(files, decoded, inm, ae, &f) != 0)
                 return 0; /* an I/O failure: the transport answers 500 */
         check_result(decoded, inm, &f);
-        static_file_release(&f);
+        static_files_release(&f);
         return 0;
 }

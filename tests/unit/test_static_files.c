@@ -114,7 +114,7 @@ static void test_resolution(void **state)
                 if (f.status != rows[i].status)
                         fail_msg("%s (%s): %d, want %d", rows[i].path, rows[i].why, f.status,
                                  rows[i].status);
-                static_file_release(&f);
+                static_files_release(&f);
         }
         static_files_close(sf);
 }
@@ -148,17 +148,17 @@ static void test_etag_and_gzip(void **state)
         snprintf(inm, sizeof(inm), "\"x\", %s", plain.etag);
         again = get(sf, "/js/app.js", inm, NULL);
         assert_int_equal(again.status, 304);
-        static_file_release(&again);
+        static_files_release(&again);
         again = get(sf, "/js/app.js", gz.etag, "gzip");
         assert_int_equal(again.status, 304);
-        static_file_release(&again);
+        static_files_release(&again);
         /* The cached copy is served the second time, byte for byte. */
         again = get(sf, "/js/app.js", NULL, "gzip");
         assert_int_equal(again.size, gz.size);
         assert_memory_equal(again.body, gz.body, gz.size);
-        static_file_release(&again);
-        static_file_release(&plain);
-        static_file_release(&gz);
+        static_files_release(&again);
+        static_files_release(&plain);
+        static_files_release(&gz);
         static_files_close(sf);
 }
 
@@ -182,29 +182,29 @@ static void test_accepts_gzip(void **state)
         };
         (void)state;
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-                if (static_accepts_gzip(rows[i].header) != rows[i].gzip)
+                if (static_files_accepts_gzip(rows[i].header) != rows[i].gzip)
                         fail_msg("Accept-Encoding: %s", rows[i].header ? rows[i].header : "(none)");
 }
 
 static void test_etag_matches(void **state)
 {
         (void)state;
-        assert_true(static_etag_matches("\"a\"", "\"a\""));
-        assert_true(static_etag_matches("W/\"a\"", "\"a\"")); /* weak comparison */
-        assert_true(static_etag_matches("\"b\" , \"a\"", "\"a\""));
-        assert_true(static_etag_matches("*", "\"a\""));
-        assert_false(static_etag_matches("\"ab\"", "\"a\""));
-        assert_false(static_etag_matches(NULL, "\"a\""));
+        assert_true(static_files_etag_matches("\"a\"", "\"a\""));
+        assert_true(static_files_etag_matches("W/\"a\"", "\"a\"")); /* weak comparison */
+        assert_true(static_files_etag_matches("\"b\" , \"a\"", "\"a\""));
+        assert_true(static_files_etag_matches("*", "\"a\""));
+        assert_false(static_files_etag_matches("\"ab\"", "\"a\""));
+        assert_false(static_files_etag_matches(NULL, "\"a\""));
 }
 
 static void test_content_types(void **state)
 {
         (void)state;
-        assert_string_equal(static_content_type("a.css"), "text/css; charset=utf-8");
-        assert_string_equal(static_content_type("a.MJS"), "text/javascript; charset=utf-8");
-        assert_string_equal(static_content_type("chart.umd.min.js.map"), "application/json");
-        assert_string_equal(static_content_type("x.svg"), "image/svg+xml");
-        assert_string_equal(static_content_type("README"), "application/octet-stream");
+        assert_string_equal(static_files_content_type("a.css"), "text/css; charset=utf-8");
+        assert_string_equal(static_files_content_type("a.MJS"), "text/javascript; charset=utf-8");
+        assert_string_equal(static_files_content_type("chart.umd.min.js.map"), "application/json");
+        assert_string_equal(static_files_content_type("x.svg"), "image/svg+xml");
+        assert_string_equal(static_files_content_type("README"), "application/octet-stream");
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /*
- * test_allocator.c - the caching-allocator model (core/allocator.c) against
+ * test_alloc_sim.c - the caching-allocator model (core/alloc_sim.c) against
  * traces worked out by hand from the rules of PyTorch's
  * c10/cuda/CUDACachingAllocator.cpp: round_size (512-byte multiples),
  * get_allocation_size (2 MiB small segments, 20 MiB for requests under
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/allocator.h"
+#include "core/alloc_sim.h"
 
 #define MIB 1048576ull
 

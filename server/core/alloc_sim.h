@@ -1,5 +1,5 @@
 /*
- * allocator.h - a model of PyTorch's CUDA caching allocator, to replay a
+ * alloc_sim.h - a model of PyTorch's CUDA caching allocator, to replay a
  * sequence of tensor allocations and frees and learn how many bytes the
  * allocator reserves from the device for them.
  *
@@ -35,8 +35,8 @@
  * a trace needs more blocks than ALLOC_SIM_BLOCKS the simulation stops
  * counting and sets overflow; the caller falls back to its default.
  */
-#ifndef GPUPLAN_CORE_ALLOCATOR_H
-#define GPUPLAN_CORE_ALLOCATOR_H
+#ifndef GPUPLAN_CORE_ALLOC_SIM_H
+#define GPUPLAN_CORE_ALLOC_SIM_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /*
- * allocator.c - PyTorch's CUDA caching allocator, replayed (allocator.h
+ * alloc_sim.c - PyTorch's CUDA caching allocator, replayed (alloc_sim.h
  * lists the rules and where each comes from).
  */
-#include "core/allocator.h"
+#include "core/alloc_sim.h"
 
 #include <string.h>
 
