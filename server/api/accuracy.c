@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/catalog_common.h"
+#include "api/catalog.h"
+#include "api/db.h"
 #include "api/estimate_encode.h"
 #include "db/engine_queries.h"
 

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "app.h"
-#include "api/catalog_common.h"
+#include "api/body.h"
+#include "api/catalog.h"
 #include "api/metrics.h"
 #include "plan/answer_cache.h"
 

@@ -64,21 +64,4 @@ void api_serving_plan(const struct api_request *rq, struct api_response *rs);
 json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
                                 struct api_response *rs);
 
-enum api_entity {
-        API_ENTITY_GPU,
-        API_ENTITY_PROVIDER,
-        API_ENTITY_OFFERING,
-        API_ENTITY_SETTING,
-        API_ENTITY_MODEL,
-};
-
-/*
- * After a committed upsert: reload this replica's snapshot and answer 201
- * (created) or 200 with the entity as the refreshed snapshot shows it, plus
- * "snapshot_reloaded": false in the rare case the reload failed (the write
- * stands; the NOTIFY or the next periodic reload will bring it in).
- */
-void api_write_reply_entity(const struct api_request *rq, struct api_response *rs, bool created,
-                            enum api_entity kind, const char *id);
-
 #endif

@@ -1,14 +1,34 @@
 /*
  * catalog_json.c - the catalog's entities as the API shows them: one
  * encoder per entity, shared by the handlers, the per-snapshot rendering
- * (catalog_render.c) and the write replies (catalog_common.c).
+ * (catalog_render.c) and the write replies (api/catalog.c).
  */
 #include "api/catalog_json.h"
 
+#include <math.h>
 #include <string.h>
 
-#include "api/catalog_common.h"
 #include "api/estimate_encode.h"
+
+json_t *catalog_json_num(double v)
+{
+        return v == 0 || !isfinite(v) ? json_null() : json_real(v);
+}
+
+json_t *catalog_json_u64(uint64_t v)
+{
+        return v == 0 || v > (uint64_t)INT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+json_t *catalog_json_int(int64_t v)
+{
+        return v == 0 ? json_null() : json_integer((json_int_t)v);
+}
+
+json_t *catalog_json_str(const char *s)
+{
+        return s ? json_string(s) : json_null();
+}
 
 const char *const catalog_json_precision_keys[GPU_PRECISION_COUNT] = {
         [GPU_FP32] = "fp32", [GPU_TF32] = "tf32", [GPU_FP16] = "fp16",
@@ -73,32 +93,32 @@ json_t *catalog_json_gpu(const struct catalog_snapshot *s, size_t index, bool de
         info += index;
         for (int p = 0; p < GPU_PRECISION_COUNT; p++)
                 json_object_set_new(flops, catalog_json_precision_keys[p],
-                                    api_json_num(g->flops[p]));
-        json_object_set_new(flops, "fp16_accumulate", api_json_num(g->fp16_accumulate_flops));
+                                    catalog_json_num(g->flops[p]));
+        json_object_set_new(flops, "fp16_accumulate", catalog_json_num(g->fp16_accumulate_flops));
         o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "id", g->id,
                       "name", g->name, "vendor", g->vendor, "kind", g->kind, "form_factor",
                       info->form_factor, "chips_per_board", info->chips_per_board, "memory_bytes",
-                      api_json_u64(g->memory_bytes), "usable_memory_bytes",
-                      info->usable_memory_known ? api_json_u64(g->usable_memory_bytes)
+                      catalog_json_u64(g->memory_bytes), "usable_memory_bytes",
+                      info->usable_memory_known ? catalog_json_u64(g->usable_memory_bytes)
                                                 : json_null(),
-                      "memory_type", api_json_str(info->memory_type),
-                      "memory_bandwidth_bytes_per_s", api_json_num(g->memory_bandwidth_bytes_per_s),
-                      "throughput_flops", flops, "tdp_watts", api_json_num(g->tdp_watts));
+                      "memory_type", catalog_json_str(info->memory_type),
+                      "memory_bandwidth_bytes_per_s", catalog_json_num(g->memory_bandwidth_bytes_per_s),
+                      "throughput_flops", flops, "tdp_watts", catalog_json_num(g->tdp_watts));
         if (!o)
                 return NULL;
         json_object_set_new(o, "interconnect_kind", json_string(info->interconnect_kind));
-        json_object_set_new(o, "interconnect", api_json_str(info->interconnect));
+        json_object_set_new(o, "interconnect", catalog_json_str(info->interconnect));
         json_object_set_new(o, "interconnect_bytes_per_s",
-                            api_json_num(info->interconnect_bytes_per_s));
-        json_object_set_new(o, "host_interface", api_json_str(info->host_interface));
-        json_object_set_new(o, "host_bytes_per_s", api_json_num(g->host_link_bytes_per_s));
-        json_object_set_new(o, "launch_year", api_json_int(g->launch_year));
-        json_object_set_new(o, "launch_price_usd", api_json_num(info->launch_price_usd));
+                            catalog_json_num(info->interconnect_bytes_per_s));
+        json_object_set_new(o, "host_interface", catalog_json_str(info->host_interface));
+        json_object_set_new(o, "host_bytes_per_s", catalog_json_num(g->host_link_bytes_per_s));
+        json_object_set_new(o, "launch_year", catalog_json_int(g->launch_year));
+        json_object_set_new(o, "launch_price_usd", catalog_json_num(info->launch_price_usd));
         json_object_set_new(o, "can_train", json_boolean(g->can_train));
         json_object_set_new(o, "can_infer", json_boolean(info->can_infer));
         json_object_set_new(o, "cuda", json_boolean(g->cuda));
-        json_object_set_new(o, "frameworks", api_json_str(info->frameworks));
-        json_object_set_new(o, "notes", api_json_str(info->notes));
+        json_object_set_new(o, "frameworks", catalog_json_str(info->frameworks));
+        json_object_set_new(o, "notes", catalog_json_str(info->notes));
         json_object_set_new(o, "source", json_string(info->source));
         json_object_set_new(o, "source_date", json_string(info->source_date));
         json_object_set_new(o, "updated_at", json_string(info->updated_at));
@@ -118,21 +138,21 @@ json_t *catalog_json_price(const struct catalog_snapshot *s, const struct catalo
 
         /* A price of 0 is real (free notebook tiers), so it is not sent as null here. */
         doc = json_pack("{s:o, s:s, s:o, s:o, s:s, s:f, s:o, s:o, s:s, s:s}", "provider",
-                        api_json_str(o ? o->provider_id : NULL), "offering", p->offering_id, "gpu",
-                        api_json_str(o ? o->accelerator_id : NULL), "gpus_per_instance",
-                        api_json_int(per_instance), "pricing", catalog_pricing_name(p->pricing),
+                        catalog_json_str(o ? o->provider_id : NULL), "offering", p->offering_id, "gpu",
+                        catalog_json_str(o ? o->accelerator_id : NULL), "gpus_per_instance",
+                        catalog_json_int(per_instance), "pricing", catalog_pricing_name(p->pricing),
                         "usd_per_hour", p->usd_per_hour, "usd_per_gpu_hour",
                         per_instance ? json_real(p->usd_per_hour / per_instance) : json_null(),
-                        "region", api_json_str(o ? o->region : NULL), "as_of", p->as_of, "source",
+                        "region", catalog_json_str(o ? o->region : NULL), "as_of", p->as_of, "source",
                         p->source);
         if (!doc)
                 return NULL;
         json_object_set_new(doc, "id", json_integer((json_int_t)p->id));
-        json_object_set_new(doc, "instance_type", api_json_str(o ? o->instance_type : NULL));
-        json_object_set_new(doc, "term_months", api_json_int(p->term_months));
+        json_object_set_new(doc, "instance_type", catalog_json_str(o ? o->instance_type : NULL));
+        json_object_set_new(doc, "term_months", catalog_json_int(p->term_months));
         json_object_set_new(doc, "currency", json_string(p->currency ? p->currency : "USD"));
-        json_object_set_new(doc, "recorded_at", api_json_str(p->recorded_at));
-        json_object_set_new(doc, "recorded_by", api_json_str(p->recorded_by));
+        json_object_set_new(doc, "recorded_at", catalog_json_str(p->recorded_at));
+        json_object_set_new(doc, "recorded_by", catalog_json_str(p->recorded_by));
         return doc;
 }
 
@@ -146,11 +166,11 @@ json_t *catalog_json_purchase_price(const struct catalog_snapshot *s,
         infos = catalog_gpu_infos(s, &n);
         return json_pack("{s:I, s:s, s:o, s:o, s:s, s:f, s:s, s:s, s:o, s:o}", "id",
                          (json_int_t)p->id, "gpu", p->accelerator_id, "gpu_name",
-                         api_json_str(g ? g->name : NULL), "chips_per_board",
-                         gi < n ? api_json_int(infos[gi].chips_per_board) : json_null(),
+                         catalog_json_str(g ? g->name : NULL), "chips_per_board",
+                         gi < n ? catalog_json_int(infos[gi].chips_per_board) : json_null(),
                          "condition", p->condition, "usd", p->usd, "as_of", p->as_of, "source",
-                         p->source, "recorded_at", api_json_str(p->recorded_at), "recorded_by",
-                         api_json_str(p->recorded_by));
+                         p->source, "recorded_at", catalog_json_str(p->recorded_at), "recorded_by",
+                         catalog_json_str(p->recorded_by));
 }
 
 json_t *catalog_json_offering(const struct catalog_snapshot *s, const struct catalog_offering *o)
@@ -170,11 +190,11 @@ json_t *catalog_json_offering(const struct catalog_snapshot *s, const struct cat
                         "id", o->id, "provider", o->provider_id, "instance_type", o->instance_type,
                         "gpu", o->accelerator_id, "gpu_name",
                         o->gpu_index < n ? gpus[o->gpu_index].name : o->accelerator_id,
-                        "gpus_per_instance", o->gpus_per_instance, "vcpus", api_json_int(o->vcpus),
-                        "ram_bytes", api_json_u64(o->ram_bytes), "region", o->region,
-                        "interconnect", api_json_str(o->interconnect), "interconnect_bytes_per_s",
-                        api_json_num(o->interconnect_bytes_per_s), "network_bytes_per_s",
-                        api_json_num(o->network_bytes_per_s), "notes", api_json_str(o->notes),
+                        "gpus_per_instance", o->gpus_per_instance, "vcpus", catalog_json_int(o->vcpus),
+                        "ram_bytes", catalog_json_u64(o->ram_bytes), "region", o->region,
+                        "interconnect", catalog_json_str(o->interconnect), "interconnect_bytes_per_s",
+                        catalog_json_num(o->interconnect_bytes_per_s), "network_bytes_per_s",
+                        catalog_json_num(o->network_bytes_per_s), "notes", catalog_json_str(o->notes),
                         "source", o->source, "source_date", o->source_date, "prices",
                         prices ? prices : json_array());
         return doc;
@@ -184,8 +204,8 @@ json_t *catalog_json_provider(const struct catalog_snapshot *s, const struct cat
                               bool with_offerings)
 {
         json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:s}", "id", p->id, "name", p->name,
-                                "kind", p->kind, "url", api_json_str(p->url), "notes",
-                                api_json_str(p->notes), "source", p->source, "source_date",
+                                "kind", p->kind, "url", catalog_json_str(p->url), "notes",
+                                catalog_json_str(p->notes), "source", p->source, "source_date",
                                 p->source_date);
         size_t n;
         const struct catalog_offering *off = catalog_offerings(s, &n);
@@ -232,15 +252,15 @@ json_t *catalog_json_model(const struct catalog_model *m, bool detail)
                         p = p[len] ? p + len + 1 : NULL;
                 }
                 json_object_set_new(o, "hub_ids", hub ? hub : json_array());
-                json_object_set_new(o, "licence", api_json_str(m->licence));
-                json_object_set_new(o, "released", api_json_str(m->released));
+                json_object_set_new(o, "licence", catalog_json_str(m->licence));
+                json_object_set_new(o, "released", catalog_json_str(m->released));
                 json_object_set_new(o, "origin", json_string(m->team ? "team" : "catalog"));
         }
         if (o && detail) {
                 json_error_t jerr;
                 json_t *cfg = m->hf_config_json ? json_loads(m->hf_config_json, 0, &jerr) : NULL;
                 json_object_set_new(o, "hf_config", cfg ? cfg : json_null());
-                json_object_set_new(o, "notes", api_json_str(m->notes));
+                json_object_set_new(o, "notes", catalog_json_str(m->notes));
                 if (m->arch_ok) {
                         struct model_param_breakdown b;
                         if (model_param_breakdown(&m->arch, &b) == 0)

@@ -4,7 +4,7 @@
  *
  * Every reader of an entity's JSON calls down into these encoders: the
  * GET handlers, the per-snapshot rendering (catalog_render.h) and the
- * replies to writes (catalog_common.h), so one shape is served everywhere.
+ * replies to writes (api/catalog.h), so one shape is served everywhere.
  *
  * Memory: each encoder returns a new jansson object the caller owns, or
  * NULL when memory ran out.  Thread-safety: pure functions of an acquired
@@ -15,11 +15,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #include "catalog/catalog.h"
 #include "core/gpu.h"
+
+/* Field values as the API shows them: 0 -> null (unknown), NULL text -> null. */
+json_t *catalog_json_num(double v);
+json_t *catalog_json_u64(uint64_t v);
+json_t *catalog_json_int(int64_t v);
+json_t *catalog_json_str(const char *s);
 
 /* The throughput_flops keys, by enum gpu_precision ("fp32", "bf16", ...). */
 extern const char *const catalog_json_precision_keys[GPU_PRECISION_COUNT];

@@ -13,7 +13,7 @@
 
 #include "api/cached.h"
 #include "api/catalog_api.h"
-#include "api/catalog_common.h"
+#include "api/catalog_json.h"
 #include "api/fields.h"
 #include "api/estimate_decode.h"
 #include "api/price_options.h"
@@ -143,7 +143,7 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate
                             json_string(estimate_precision_name(p->input.precision)));
         json_object_set_new(doc, "cpu_bytes_per_instance",
                             json_integer((json_int_t)p->cpu_bytes_per_instance));
-        json_object_set_new(doc, "instance_ram_bytes", api_json_u64(o->ram_bytes));
+        json_object_set_new(doc, "instance_ram_bytes", catalog_json_u64(o->ram_bytes));
         json_object_set_new(doc, "warnings", plan_warnings_json(base, p));
         return doc;
 }
@@ -168,8 +168,8 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct estima
                 json_array_append_new(
                         excluded,
                         json_pack("{s:s, s:o, s:o, s:s}", "gpu", gpus[e->gpu_index].id, "provider",
-                                  api_json_str(o ? o->provider_id : NULL), "offering",
-                                  api_json_str(o ? o->id : NULL), "reason", e->reason));
+                                  catalog_json_str(o ? o->provider_id : NULL), "offering",
+                                  catalog_json_str(o ? o->id : NULL), "reason", e->reason));
         }
         json_t *savers = json_array();
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "api/aliases.h"
-#include "api/catalog_common.h"
+#include "api/model_not_found.h"
 #include "api/fields.h"
 #include "models/hf_config.h"
 #include "models/model_id.h"

@@ -15,7 +15,7 @@
 
 #include "api/cached.h"
 #include "api/catalog_api.h"
-#include "api/catalog_common.h"
+#include "api/catalog_json.h"
 #include "api/fields.h"
 #include "api/estimate_decode.h"
 #include "api/fit_options.h"
@@ -159,8 +159,8 @@ static json_t *option_json(const struct estimate_input *base, const struct plan_
                         used += (size_t)k;
         }
         doc = json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "changes", changes,
-                        "summary", summary, "needed_bytes", api_json_u64(o->needed_bytes),
-                        "per_gpu_bytes", api_json_u64(o->per_gpu_bytes), "seconds_per_step",
+                        "summary", summary, "needed_bytes", catalog_json_u64(o->needed_bytes),
+                        "per_gpu_bytes", catalog_json_u64(o->per_gpu_bytes), "seconds_per_step",
                         num_or_null(o->seconds_per_step), "tokens_per_second",
                         num_or_null(o->tokens_per_second), "gpu_seconds_per_million_tokens",
                         num_or_null(o->gpu_seconds_per_million_tokens), "slowdown",
@@ -177,8 +177,8 @@ static json_t *result_json(const struct gpu_spec *g, const struct estimate_input
                 json_array_append_new(options, option_json(base, &r->options[i]));
         doc = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:{s:b, s:I}}", "gpu", g->id,
                         "gpu_name", g->name, "fits_already", r->fits_already, "usable_bytes",
-                        api_json_u64(r->usable_bytes), "request_needed_bytes",
-                        api_json_u64(r->request_needed_bytes), "request_tokens_per_second",
+                        catalog_json_u64(r->usable_bytes), "request_needed_bytes",
+                        catalog_json_u64(r->request_needed_bytes), "request_tokens_per_second",
                         num_or_null(r->request_tokens_per_second), "options",
                         options ? options : json_array(), "combinations",
                         (json_int_t)r->combinations, "candidates", (json_int_t)r->candidates, "fit",

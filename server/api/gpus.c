@@ -14,7 +14,9 @@
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
 #include "api/admin.h"
-#include "api/catalog_common.h"
+#include "api/body.h"
+#include "api/catalog.h"
+#include "api/db.h"
 #include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
@@ -433,5 +435,5 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs)
                 api_db_problem(rs, &e);
                 return;
         }
-        api_write_reply_entity(rq, rs, created, API_ENTITY_GPU, id);
+        api_catalog_write_reply(rq, rs, created, API_ENTITY_GPU, id);
 }

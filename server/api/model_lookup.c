@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "api/catalog_common.h"
+#include "api/model_not_found.h"
 #include "app.h"
 #include "catalog/catalog.h"
 #include "config.h"

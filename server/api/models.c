@@ -14,7 +14,10 @@
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
 #include "api/admin.h"
-#include "api/catalog_common.h"
+#include "api/body.h"
+#include "api/catalog.h"
+#include "api/db.h"
+#include "api/model_not_found.h"
 #include "api/fields.h"
 #include "core/estimate.h"
 #include "json/text.h"
@@ -378,7 +381,7 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
                 goto out;
         }
         api_db_release(rq, conn);
-        api_write_reply_entity(rq, rs, created, API_ENTITY_MODEL, m.id);
+        api_catalog_write_reply(rq, rs, created, API_ENTITY_MODEL, m.id);
 out:
         free(m.hf_config_json);
         json_decref(cfg);

@@ -13,7 +13,8 @@
 
 #include "api/catalog_api.h"
 #include "api/admin.h"
-#include "api/catalog_common.h"
+#include "api/catalog.h"
+#include "api/db.h"
 #include "api/fields.h"
 #include "app.h"
 #include "db/catalog_queries.h"

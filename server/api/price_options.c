@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/catalog_common.h"
 #include "api/fields.h"
 
 /*

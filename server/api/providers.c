@@ -12,7 +12,9 @@
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
 #include "api/admin.h"
-#include "api/catalog_common.h"
+#include "api/body.h"
+#include "api/catalog.h"
+#include "api/db.h"
 #include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
@@ -159,7 +161,7 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         if (rc)
                 api_db_problem(rs, &e);
         else
-                api_write_reply_entity(rq, rs, created, API_ENTITY_PROVIDER, p.id);
+                api_catalog_write_reply(rq, rs, created, API_ENTITY_PROVIDER, p.id);
 out:
         json_decref(body);
 }
@@ -229,7 +231,7 @@ void api_providers_offerings_put(const struct api_request *rq, struct api_respon
         if (rc)
                 api_db_problem(rs, &e);
         else
-                api_write_reply_entity(rq, rs, created, API_ENTITY_OFFERING, o.id);
+                api_catalog_write_reply(rq, rs, created, API_ENTITY_OFFERING, o.id);
 out:
         json_decref(body);
 }

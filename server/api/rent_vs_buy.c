@@ -12,7 +12,9 @@
 
 #include "api/cached.h"
 #include "api/catalog_api.h"
-#include "api/catalog_common.h"
+#include "api/body.h"
+#include "api/catalog.h"
+#include "api/catalog_json.h"
 #include "api/fields.h"
 #include "api/price_options.h"
 #include "plan/rent_vs_buy.h"
@@ -316,7 +318,7 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
                 json_array_append_new(
                         assumptions,
                         json_pack("{s:s, s:f, s:o, s:s}", "key", set[i].key, "value", set[i].value,
-                                  "unit", api_json_str(r ? r->unit : NULL), "source", source));
+                                  "unit", catalog_json_str(r ? r->unit : NULL), "source", source));
         }
         json_array_append_new(assumptions,
                               json_pack("{s:s, s:f, s:s, s:s}", "key", "hours_per_month", "value",
@@ -352,12 +354,12 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
                 "hours_per_month", low_high(res.hours_per_month[0], res.hours_per_month[1]), "rent",
                 rent ? rent : json_array(), "buy", "gpu", buy_gpu->id, "gpu_name", buy_gpu->name,
                 "boards", (json_int_t)res.boards, "purchase_usd", in.purchase_usd, "condition",
-                api_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->condition
+                catalog_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->condition
                                                                           : condition),
                 "purchase_as_of",
-                api_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->as_of : NULL),
+                catalog_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->as_of : NULL),
                 "purchase_source",
-                api_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->source : "request"),
+                catalog_json_str(pp && !json_object_get(body, "purchase_usd") ? pp->source : "request"),
                 "amortised_monthly_usd", res.amortised_monthly_usd, "power_watts", res.power_watts,
                 "energy_usd_per_hour", res.energy_usd_per_hour, "tdp_watts", buy_gpu->tdp_watts,
                 "monthly_usd", low_high(res.own_monthly_usd[0], res.own_monthly_usd[1]),

@@ -19,7 +19,6 @@
 
 #include "api/cached.h"
 #include "api/catalog_api.h"
-#include "api/catalog_common.h"
 #include "api/fields.h"
 #include "api/estimate_decode.h"
 #include "api/price_options.h"

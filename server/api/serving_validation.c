@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "api/catalog_api.h"
-#include "api/catalog_common.h"
+#include "api/catalog.h"
 #include "api/accuracy.h"
 #include "db/serving_queries.h"
 

@@ -8,7 +8,9 @@
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
 #include "api/admin.h"
-#include "api/catalog_common.h"
+#include "api/body.h"
+#include "api/catalog.h"
+#include "api/db.h"
 #include "api/fields.h"
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
@@ -98,7 +100,7 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs)
         if (rc)
                 api_db_problem(rs, &e);
         else
-                api_write_reply_entity(rq, rs, created, API_ENTITY_SETTING, st.key);
+                api_catalog_write_reply(rq, rs, created, API_ENTITY_SETTING, st.key);
 out:
         json_decref(body);
 }
