@@ -44,7 +44,7 @@
 #define BOOTSTRAP_RETRY_MS 2000
 
 /*
- * Compare and rent-vs-buy answers kept (server/api/cached.c): 64 answers,
+ * Compare and rent-vs-buy answers kept (server/api/answer_cached.c): 64 answers,
  * at most 16 MiB of them.  A compare answer over the seeded catalog is
  * about 65 KB (BENCHMARKS.md), so 64 fit in about 4 MiB; the byte cap
  * bounds the worst case of large answers.  A request waiting for an

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/cached.h"
+#include "api/answer_cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
 #include "api/fields.h"

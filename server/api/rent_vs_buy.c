@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/cached.h"
+#include "api/answer_cached.h"
 #include "api/catalog_api.h"
 #include "api/body.h"
 #include "api/catalog.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/cached.h"
+#include "api/answer_cached.h"
 #include "api/catalog_api.h"
 #include "api/fields.h"
 #include "api/estimate_decode.h"

@@ -5,7 +5,7 @@
  *
  * The API caches compare and rent-vs-buy answers under a key made of the
  * route, the catalog snapshot's content validator and the canonical
- * request body (server/api/cached.c), so a new snapshot never meets an
+ * request body (server/api/answer_cached.c), so a new snapshot never meets an
  * old answer: its keys differ, and the old entries age out.  The cache
  * itself knows nothing of HTTP or JSON: a value is bytes plus an int tag
  * the caller chooses (the API stores the HTTP status).

@@ -1,5 +1,5 @@
 // answer_cache.test.mjs - compare and rent_vs_buy answers are cached per
-// request body and catalog content (server/api/cached.c): a repeated
+// request body and catalog content (server/api/answer_cached.c): a repeated
 // question gets the same bytes from the cache, and a price write makes a
 // new snapshot whose answers are computed afresh, never served stale.
 

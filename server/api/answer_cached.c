@@ -1,7 +1,7 @@
 /*
- * cached.c - answers of pure endpoints from the answer cache; see cached.h.
+ * answer_cached.c - answers of pure endpoints from the answer cache; see answer_cached.h.
  */
-#include "api/cached.h"
+#include "api/answer_cached.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * cached.h - serve the answers of pure, slow endpoints (compare, rent vs
+ * answer_cached.h - serve the answers of pure, slow endpoints (compare, rent vs
  * buy) from the answer cache (server/plan/answer_cache.h).
  *
  * An answer is a function of the request body and the catalog snapshot
@@ -15,8 +15,8 @@
  * Memory: nothing is kept by the caller; rs->body is malloc'd as by the
  * api_reply_* helpers.  Thread-safe.
  */
-#ifndef GPUPLAN_API_CACHED_H
-#define GPUPLAN_API_CACHED_H
+#ifndef GPUPLAN_API_ANSWER_CACHED_H
+#define GPUPLAN_API_ANSWER_CACHED_H
 
 #include <jansson.h>
 
