@@ -208,6 +208,9 @@ void speed_wave_shares(const struct estimate_input *in, const struct est_speed *
 void speed_build(const struct estimate_input *in, const struct derived *d, const struct gpu_spec *g,
                  enum gpu_precision prec, struct est_speed *sp);
 double speed_eager_op_seconds(void);
+/* The share of its 128-wide-head figure a fused attention kernel keeps at
+ * head_dim (1 at 128 and above; FlashAttention-3 paper, figure 5). */
+double speed_attention_head_dim_share(enum est_attention_kernel k, double head_dim);
 
 /* compute.c */
 /* True when g has no tensor rate at the request's precision although it

@@ -222,12 +222,57 @@ static double speed_gemm_efficiency(const struct gpu_spec *g, enum gpu_precision
         return p == GPU_FP8 ? e * gemm_efficiency_fp8_share : e;
 }
 
+/*
+ * Head size.  The kernel figures above are for 128-wide heads.  A narrower
+ * head does the same softmax work per score for half the matmul FLOPs,
+ * and the kernels' share of peak falls with it.  Shah et al. 2024
+ * (FlashAttention-3, arXiv 2407.08608, figure 5: forward pass, fp16, H100
+ * SXM5, 8k tokens, no causal mask) measured at head dim 64 against 128:
+ * FlashAttention-2 322 against 370 TFLOP/s (0.87), FlashAttention-3 496
+ * against 646 (0.77), cuDNN 412 against 600 (0.69) and Triton 401 against
+ * 392 (no loss: 1).  The ratio is the kernel's, not the GPU's (the
+ * non-matmul share of the work doubles on any GPU), so it applies off
+ * Hopper too.  Between 64 and 128 the share is interpolated linearly,
+ * narrower heads take the 64 figure and wider ones the 128 figure.
+ * FlashAttention (v1)'s figure is already one for 64-wide heads.
+ */
+static const double head_dim_64_share_fa2 = 322.0 / 370.0;
+static const double head_dim_64_share_fa3 = 496.0 / 646.0;
+static const double head_dim_64_share_cudnn = 412.0 / 600.0;
+
+double speed_attention_head_dim_share(enum est_attention_kernel k, double head_dim)
+{
+        double r;
+        switch (k) {
+        case EST_ATTN_KERNEL_SDPA:
+        case EST_ATTN_KERNEL_FA2:
+                r = head_dim_64_share_fa2;
+                break;
+        case EST_ATTN_KERNEL_FA3:
+                r = head_dim_64_share_fa3;
+                break;
+        case EST_ATTN_KERNEL_CUDNN:
+                r = head_dim_64_share_cudnn;
+                break;
+        default: /* FA1, Triton */
+                return 1;
+        }
+        if (!(head_dim < 128))
+                return 1;
+        if (head_dim <= 64)
+                return r;
+        return r + (1 - r) * (head_dim - 64) / 64;
+}
+
 /* Megatron (Transformer Engine) and serving engines bring their own
- * Hopper attention kernels; PyTorch's SDPA runs FlashAttention-2. */
-static double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
-                                         bool training)
+ * Hopper attention kernels; PyTorch's SDPA runs FlashAttention-2.  *kernel
+ * receives the kernel that runs: the named one, or the one the framework
+ * brings (Transformer Engine's is cuDNN's; serving engines' FA3-class). */
+static double attention_kernel_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
+                                          bool training, enum est_attention_kernel *kernel)
 {
         bool hopper = hopper_class(g);
+        *kernel = in->attention_kernel;
         switch (in->attention_kernel) {
         case EST_ATTN_KERNEL_FA1:
                 return attention_efficiency_fa1;
@@ -238,17 +283,33 @@ static double speed_attention_efficiency(const struct gpu_spec *g, const struct 
                 return hopper ? attention_efficiency_triton_hopper : attention_efficiency_ampere;
         case EST_ATTN_KERNEL_FA3:
         case EST_ATTN_KERNEL_CUDNN:
+                if (!hopper)
+                        *kernel = EST_ATTN_KERNEL_FA2; /* no kernel of their own off Hopper */
                 return hopper ? attention_efficiency_hopper_fused : attention_efficiency_ampere;
         case EST_ATTN_KERNEL_AUTO:
         case EST_ATTN_KERNEL_COUNT:
                 break;
         }
+        *kernel = EST_ATTN_KERNEL_FA2;
         if (!hopper)
                 return attention_efficiency_ampere;
-        if (in->framework == EST_FW_MEGATRON || in->framework == EST_FW_VLLM ||
-            (!training && in->framework == EST_FW_NONE))
+        if (in->framework == EST_FW_MEGATRON) {
+                *kernel = EST_ATTN_KERNEL_CUDNN;
                 return attention_efficiency_hopper_fused;
+        }
+        if (in->framework == EST_FW_VLLM || (!training && in->framework == EST_FW_NONE)) {
+                *kernel = EST_ATTN_KERNEL_FA3;
+                return attention_efficiency_hopper_fused;
+        }
         return attention_efficiency_hopper;
+}
+
+static double speed_attention_efficiency(const struct gpu_spec *g, const struct estimate_input *in,
+                                         bool training)
+{
+        enum est_attention_kernel k;
+        double e = attention_kernel_efficiency(g, in, training, &k);
+        return e * speed_attention_head_dim_share(k, in->arch.head_dim);
 }
 
 double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink)

@@ -375,12 +375,17 @@ static void test_wave_quantization(void **state)
  *   0.40: / 395.76e12 = 11.113 ms; FA3 and cuDNN at 0.60: / 593.64e12 =
  *   7.4086 ms.
  */
-static double attention_pass_seconds(enum est_attention_kernel k, struct gpu_spec *g)
+static double attention_pass_seconds_hd(enum est_attention_kernel k, struct gpu_spec *g,
+                                        uint32_t head_dim, enum est_framework fw)
 {
         struct estimate_input in;
         struct speed_parts p;
         estimate_input_defaults(&in);
         in.arch = llama2_7b();
+        /* the same query width (4,096) in heads of head_dim */
+        in.arch.heads = in.arch.kv_heads = 4096 / head_dim;
+        in.arch.head_dim = head_dim;
+        in.framework = fw;
         in.mode = EST_PRE_TRAIN;
         in.precision = EST_BF16_MIXED;
         in.batch_size = 1;
@@ -391,6 +396,11 @@ static double attention_pass_seconds(enum est_attention_kernel k, struct gpu_spe
         run(&in, g, 1);
         speed_pass_parts(&res.speed, 4096, 2048, 0, &p);
         return p.attention_compute;
+}
+
+static double attention_pass_seconds(enum est_attention_kernel k, struct gpu_spec *g)
+{
+        return attention_pass_seconds_hd(k, g, 128, EST_FW_NONE);
 }
 
 static void test_attention_kernel_table(void **state)
@@ -413,6 +423,52 @@ static void test_attention_kernel_table(void **state)
         assert_close(attention_pass_seconds(EST_ATTN_KERNEL_AUTO, &h100), 12.700e-3, 1e-4);
 }
 
+/*
+ * Head size: the same 4.398e12 attention FLOPs in 64 heads of 64 instead
+ * of 32 of 128.  The FlashAttention-3 paper's figure 5 (H100, fp16
+ * forward, 8k tokens, no causal mask) at head dim 64 against 128: FA2 322
+ * / 370 = 0.870270, FA3 496 / 646 = 0.767802, cuDNN 412 / 600 = 0.686667,
+ * Triton 401 / 392 (kept at 1).
+ *   A100, FA2 at 0.55 x 0.870270: 4.398e12 / 149.34e12 = 29.450 ms
+ *   A100, FA2, head dim 96 (42 heads, query width 4,032: 4.3293e12
+ *     FLOPs): 0.870270 + 0.129730 x 32 / 64 = 0.935135:
+ *     4.3293e12 / 160.47e12 = 26.979 ms
+ *   H100, FA2 at 0.35 x 0.870270: 4.398e12 / 301.37e12 = 14.594 ms
+ *   H100, FA3 at 0.60 x 0.767802: 4.398e12 / 455.80e12 = 9.6491 ms
+ *   H100, cuDNN at 0.60 x 0.686667: 4.398e12 / 407.63e12 = 10.789 ms
+ *   H100, Triton at 0.40: 11.113 ms, as at 128
+ *   A100, FlashAttention-1: 46.988 ms, its figure is already a 64-wide one
+ *   H100, Megatron with no kernel named runs Transformer Engine's cuDNN
+ *     attention: 10.789 ms
+ * Heads of 256 keep the 128 figure: FA2 on an A100 25.629 ms.
+ */
+static void test_attention_head_dim(void **state)
+{
+        (void)state;
+        struct gpu_spec a100 = gpu("a100", 80e9, 2.0e12, 312e12);
+        struct gpu_spec h100 = gpu("h100", 80e9, 3.35e12, 989.4e12);
+        snprintf(h100.vendor, sizeof(h100.vendor), "NVIDIA");
+        enum est_framework none = EST_FW_NONE;
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_FA2, &a100, 64, none), 29.450e-3,
+                     1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_FA2, &a100, 96, none), 26.979e-3,
+                     1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_FA2, &h100, 64, none), 14.594e-3,
+                     1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_FA3, &h100, 64, none), 9.6491e-3,
+                     1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_CUDNN, &h100, 64, none),
+                     10.789e-3, 1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_TRITON, &h100, 64, none),
+                     11.113e-3, 1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_FA1, &a100, 64, none), 46.988e-3,
+                     1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_AUTO, &h100, 64, EST_FW_MEGATRON),
+                     10.789e-3, 1e-4);
+        assert_close(attention_pass_seconds_hd(EST_ATTN_KERNEL_FA2, &a100, 256, none), 25.629e-3,
+                     1e-4);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -425,6 +481,7 @@ int main(void)
                 cmocka_unit_test(test_cpu_offloaded_step),
                 cmocka_unit_test(test_goodput),
                 cmocka_unit_test(test_attention_kernel_table),
+                cmocka_unit_test(test_attention_head_dim),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

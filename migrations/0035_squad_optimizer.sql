@@ -1,0 +1,34 @@
+-- 0035: NVIDIA's SQuAD fine-tuning rows state the optimizer and the
+-- clipping run_squad.py really runs (NVIDIA/DeepLearningExamples,
+-- PyTorch/LanguageModeling/BERT/run_squad.py at commit a9e2c1d5, March 2022,
+-- the commit that published the pytorch:21.11-py3 tables).  Without --fp16
+-- (fp32 on the V100, tf32 on the A100) it builds BertAdam from
+-- optimization.py: a Python loop over the parameters, each update a run of
+-- eager operators, not the fused Adam of the fp16 path that migration 0016
+-- gave every BERT row.  Both paths clip the gradients after every backward
+-- (GradientClipper(max_grad_norm=1.0)).  tests/data/throughput.json holds
+-- the same rows.
+
+UPDATE throughput_measurements
+   SET request = jsonb_set(request, '{runtime}', '{"optimizer_implementation": "fused", "gradient_clipping": true}'::jsonb),
+       software = 'NGC PyTorch 21.11-py3 container; NVIDIA BERT scripts (run_pretraining.py / run_squad.py: native AMP, native DDP, TorchScript with the NVFuser backend, APEX fused LayerNorm, fused LAMB for pre-training, fused Adam for fp16 fine-tuning and BertAdam''s per-parameter loop for fp32/tf32 fine-tuning, LDDL data loader)',
+       notes = 'Row ''| 1 | 32 and 32 | 61.5 | 110.5 | 1.79 | 1.00 | 1.00 |''. SQuAD v1.1 fine-tuning of BERT-large uncased with run_squad.py (scripts/run_squad.sh passes max_seq_length 384, doc_stride 128): the question-answering head is one Linear(hidden, 2) producing start/end logits, given as num_labels 2. No activation checkpointing; no flash attention. Mixed-precision (FP16 AMP) column, batch 32. Optimizer and precision as run_squad.py runs them with --fp16 (scripts/run_squad.sh passes it for precision fp16): apex FusedAdam and apex amp.initialize(opt_level="O2", keep_batchnorm_fp32=False), half weights with an fp32 master copy in the optimizer, given as fp16_mixed; run_squad.py at NVIDIA/DeepLearningExamples commit a9e2c1d5 (March 2022, the commit that published the 21.11 tables): GradientClipper(max_grad_norm=1.0), apex multi_tensor_l2norm and multi_tensor_scale, clips the gradients after every backward, given as runtime.gradient_clipping.'
+ WHERE id = 'dle-pyt-bert-large-squad-amp-1xa100-80gb';
+
+UPDATE throughput_measurements
+   SET request = jsonb_set(request, '{runtime}', '{"optimizer_implementation": "for_loop", "gradient_clipping": true}'::jsonb),
+       software = 'NGC PyTorch 21.11-py3 container; NVIDIA BERT scripts (run_pretraining.py / run_squad.py: native AMP, native DDP, TorchScript with the NVFuser backend, APEX fused LayerNorm, fused LAMB for pre-training, fused Adam for fp16 fine-tuning and BertAdam''s per-parameter loop for fp32/tf32 fine-tuning, LDDL data loader)',
+       notes = 'Row ''| 1 | 32 and 32 | 61.5 | 110.5 | 1.79 | 1.00 | 1.00 |''. SQuAD v1.1 fine-tuning of BERT-large uncased with run_squad.py (scripts/run_squad.sh passes max_seq_length 384, doc_stride 128): the question-answering head is one Linear(hidden, 2) producing start/end logits, given as num_labels 2. No activation checkpointing; no flash attention. TF32 column, batch 32. Optimizer as run_squad.py runs it without --fp16: BertAdam (optimization.py), a Python loop over the parameters that launches each tensor''s update as separate eager operators (and clips each parameter again with clip_grad_norm_ inside the loop), given as runtime.optimizer_implementation for_loop, not the fused Adam the fp16 path uses; run_squad.py at NVIDIA/DeepLearningExamples commit a9e2c1d5 (March 2022, the commit that published the 21.11 tables): GradientClipper(max_grad_norm=1.0), apex multi_tensor_l2norm and multi_tensor_scale, clips the gradients after every backward, given as runtime.gradient_clipping.'
+ WHERE id = 'dle-pyt-bert-large-squad-tf32-1xa100-80gb';
+
+UPDATE throughput_measurements
+   SET request = jsonb_set(request, '{runtime}', '{"optimizer_implementation": "for_loop", "gradient_clipping": true}'::jsonb),
+       software = 'NGC PyTorch 21.11-py3 container; NVIDIA BERT scripts (run_pretraining.py / run_squad.py: native AMP, native DDP, TorchScript with the NVFuser backend, APEX fused LayerNorm, fused LAMB for pre-training, fused Adam for fp16 fine-tuning and BertAdam''s per-parameter loop for fp32/tf32 fine-tuning, LDDL data loader)',
+       notes = 'Row ''| 1 | 8 and 16 | 12 | 52 | 4.33 | 1.00 | 1.00 |''. SQuAD v1.1 fine-tuning of BERT-large uncased with run_squad.py (scripts/run_squad.sh passes max_seq_length 384, doc_stride 128): the question-answering head is one Linear(hidden, 2) producing start/end logits, given as num_labels 2. No activation checkpointing; no flash attention. FP32 column (V100 has no TF32), batch 8. Only two significant figures are published. Optimizer as run_squad.py runs it without --fp16: BertAdam (optimization.py), a Python loop over the parameters that launches each tensor''s update as separate eager operators (and clips each parameter again with clip_grad_norm_ inside the loop), given as runtime.optimizer_implementation for_loop, not the fused Adam the fp16 path uses; run_squad.py at NVIDIA/DeepLearningExamples commit a9e2c1d5 (March 2022, the commit that published the 21.11 tables): GradientClipper(max_grad_norm=1.0), apex multi_tensor_l2norm and multi_tensor_scale, clips the gradients after every backward, given as runtime.gradient_clipping.'
+ WHERE id = 'dle-pyt-bert-large-squad-fp32-1xv100-32gb';
+
+UPDATE throughput_measurements
+   SET request = jsonb_set(request, '{runtime}', '{"optimizer_implementation": "fused", "gradient_clipping": true}'::jsonb),
+       software = 'NGC PyTorch 21.11-py3 container; NVIDIA BERT scripts (run_pretraining.py / run_squad.py: native AMP, native DDP, TorchScript with the NVFuser backend, APEX fused LayerNorm, fused LAMB for pre-training, fused Adam for fp16 fine-tuning and BertAdam''s per-parameter loop for fp32/tf32 fine-tuning, LDDL data loader)',
+       notes = 'Row ''| 1 | 8 and 16 | 12 | 52 | 4.33 | 1.00 | 1.00 |''. SQuAD v1.1 fine-tuning of BERT-large uncased with run_squad.py (scripts/run_squad.sh passes max_seq_length 384, doc_stride 128): the question-answering head is one Linear(hidden, 2) producing start/end logits, given as num_labels 2. No activation checkpointing; no flash attention. Mixed-precision column, batch 16. Optimizer and precision as run_squad.py runs them with --fp16 (scripts/run_squad.sh passes it for precision fp16): apex FusedAdam and apex amp.initialize(opt_level="O2", keep_batchnorm_fp32=False), half weights with an fp32 master copy in the optimizer, given as fp16_mixed; run_squad.py at NVIDIA/DeepLearningExamples commit a9e2c1d5 (March 2022, the commit that published the 21.11 tables): GradientClipper(max_grad_norm=1.0), apex multi_tensor_l2norm and multi_tensor_scale, clips the gradients after every backward, given as runtime.gradient_clipping.'
+ WHERE id = 'dle-pyt-bert-large-squad-amp-1xv100-32gb';
