@@ -623,6 +623,10 @@ async function lookUp() {
                 select.value = r.id;
                 pendingRevision = hub.revision;
                 select.dispatchEvent(new Event('change', { bubbles: true }));
+                // Narrowing the list can choose another match for a moment (the
+                // first option, before the look-up's own model is set), and that
+                // choice hides the box: the model on screen now is the one read.
+                box.hidden = false;
         } catch (e) {
                 box.hidden = true;
                 box.replaceChildren();
