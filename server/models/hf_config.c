@@ -1352,20 +1352,15 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
                 return 0;
         a->vision_parameters = vt.parameters;
         a->extra_parameters += vt.parameters;
-        /* Qwen2-VL's image tokens follow the resolution: (h / 14) (w / 14) / 4
-         * (Qwen2VLImageProcessor); an 896 x 896 image gives 1024. */
-        a->image_tokens =
-                vt.tokens_per_image
-                        ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576)
-                        : 1024;
-        /* The tower's own blocks: where the resolution decides, each
-         * language-model token is merge patches (Qwen2-VL's 2 x 2 merger,
-         * Pixtral's patch merger), 4096 for the 1024 tokens above. */
+        /* The tokens one image becomes, and the patches its tower runs, as
+         * vision.c reads them from the config (Qwen2-VL: at an assumed
+         * 896 x 896 image, whose tokens follow the resolution). */
+        a->image_tokens = (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576);
+        a->image_px_assumed = vt.image_px_assumed;
         a->vision = vt.shape;
-        if (!a->vision.tokens) {
-                uint64_t t = (uint64_t)a->image_tokens * vt.merge;
-                a->vision.tokens = (uint32_t)(t < 16777216 ? t : 16777216);
-        }
+        if (!a->image_tokens || !a->vision.tokens)
+                return imp_fail(&top, "vision_config",
+                                "image_size and patch_size give no image tokens");
         if (is(outer, "mllama")) {
                 json_t *cross = json_object_get(im->cfg, "cross_attention_layers");
                 uint64_t n = json_is_array(cross) ? json_array_size(cross) : 0;
