@@ -53,7 +53,7 @@ test('a pre-quantized checkpoint is estimated as stored', async () => {
         assert.ok(oss.json.assumptions.some((a) => a.code === 'mxfp4_experts'));
         // experts 24 x 32 x 3 x 2880^2 = 19,110,297,600 at 4.25 bits = 10,152,345,600 bytes, the
         // other 1,804,459,584 parameters in bf16 = 3,608,919,168: 13,761,264,768 bytes, the
-        // model card's 12.8 GiB checkpoint (arXiv:2508.10925, table 1)
+        // model card's "Checkpoint Size ... 12.8GiB" (arXiv:2508.10925v1, table 1, last row)
         const w = oss.json.per_gpu.components.weights;
         assert.ok(Math.abs(w - 13761264768) < 1e6, `gpt-oss-20b weights ${w}`);
         const ds = await estimate(server.url, { id: 'deepseek-ai/DeepSeek-V3.1' });
