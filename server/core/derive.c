@@ -313,6 +313,8 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
         d->e_kv = kv_bytes(in->kv_dtype, d->e_a);
         if (in->images && a->vision.layers && a->vision.tokens) /* memory.c vision_bytes */
                 ASSUME(res, EST_A_VISION_TOWER, a->vision.tokens, a->image_tokens);
+        if (in->images && a->image_px_assumed)
+                ASSUME(res, EST_A_IMAGE_RESOLUTION, a->image_px_assumed, a->image_tokens);
 
         if (d->lora) {
                 d->e_adapter = d->pure_half ? 2 : 4; /* PEFT keeps adapters in fp32 */

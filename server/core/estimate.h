@@ -534,6 +534,7 @@ enum est_note_code {
         EST_A_POWER_LIMIT,      /* a = watts, b = sustained clock share */
         EST_A_MXFP4,            /* a = expert weights in MXFP4, b = other weights kept 16-bit */
         EST_A_VISION_TOWER,     /* a = tower tokens (patches) per image, b = LM tokens per image */
+        EST_A_IMAGE_RESOLUTION, /* a = assumed image side in pixels, b = LM tokens per image */
         /* warnings */
         EST_W_SEQUENCE_BEYOND_MAX = 96, /* a = sequence, b = max */
         EST_W_ZERO3_ONE_GPU,
@@ -573,7 +574,7 @@ enum est_note_code {
 };
 /* Each kind's codes stay below the next kind's first code (a merge of two
  * branches that both added assumptions once ran them into the warnings). */
-_Static_assert(EST_A_VISION_TOWER < EST_W_SEQUENCE_BEYOND_MAX, "assumption codes overlap warnings");
+_Static_assert(EST_A_IMAGE_RESOLUTION < EST_W_SEQUENCE_BEYOND_MAX, "assumption codes overlap warnings");
 _Static_assert(EST_W_GENERIC_DECODER < EST_S_CHECKPOINTING, "warning codes overlap suggestions");
 
 struct est_note {

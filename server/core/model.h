@@ -108,6 +108,8 @@ struct model_arch {
         uint64_t vision_parameters; /* of extra_parameters: the vision tower and its projector
                                        of a vision-language checkpoint (reported, not re-added) */
         uint32_t image_tokens;      /* language-model tokens one image becomes; 0 = no tower */
+        uint32_t image_px_assumed;  /* the image side image_tokens assumes where tokens follow
+                                       the resolution (Qwen2-VL); 0 = fixed by the config */
         struct model_vision vision;
         /* Family structure beyond the classic block (0 = absent). */
         uint32_t block_norms;       /* norms per block; 0 = the classic 2 (1: GPT-J, Falcon-7B

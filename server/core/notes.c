@@ -83,6 +83,7 @@ static const struct note_def defs[] = {
         {EST_A_POWER_LIMIT, "power_limit_clock"},
         {EST_A_MXFP4, "mxfp4_experts"},
         {EST_A_VISION_TOWER, "vision_tower"},
+        {EST_A_IMAGE_RESOLUTION, "image_resolution"},
         {EST_W_SEQUENCE_BEYOND_MAX, "sequence_beyond_max_positions"},
         {EST_W_ZERO3_ONE_GPU, "zero3_on_one_gpu"},
         {EST_W_SHARDING_ONE_GPU, "sharding_without_peers"},
@@ -223,6 +224,13 @@ const char *notes_text(const struct est_note *n, char *buf, size_t len)
                          "LoRA and QLoRA leave it frozen (none kept), inference holds one "
                          "block's",
                          a, b);
+                break;
+        case EST_A_IMAGE_RESOLUTION:
+                snprintf(buf, len,
+                         "image tokens follow each image's resolution in this model (Qwen2-VL "
+                         "family): a %.0f x %.0f image assumed, %.0f tokens each; larger images "
+                         "become more",
+                         a, a, b);
                 break;
         case EST_A_DEFAULT_PRECISION:
                 snprintf(buf, len, "precision not given: %s", enum_or(estimate_precision_names, a));

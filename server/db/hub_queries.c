@@ -22,6 +22,9 @@ static const char sql_save[] =
         " safetensors = EXCLUDED.safetensors, quantization = EXCLUDED.quantization,"
         " gated = EXCLUDED.gated, fetched_at = EXCLUDED.fetched_at";
 
+static const char sql_touch[] = "UPDATE hub_models SET fetched_at = now()"
+                                " WHERE repo_key = lower($1) AND revision = $2";
+
 int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, struct db_hub_row *row,
                       char *err, size_t errlen)
 {
@@ -69,6 +72,22 @@ int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, siz
 
         if (PQresultStatus(res) != PGRES_COMMAND_OK) {
                 snprintf(err, errlen, "saving hub model %.80s failed: %s", row->repo,
+                         PQerrorMessage(conn));
+                rc = -1;
+        }
+        PQclear(res);
+        return rc;
+}
+
+int db_hub_model_touch(PGconn *conn, const char *repo, const char *revision, char *err,
+                       size_t errlen)
+{
+        const char *params[2] = {repo, revision};
+        PGresult *res = PQexecParams(conn, sql_touch, 2, NULL, params, NULL, NULL, 0);
+        int rc = 0;
+
+        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+                snprintf(err, errlen, "refreshing hub model %.80s failed: %s", repo,
                          PQerrorMessage(conn));
                 rc = -1;
         }

@@ -44,6 +44,11 @@ int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, stru
 /* Insert or replace the row (fetched_at = now()).  0, or -1 with err. */
 int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen);
 
+/* The row was read again and is unchanged (the Hub answered 304): set its
+ * fetched_at to now().  0, or -1 with err. */
+int db_hub_model_touch(PGconn *conn, const char *repo, const char *revision, char *err,
+                       size_t errlen);
+
 void db_hub_row_free(struct db_hub_row *row);
 
 #endif

@@ -90,7 +90,24 @@ int resolve_fill(void *arg, const char *repo, const char *revision, struct fetch
                                "(PUT /api/v1/models/{id})",
                                repo);
         }
-        hr = hub_fetch(hub, repo, revision, &m, why, sizeof(why));
+        /* A branch read before and past its TTL: ask whether config.json
+         * still has the ETag stored with it; a 304 keeps the copy (and its
+         * sha and totals) and starts its TTL again. */
+        hr = HUB_OK;
+        if (have && row.etag[0]) {
+                hr = hub_config_unchanged(hub, row.repo, revision, row.etag, why, sizeof(why));
+                if (hr == HUB_NOT_MODIFIED) {
+                        if (ctx->db && (conn = db_pool_acquire(ctx->db, ctx->db_timeout_ms))) {
+                                if (db_hub_model_touch(conn, row.repo, revision, err, sizeof(err)))
+                                        log_warn("%s", err);
+                                db_pool_release(ctx->db, conn);
+                        }
+                        row.fetched_at_s = ctx->now_s;
+                        return from_row(&row, out);
+                }
+        }
+        if (hr == HUB_OK)
+                hr = hub_fetch(hub, repo, revision, &m, why, sizeof(why));
         if (hr == HUB_OK) {
                 struct db_hub_row save;
                 memset(&save, 0, sizeof(save));

@@ -227,6 +227,17 @@ int fetched_get(struct fetched_store *st, const char *repo, const char *revision
         return rc;
 }
 
+size_t fetched_sharing(struct fetched_store *st, const char *repo, const char *revision)
+{
+        size_t n = 0;
+        pthread_mutex_lock(&st->lock);
+        for (struct flight *f = st->flights; f; f = f->next)
+                if (!f->done && same(repo, revision, f->repo, f->revision))
+                        n = f->users;
+        pthread_mutex_unlock(&st->lock);
+        return n;
+}
+
 size_t fetched_names(struct fetched_store *st, char (*names)[FETCHED_REPO_MAX], size_t max)
 {
         size_t n = 0;

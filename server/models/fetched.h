@@ -72,6 +72,11 @@ int fetched_get(struct fetched_store *st, const char *repo, const char *revision
                 fetched_fill_fn fill, void *ctx, struct fetched_entry *out,
                 struct fetched_problem *p);
 
+/* How many callers share the fill of repo at revision now under way: the
+ * one filling and those waiting for its answer; 0 when none is.  A fill
+ * function may ask, without waiting on the store. */
+size_t fetched_sharing(struct fetched_store *st, const char *repo, const char *revision);
+
 /* Whether an entry read at fetched_at_s of revision is still fresh at now_s. */
 bool fetched_fresh(const struct fetched_store *st, const char *revision, int64_t fetched_at_s,
                    int64_t now_s);

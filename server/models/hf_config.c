@@ -16,7 +16,8 @@
 
 const char hf_config_supported[] =
         "bert, roberta, xlm-roberta, xlm-roberta-xl, camembert, distilbert, electra, deberta-v2, "
-        "modernbert, gpt2, gpt_neox, gptj, falcon, bloom, opt, mpt, llama, mistral, mixtral, "
+        "modernbert, gpt2, gpt_neox, gptj, falcon, RefinedWeb, RefinedWebModel, bloom, opt, mpt, "
+        "llama, mistral, mixtral, "
         "qwen2, qwen3, qwen2_moe, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi3, olmo, "
         "olmo2, "
         "granite, internlm2, cohere, starcoder2, deepseek_v2, deepseek_v3, gpt_oss, qwen3_next, "
@@ -923,31 +924,44 @@ static int import_gptj(struct imp *im, struct model_arch *a)
 
 /* Falcon: multi-query attention (7B) or grouped KV heads with
  * new_decoder_architecture (40B, 180B: two norms per block); parallel
- * attention and MLP under one norm otherwise; no biases by default. */
-static int import_falcon(struct imp *im, struct model_arch *a)
+ * attention and MLP under one norm otherwise; no biases by default.
+ *
+ * The first releases of falcon-40b and falcon-7b ran on their repositories'
+ * own code (configuration_RW.py, modelling_RW.py) with model_type
+ * "RefinedWeb" and "RefinedWebModel" and the sizes spelled n_layer, n_head
+ * and n_head_kv.  RefinedWeb's DecoderLayer is the new decoder architecture
+ * (ln_attn and ln_mlp, a fused query_key_value of (2 x n_head_kv + n_head)
+ * x head_dim outputs); RefinedWebModel's is multi-query under one
+ * input_layernorm (tiiuae/falcon-40b and falcon-7b, modelling_RW.py as first
+ * published, e.g. the copy in github.com/Decentralised-AI/falcon-40b at
+ * commit 56dde4bf2921ba5363c1f3952e9b2041ccb45357). */
+static int import_falcon(struct imp *im, struct model_arch *a, const char *type)
 {
+        const bool rw = is(type, "RefinedWeb"), rw_any = rw || is(type, "RefinedWebModel");
+        const char *layers_key = rw_any ? "n_layer" : "num_hidden_layers";
+        const char *heads_key = rw_any ? "n_head" : "num_attention_heads";
+        const char *kv_key = rw_any ? "n_head_kv" : "num_kv_heads";
         bool tied = true, mq = true, newarch = false, parallel = true, bias = false, alibi = false;
         uint32_t kv, ffn;
         a->kind = MODEL_DECODER;
         if (get_u32(im, "vocab_size", 65024, 16777216, &a->vocab) ||
             get_u32(im, "hidden_size", 4544, 131072, &a->hidden) ||
-            get_u32(im, "num_hidden_layers", 32, 1024, &a->layers) ||
-            get_u32(im, "num_attention_heads", 71, 4096, &a->heads) ||
-            get_u32(im, "num_kv_heads", 0, 4096, &kv) ||
+            get_u32(im, layers_key, 32, 1024, &a->layers) ||
+            get_u32(im, heads_key, 71, 4096, &a->heads) || get_u32(im, kv_key, 0, 4096, &kv) ||
             get_u32(im, "ffn_hidden_size", 0, 1048576, &ffn) ||
             get_u32(im, "max_position_embeddings", 2048, 16777216, &a->max_positions) ||
             get_bool(im, "tie_word_embeddings", true, &tied) ||
             get_bool(im, "multi_query", true, &mq) ||
-            get_bool(im, "new_decoder_architecture", false, &newarch) ||
+            get_bool(im, "new_decoder_architecture", rw, &newarch) ||
             get_bool(im, "parallel_attn", true, &parallel) || get_bool(im, "bias", false, &bias) ||
             get_bool(im, "alibi", false, &alibi))
                 return -1;
-        if (heads_and_dim(im, a, "num_attention_heads"))
+        if (heads_and_dim(im, a, heads_key))
                 return -1;
         a->kv_heads = newarch ? (kv ? kv : a->heads) : (mq ? 1 : a->heads);
         if (a->kv_heads > a->heads || a->heads % a->kv_heads)
-                return imp_fail(im, "num_kv_heads", "consistency",
-                                "must divide num_attention_heads");
+                return imp_fail(im, kv_key, "consistency",
+                                rw_any ? "must divide n_head" : "must divide num_attention_heads");
         a->ffn = ffn ? ffn : 4 * a->hidden;
         a->activation = MODEL_ACT_GELU;
         a->tied_embeddings = tied;
@@ -1347,20 +1361,15 @@ static int import_vision(struct imp *im, json_t *config, const char *outer, stru
                 return 0;
         a->vision_parameters = vt.parameters;
         a->extra_parameters += vt.parameters;
-        /* Qwen2-VL's image tokens follow the resolution: (h / 14) (w / 14) / 4
-         * (Qwen2VLImageProcessor); an 896 x 896 image gives 1024. */
-        a->image_tokens =
-                vt.tokens_per_image
-                        ? (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576)
-                        : 1024;
-        /* The tower's own blocks: where the resolution decides, each
-         * language-model token is merge patches (Qwen2-VL's 2 x 2 merger,
-         * Pixtral's patch merger), 4096 for the 1024 tokens above. */
+        /* The tokens one image becomes, and the patches its tower runs, as
+         * vision.c reads them from the config (Qwen2-VL: at an assumed
+         * 896 x 896 image, whose tokens follow the resolution). */
+        a->image_tokens = (uint32_t)(vt.tokens_per_image < 1048576 ? vt.tokens_per_image : 1048576);
+        a->image_px_assumed = vt.image_px_assumed;
         a->vision = vt.shape;
-        if (!a->vision.tokens) {
-                uint64_t t = (uint64_t)a->image_tokens * vt.merge;
-                a->vision.tokens = (uint32_t)(t < 16777216 ? t : 16777216);
-        }
+        if (!a->image_tokens || !a->vision.tokens)
+                return imp_fail(&top, "vision_config", "consistency",
+                                "image_size and patch_size give no image tokens");
         if (is(outer, "mllama")) {
                 json_t *cross = json_object_get(im->cfg, "cross_attention_layers");
                 uint64_t n = json_is_array(cross) ? json_array_size(cross) : 0;
@@ -1427,9 +1436,10 @@ int hf_config_read(json_t *config, struct model_arch *out, struct fields_error *
                 rc = import_gpt_neox(&im, out);
         else if (is(type, "gptj"))
                 rc = import_gptj(&im, out);
-        else if (is(type, "falcon"))
-                rc = import_falcon(&im, out);
-        else if (is(type, "bloom"))
+        else if (is(type, "falcon") || is(type, "RefinedWeb") || is(type, "RefinedWebModel")) {
+                rc = import_falcon(&im, out, type);
+                type = "falcon"; /* one family for the engine, LoRA targets included */
+        } else if (is(type, "bloom"))
                 rc = import_bloom(&im, out);
         else if (is(type, "opt"))
                 rc = import_opt(&im, out);

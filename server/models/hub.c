@@ -191,13 +191,13 @@ static double now_s(void)
  * GET url into a (at most s->max_bytes), within the time left until
  * deadline.  Returns HUB_OK with *status set, or a transport failure.
  */
-static enum hub_result get(const struct hub_settings *s, const char *url, double started,
-                           double deadline, struct answer *a, long *status, char *why,
-                           size_t whylen)
+static enum hub_result get(const struct hub_settings *s, const char *url, const char *if_none_match,
+                           double started, double deadline, struct answer *a, long *status,
+                           char *why, size_t whylen)
 {
         CURL *c = curl_easy_init();
         struct curl_slist *hdrs = NULL;
-        char auth[600];
+        char auth[600], cond[160];
         CURLcode rc;
         double left = deadline - now_s();
         enum hub_result out = HUB_OK;
@@ -214,6 +214,10 @@ static enum hub_result get(const struct hub_settings *s, const char *url, double
                 hdrs = curl_slist_append(hdrs, auth);
         }
         hdrs = curl_slist_append(hdrs, "Accept: application/json");
+        if (if_none_match && *if_none_match) { /* RFC 9110 section 13.1.2 */
+                snprintf(cond, sizeof(cond), "If-None-Match: %s", if_none_match);
+                hdrs = curl_slist_append(hdrs, cond);
+        }
         curl_easy_setopt(c, CURLOPT_URL, url);
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
         curl_easy_setopt(c, CURLOPT_USERAGENT, "gpuplan (libcurl)");
@@ -353,7 +357,7 @@ enum hub_result hub_fetch(const struct hub_settings *s, const char *repo, const 
         } else {
                 snprintf(url, sizeof(url), "%s/api/models/%s", s->endpoint, repo);
         }
-        rc = get(s, url, started, deadline, &info, &status, why, whylen);
+        rc = get(s, url, NULL, started, deadline, &info, &status, why, whylen);
         if (rc != HUB_OK)
                 goto out;
         if (status != 200) {
@@ -366,7 +370,7 @@ enum hub_result hub_fetch(const struct hub_settings *s, const char *repo, const 
         /* config.json at the commit just read, so both answers are of one revision. */
         snprintf(url, sizeof(url), "%s/%s/resolve/%s/config.json", s->endpoint, out->repo,
                  out->sha);
-        rc = get(s, url, started, deadline, &cfg, &status, why, whylen);
+        rc = get(s, url, NULL, started, deadline, &cfg, &status, why, whylen);
         if (rc != HUB_OK)
                 goto out;
         if (status != 200) {
@@ -396,6 +400,37 @@ out:
         curl_free(rev);
         free(info.data);
         free(cfg.data);
+        return rc;
+}
+
+enum hub_result hub_config_unchanged(const struct hub_settings *s, const char *repo,
+                                     const char *revision, const char *etag, char *why,
+                                     size_t whylen)
+{
+        struct answer a = {0};
+        double started = now_s();
+        char url[1024];
+        char *rev = NULL;
+        long status = 0;
+        enum hub_result rc;
+
+        if (!hub_repo_valid(repo)) {
+                snprintf(why, whylen, "\"%.100s\" is not a Hub model id (org/name)", repo);
+                return HUB_NOT_FOUND;
+        }
+        rev = curl_easy_escape(NULL, revision && *revision ? revision : "main", 0);
+        if (!rev) {
+                snprintf(why, whylen, "out of memory");
+                return HUB_UNREACHABLE;
+        }
+        snprintf(url, sizeof(url), "%s/%s/resolve/%s/config.json", s->endpoint, repo, rev);
+        rc = get(s, url, etag, started, started + s->timeout_s, &a, &status, why, whylen);
+        if (rc == HUB_OK && status == 304)
+                rc = HUB_NOT_MODIFIED;
+        else if (rc == HUB_OK && status != 200)
+                rc = http_failure(&a, status, repo, revision ? revision : "", why, whylen);
+        curl_free(rev);
+        free(a.data);
         return rc;
 }
 

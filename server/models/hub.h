@@ -56,6 +56,7 @@ enum hub_result {
         HUB_UNREACHABLE,        /* could not connect, TLS failed, or a 5xx */
         HUB_TOO_LARGE,          /* an answer above max_bytes */
         HUB_BAD_ANSWER,         /* not the JSON expected, or too many redirects */
+        HUB_NOT_MODIFIED,       /* 304: config.json still has the ETag asked about */
 };
 
 struct hub_model {
@@ -79,5 +80,17 @@ enum hub_result hub_fetch(const struct hub_settings *s, const char *repo, const 
                           struct hub_model *out, char *why, size_t whylen);
 
 void hub_model_free(struct hub_model *m);
+
+/*
+ * Has repo's config.json at revision (NULL or "" = the default branch)
+ * changed since it had etag?  One conditional GET of
+ * {HF_ENDPOINT}/{repo}/resolve/{revision}/config.json with If-None-Match:
+ * etag (RFC 9110 section 13.1.2), redirects followed.  Returns
+ * HUB_NOT_MODIFIED when the Hub answers 304, HUB_OK when it sends the file
+ * (changed: read it again with hub_fetch), or a failure with why.
+ */
+enum hub_result hub_config_unchanged(const struct hub_settings *s, const char *repo,
+                                     const char *revision, const char *etag, char *why,
+                                     size_t whylen);
 
 #endif

@@ -109,6 +109,42 @@ static uint64_t pixtral(struct rd *r, struct model_vision *v)
         return c * p * p * h + h + L * (2 * h + 4 * h * h + 3 * h * i);
 }
 
+/* Patches along one side of a full-size Pixtral image: image_size /
+ * patch_size (PixtralVisionConfig: 1024 and 16 by default). */
+static uint64_t pixtral_side(struct rd *r)
+{
+        return get(r, "image_size", 1024, 65536) / get(r, "patch_size", 16, 1024);
+}
+
+/* The tokens one image becomes in a LLaVA prompt (LlavaProcessor,
+ * image_seq_length): one per patch, (image_size / patch_size)^2, 576 for
+ * LLaVA-1.5's CLIP at 336 px and patch 14.  CLIP also yields its class
+ * token, which vision_feature_select_strategy "default" drops and "full"
+ * keeps (modeling_llava.py); SigLIP has none. */
+static uint64_t llava_tokens(struct rd *r, json_t *config, bool siglip_tower)
+{
+        uint64_t p = get(r, "patch_size", siglip_tower ? 16 : 32, 1024),
+                 s = get(r, "image_size", 224, 65536);
+        const char *strategy =
+                json_string_value(json_object_get(config, "vision_feature_select_strategy"));
+        bool full = strategy && !strcmp(strategy, "full");
+        return (s / p) * (s / p) + (full && !siglip_tower ? 1 : 0);
+}
+
+/* Qwen2-VL and Qwen2.5-VL read an image at its own resolution
+ * (Qwen2VLImageProcessor resizes to a multiple of patch x merge pixels), so
+ * config.json cannot say how many tokens an image becomes.  The estimate
+ * assumes an 896 x 896 image: (896 / patch)^2 patches through the tower,
+ * (896 / (patch x merge))^2 tokens for the language model, 1024 at patch
+ * 14 and merge 2. */
+#define VISION_QWEN_ASSUMED_IMAGE_PX 896u
+
+static uint64_t qwen_patches(uint64_t patch)
+{
+        uint64_t side = VISION_QWEN_ASSUMED_IMAGE_PX / patch;
+        return side * side;
+}
+
 int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                        struct vision_tower *out, char *key, size_t keylen, char *err, size_t errlen)
 {
@@ -157,8 +193,11 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                 /* Qwen2_5_VisionTransformerPretrainedModel runs every patch
                  * through the blocks; the merger then folds m x m of them
                  * into one language-model token (num_heads 16 by default). */
-                out->shape = blocks(d, h, get(&r, "num_heads", 16, 1024), i, 0, true, true);
+                out->shape = blocks(d, h, get(&r, "num_heads", 16, 1024), i, qwen_patches(p), true,
+                                    true);
                 out->merge = (uint32_t)(m * m);
+                out->tokens_per_image = qwen_patches(p) / (m * m);
+                out->image_px_assumed = VISION_QWEN_ASSUMED_IMAGE_PX;
         } else if (!strcmp(type, "qwen2_vl")) {
                 /* Qwen2VisionTransformerPretrainedModel: as Qwen2.5-VL with
                  * LayerNorms and a plain MLP of mlp_ratio x embed_dim. */
@@ -173,8 +212,11 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                         c * t * p * p * e +
                         d * (4 * e + 3 * e * e + 3 * e + e * e + e + (e * i + i) + (i * e + e)) +
                         2 * e + em * em + em + em * o + o;
-                out->shape = blocks(d, e, get(&r, "num_heads", 16, 1024), i, 0, false, false);
+                out->shape = blocks(d, e, get(&r, "num_heads", 16, 1024), i, qwen_patches(p), false,
+                                    false);
                 out->merge = (uint32_t)(m * m);
+                out->tokens_per_image = qwen_patches(p) / (m * m);
+                out->image_px_assumed = VISION_QWEN_ASSUMED_IMAGE_PX;
         } else if (!strcmp(type, "mllama")) {
                 /* MllamaVisionModel: patch conv (no bias), class embedding,
                  * gated position embedding and a tile-position table of
@@ -227,11 +269,12 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                  * (num_attention_heads 16 by default) */
                 out->shape =
                         blocks(L, h, get(&r, "num_attention_heads", 16, 1024), i, n, false, false);
-        } else if (!strcmp(vtype, "pixtral")) {
+        } else if (!strcmp(vtype, "pixtral") && !strcmp(type, "mistral3")) {
                 /* Mistral3MultiModalProjector: RMSNorm, patch merger
                  * (h m^2 -> h), then h -> text -> text (biases when
                  * multimodal_projector_bias). */
                 uint64_t h = get(&r, "hidden_size", 1024, 65536);
+                uint64_t side = pixtral_side(&r);
                 json_t *mb = json_object_get(config, "multimodal_projector_bias");
                 json_t *ms = json_object_get(config, "spatial_merge_size");
                 uint64_t m = json_is_integer(ms) && json_integer_value(ms) > 0
@@ -241,14 +284,34 @@ int vision_tower_count(json_t *config, const char *type, uint32_t text_hidden,
                 out->parameters = pixtral(&r, &out->shape) + h + h * m * m * h + h * T + b * T +
                                   T * T + b * T;
                 out->merge = (uint32_t)(m * m);
+                /* A full-size image is side x side patches through the
+                 * tower; the merger folds m x m of them into one token, and
+                 * PixtralProcessor ends each of the side / m rows with
+                 * [IMG_BREAK] ([IMG_END] after the last): (side / m) rows of
+                 * (side / m + 1) tokens. */
+                out->shape.tokens = (uint32_t)(side * side);
+                out->tokens_per_image = (side / m) * (side / m + 1);
+        } else if (!strcmp(vtype, "pixtral")) {
+                /* LLaVA around a Pixtral tower (Pixtral-12B as transformers
+                 * ships it): LlavaMultiModalProjector, vision hidden -> text
+                 * -> text with biases (multimodal_projector_bias, true by
+                 * default); no merger, so each patch is a token, and each of
+                 * the side rows ends with [IMG_BREAK] or [IMG_END]. */
+                uint64_t h = get(&r, "hidden_size", 1024, 65536);
+                uint64_t side = pixtral_side(&r);
+                json_t *mb = json_object_get(config, "multimodal_projector_bias");
+                uint64_t b = mb && !json_is_true(mb) ? 0 : 1;
+                out->parameters = pixtral(&r, &out->shape) + h * T + b * T + T * T + b * T;
+                out->shape.tokens = (uint32_t)(side * side);
+                out->tokens_per_image = side * (side + 1);
         } else {
                 /* LLaVA (LlavaMultiModalProjector): vision hidden -> text ->
                  * text, with biases; the tower is CLIP or SigLIP. */
                 uint64_t h = get(&r, "hidden_size", 1024, 65536);
-                uint64_t tower = !strcmp(vtype, "siglip_vision_model")
-                                         ? siglip(&r, true, &out->shape)
-                                         : clip(&r, &out->shape);
+                bool sig = !strcmp(vtype, "siglip_vision_model");
+                uint64_t tower = sig ? siglip(&r, true, &out->shape) : clip(&r, &out->shape);
                 out->parameters = tower + h * T + T + T * T + T;
+                out->tokens_per_image = llava_tokens(&r, config, sig);
         }
         return r.failed ? -1 : 1;
 }

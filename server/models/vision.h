@@ -22,10 +22,13 @@
 
 struct vision_tower {
         uint64_t parameters;       /* encoder + projector */
-        uint64_t tokens_per_image; /* image tokens the language model reads per image; 0 when
-                                      the resolution decides (Qwen2-VL, Pixtral) */
-        struct model_vision shape; /* the encoder blocks; shape.tokens 0 when the resolution
-                                      decides: then merge x the language model's tokens */
+        uint64_t tokens_per_image; /* tokens one image becomes in the language model's
+                                      sequence, from the config (Qwen2-VL, whose count
+                                      follows the resolution: an 896 x 896 image assumed) */
+        struct model_vision shape; /* the encoder blocks and the patches one image runs
+                                      through them */
+        uint32_t image_px_assumed; /* the assumed image side in pixels; 0 when the config
+                                      fixes the tokens */
         uint32_t merge;            /* tower tokens per language-model token (spatial merge
                                       m x m); 1 when tokens are pooled or kept */
 };

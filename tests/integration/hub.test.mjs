@@ -53,7 +53,7 @@ test('a pre-quantized checkpoint is estimated as stored', async () => {
         assert.ok(oss.json.assumptions.some((a) => a.code === 'mxfp4_experts'));
         // experts 24 x 32 x 3 x 2880^2 = 19,110,297,600 at 4.25 bits = 10,152,345,600 bytes, the
         // other 1,804,459,584 parameters in bf16 = 3,608,919,168: 13,761,264,768 bytes, the
-        // model card's 12.8 GiB checkpoint (arXiv:2508.10925, table 1)
+        // model card's "Checkpoint Size ... 12.8GiB" (arXiv:2508.10925v1, table 1, last row)
         const w = oss.json.per_gpu.components.weights;
         assert.ok(Math.abs(w - 13761264768) < 1e6, `gpt-oss-20b weights ${w}`);
         const ds = await estimate(server.url, { id: 'deepseek-ai/DeepSeek-V3.1' });
@@ -227,6 +227,45 @@ test('after the stand-in stops and the server restarts, a fetched id is still an
         hub = await startHub();
         await server.stop();
         server = await startServer({ env: hubEnv() });
+});
+
+test('after the TTL a branch is asked for again with If-None-Match: 304 keeps the copy, a new config.json replaces it', async () => {
+        const id = 'gpuplan-test/refresh';
+        const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+        const short = await startServer({ env: hubEnv({ GPUPLAN_HUB_TTL_S: '2' }) });
+        try {
+                const first = await estimate(short.url, { id });
+                assert.equal(first.status, 200, first.text);
+                const src = first.json.model.source;
+                assert.match(src.etag, /^"[0-9a-f]{40}"$/);
+                assert.equal(first.json.model.checkpoint_parameters, TINY_PARAMETERS);
+                const hits = hub.hits(id);
+                // within the TTL: from memory, no request to the Hub
+                const cached = await estimate(short.url, { id });
+                assert.equal(cached.json.model.source.fetched_at, src.fetched_at);
+                assert.equal(hub.hits(id), hits);
+                // past it: one conditional GET, answered 304; same copy, fetched_at moves on
+                await sleep(3100);
+                const unchanged = await estimate(short.url, { id });
+                assert.equal(unchanged.status, 200, unchanged.text);
+                assert.equal(hub.notModified(id), 1);
+                assert.equal(hub.hits(id), hits + 1, 'one request: the conditional config.json');
+                assert.equal(unchanged.json.model.source.sha, src.sha);
+                assert.equal(unchanged.json.model.source.etag, src.etag);
+                assert.ok(unchanged.json.model.source.fetched_at > src.fetched_at,
+                          `${unchanged.json.model.source.fetched_at} after ${src.fetched_at}`);
+                // a new commit changes config.json (4 layers of 655,872 instead of 2): read anew
+                hub.publish(id, JSON.stringify({ ...hub.models.get(id).config, num_hidden_layers: 4 }));
+                await sleep(3100);
+                const changed = await estimate(short.url, { id });
+                assert.equal(changed.status, 200, changed.text);
+                assert.equal(hub.notModified(id), 1);
+                assert.notEqual(changed.json.model.source.sha, src.sha);
+                assert.notEqual(changed.json.model.source.etag, src.etag);
+                assert.equal(changed.json.model.checkpoint_parameters, TINY_PARAMETERS + 2 * 655872);
+        } finally {
+                await short.stop();
+        }
 });
 
 test('images per sample: each image adds the tokens the config says to the sequence', async () => {

@@ -22,15 +22,22 @@
 struct world {
         atomic_int fills;
         int fail;
+        struct fetched_store *st; /* set: wait for THREADS callers */
 };
 
+/* With w->st set the fill answers once all THREADS callers share it (or
+ * after 30 s, so a broken store fails the counts below instead of hanging):
+ * a thread the scheduler starts late cannot arrive after a failed fill and
+ * start a second one. */
 static int fill(void *ctx, const char *repo, const char *revision, struct fetched_entry *out,
                 struct fetched_problem *p)
 {
         struct world *w = ctx;
-        struct timespec ts = {0, 50 * 1000 * 1000}; /* long enough for all threads to ask */
+        struct timespec ts = {0, 1000 * 1000};
         atomic_fetch_add(&w->fills, 1);
-        nanosleep(&ts, NULL);
+        for (int ms = 0; w->st && ms < 30000 && fetched_sharing(w->st, repo, revision) < THREADS;
+             ms++)
+                nanosleep(&ts, NULL);
         if (w->fail) {
                 p->status = 504;
                 snprintf(p->rule, sizeof(p->rule), "hub_timeout");
@@ -76,7 +83,7 @@ static void test_one_fill_for_many(void **state)
 {
         (void)state;
         struct fetched_store *st = fetched_new(3600);
-        struct world w = {0};
+        struct world w = {.st = st};
         static struct call calls[THREADS];
         run(st, &w, calls);
         assert_int_equal(atomic_load(&w.fills), 1);
@@ -97,7 +104,7 @@ static void test_failure_shared(void **state)
 {
         (void)state;
         struct fetched_store *st = fetched_new(3600);
-        struct world w = {0, 1};
+        struct world w = {.fail = 1, .st = st};
         static struct call calls[THREADS];
         run(st, &w, calls);
         assert_int_equal(atomic_load(&w.fills), 1);

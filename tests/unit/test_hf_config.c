@@ -539,6 +539,68 @@ static void test_error_record(void **state)
         }
 }
 
+/* The first config.json of tiiuae/falcon-40b and falcon-7b, as their
+ * repositories published them for their own modelling_RW.py: model_type
+ * RefinedWeb / RefinedWebModel, sizes as n_layer, n_head, n_head_kv.  They
+ * are the same models as the later FalconConfig spelling, so they count and
+ * cache the same. */
+static void test_falcon_first_release(void **state)
+{
+        (void)state;
+        struct model_arch a;
+
+        /* falcon-40b's file as first published (a copy: github.com/
+         * Decentralised-AI/falcon-40b config.json, commit
+         * e7950c40d6bc9caca678af160de9c79f33f93699). */
+        import("{\"alibi\": false, \"apply_residual_connection_post_layernorm\": false,"
+               " \"architectures\": [\"RWForCausalLM\"], \"attention_dropout\": 0.0,"
+               " \"bias\": false, \"bos_token_id\": 1, \"eos_token_id\": 2,"
+               " \"hidden_dropout\": 0.0, \"hidden_size\": 8192, \"initializer_range\": 0.02,"
+               " \"layer_norm_epsilon\": 1e-05, \"model_type\": \"RefinedWeb\", \"n_head\": 128,"
+               " \"n_head_kv\": 8, \"n_layer\": 60, \"parallel_attn\": true,"
+               " \"torch_dtype\": \"bfloat16\", \"vocab_size\": 65024}",
+               &a);
+        assert_string_equal(a.model_type, "falcon");
+        assert_int_equal(a.layers, 60);
+        assert_int_equal(a.heads, 128);
+        assert_int_equal(a.kv_heads, 8);
+        assert_int_equal(a.head_dim, 64);
+        assert_int_equal(a.block_norms, 2); /* ln_attn and ln_mlp */
+        /* By hand (modelling_RW.py): embeddings 65,024 x 8,192 = 532,676,608;
+         * per block ln_attn + ln_mlp with bias 4 x 8,192 = 32,768,
+         * query_key_value (2 x 8 + 128) x 64 x 8,192 = 75,497,472, dense
+         * 8,192^2 = 67,108,864, MLP 2 x 8,192 x 32,768 = 536,870,912:
+         * 679,510,016, x 60 = 40,770,600,960; ln_f 16,384.  Head tied, as
+         * RWConfig leaves tie_word_embeddings at its default:
+         * 41,303,293,952. */
+        assert_int_equal(backbone(&a), 41303293952ULL);
+        /* 2 x 60 layers x 8 KV heads x 64 */
+        assert_int_equal(model_kv_elements_per_token(&a), 2 * 60 * 8 * 64);
+
+        /* falcon-7b's first file: RefinedWebModel, multi-query under one
+         * input_layernorm (keys as gpu_poor's all_configs.json,
+         * github.com/RahulSChand/gpu_poor, lists them for tiiuae/falcon-7b). */
+        import("{\"architectures\": [\"RWForCausalLM\"], \"model_type\": \"RefinedWebModel\","
+               " \"hidden_size\": 4544, \"n_head\": 71, \"n_layer\": 32, \"multi_query\": true,"
+               " \"parallel_attn\": true, \"bias\": false, \"vocab_size\": 65024}",
+               &a);
+        assert_int_equal(a.kv_heads, 1);
+        assert_int_equal(a.block_norms, 1);
+        /* tiiuae/falcon-7b on the hub: 6,921,720,704, as the FalconConfig row above */
+        assert_true(fabs((double)backbone(&a) - 6921720704.0) / 6921720704.0 < 0.005);
+
+        /* Their keys are the ones named in errors. */
+        json_t *cfg = json_loads("{\"model_type\": \"RefinedWeb\", \"hidden_size\": 8192,"
+                                 " \"n_head\": 128, \"n_head_kv\": 7, \"n_layer\": 60}",
+                                 0, NULL);
+        char err[1000], key[64];
+        assert_non_null(cfg);
+        assert_int_not_equal(hf_config_import_ex(cfg, &a, key, sizeof(key), err, sizeof(err)), 0);
+        assert_string_equal(key, "n_head_kv");
+        assert_non_null(strstr(err, "must divide n_head"));
+        json_decref(cfg);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -550,6 +612,7 @@ int main(void)
                 cmocka_unit_test(test_current_moe_families),
                 cmocka_unit_test(test_qwen3_next),
                 cmocka_unit_test(test_error_record),
+                cmocka_unit_test(test_falcon_first_release),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -772,9 +772,11 @@ static struct model_arch hub_arch(const char *file)
 /*
  * MXFP4 as gpt-oss ships it: the routed experts' matrices in 4-bit e2m1
  * with one 8-bit scale per 32 (4.25 bits, OCP MX v1.0), everything else
- * bf16 (modules_to_not_convert in the config).  The published checkpoints
- * (gpt-oss-120b & gpt-oss-20b Model Card, OpenAI 2025, arXiv:2508.10925,
- * table 1): 12.8 GiB and 60.8 GiB.
+ * bf16 (modules_to_not_convert in the config).  The published checkpoints:
+ * "Checkpoint Size 60.8GiB 12.8GiB" for 120b and 20b, the last row of table 1
+ * ("Model parameter counts", section 2) of the gpt-oss-120b & gpt-oss-20b
+ * Model Card (OpenAI, 2025-08-05, arXiv:2508.10925v1), whose rows above it
+ * give 116.83B and 20.91B total parameters.
  *   20b: experts 24 x 32 x 3 x 2880 x 2880 = 19,110,297,600 weights x
  *        4.25 / 8 = 10,152,345,600 bytes; the other 20,914,757,184 -
  *        19,110,297,600 = 1,804,459,584 parameters (the Hub's BF16 total) x 2

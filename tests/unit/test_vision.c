@@ -151,6 +151,7 @@ static void test_tower_blocks(void **state)
                 0, NULL);
         assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
         assert_int_equal(a.image_tokens, 1024);
+        assert_int_equal(a.image_px_assumed, 896); /* said in the image_resolution assumption */
         assert_int_equal(a.vision.layers, 32);
         assert_int_equal(a.vision.hidden, 1280);
         assert_int_equal(a.vision.heads, 16);
@@ -171,11 +172,104 @@ static void test_tower_blocks(void **state)
                          0, NULL);
         assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
         assert_int_equal(a.image_tokens, 256);
+        assert_int_equal(a.image_px_assumed, 0); /* mm_tokens_per_image fixes them */
         assert_int_equal(a.vision.layers, 27);
         assert_int_equal(a.vision.heads, 16);
         assert_int_equal(a.vision.tokens, 4096);
         assert_false(a.vision.gated_mlp || a.vision.rmsnorm);
         json_decref(cfg);
+}
+
+/* Tokens per image come from the config, family by family, counted by hand:
+ *   LLaVA-1.5 (llava-hf/llava-1.5-7b-hf: CLIP ViT-L at image 336, patch
+ *     14): (336 / 14)^2 = 24^2 = 576 patch tokens; strategy "default" drops
+ *     the class token, "full" keeps it: 577.
+ *   LLaVA around SigLIP (image 384, patch 14): (384 / 14)^2 = 27^2 = 729.
+ *   Mistral 3 (Mistral-Small-3.1: Pixtral at image 1540, patch 14, merge
+ *     2): 1540 / 14 = 110 patches a side, 110^2 = 12,100 through the tower;
+ *     110 / 2 = 55 rows of 55 merged tokens and one [IMG_BREAK] or
+ *     [IMG_END] each: 55 x 56 = 3080.
+ *   Pixtral-12B as LLaVA (image 1024, patch 16, no merger): 64 rows of 64
+ *     patches plus a break each: 64 x 65 = 4160; 4096 through the tower.
+ *   Qwen2-VL (patch 14, merge 2) at the assumed 896 x 896 image:
+ *     (896 / 14)^2 = 4096 patches, / (2 x 2) = 1024 tokens; at patch 16,
+ *     (896 / 16)^2 = 3136 patches, 784 tokens. */
+static void test_tokens_per_image(void **state)
+{
+        (void)state;
+        uint64_t tokens;
+#define LLAVA_15(strategy)                                                                         \
+        "{\"vision_feature_select_strategy\":\"" strategy "\",\"vision_config\":"                  \
+        "{\"hidden_size\":1024,\"image_size\":336,\"intermediate_size\":4096,"                     \
+        "\"model_type\":\"clip_vision_model\",\"num_attention_heads\":16,"                         \
+        "\"num_hidden_layers\":24,\"patch_size\":14}}"
+        tower(LLAVA_15("default"), "llava", 4096, &tokens);
+        assert_int_equal(tokens, 576);
+        tower(LLAVA_15("full"), "llava", 4096, &tokens);
+        assert_int_equal(tokens, 577);
+
+        tower("{\"vision_config\":{\"model_type\":\"siglip_vision_model\",\"hidden_size\":1152,"
+              "\"image_size\":384,\"patch_size\":14,\"intermediate_size\":4304,"
+              "\"num_hidden_layers\":27}}",
+              "llava", 3584, &tokens);
+        assert_int_equal(tokens, 729);
+
+        struct model_arch a;
+        char err[300];
+        json_t *cfg = json_loads(
+                "{\"model_type\":\"mistral3\",\"spatial_merge_size\":2,"
+                "\"multimodal_projector_bias\":false,"
+                "\"text_config\":{\"model_type\":\"mistral\",\"hidden_size\":5120,"
+                "\"intermediate_size\":32768,\"num_hidden_layers\":40,\"num_attention_heads\":32,"
+                "\"num_key_value_heads\":8,\"head_dim\":128,\"vocab_size\":131072},"
+                "\"vision_config\":{\"model_type\":\"pixtral\",\"hidden_size\":1024,"
+                "\"image_size\":1540,\"patch_size\":14,\"intermediate_size\":4096,"
+                "\"num_hidden_layers\":24,\"num_attention_heads\":16}}",
+                0, NULL);
+        assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
+        assert_int_equal(a.image_tokens, 3080);
+        assert_int_equal(a.vision.tokens, 12100);
+        json_decref(cfg);
+
+        cfg = json_loads(
+                "{\"model_type\":\"llava\",\"text_config\":{\"model_type\":\"mistral\","
+                "\"hidden_size\":5120,\"intermediate_size\":14336,\"num_hidden_layers\":40,"
+                "\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":128,"
+                "\"vocab_size\":131072},"
+                "\"vision_config\":{\"model_type\":\"pixtral\",\"hidden_size\":1024,"
+                "\"image_size\":1024,\"patch_size\":16,\"intermediate_size\":4096,"
+                "\"num_hidden_layers\":24,\"num_attention_heads\":16}}",
+                0, NULL);
+        assert_int_equal(hf_config_import(cfg, &a, err, sizeof(err)), 0);
+        assert_int_equal(a.image_tokens, 4160);
+        assert_int_equal(a.vision.tokens, 4096);
+        json_decref(cfg);
+
+        tower("{\"vision_config\":{\"depth\":32,\"embed_dim\":1280,\"patch_size\":14,"
+              "\"spatial_merge_size\":2}}",
+              "qwen2_vl", 3584, &tokens);
+        assert_int_equal(tokens, 1024);
+        tower("{\"vision_config\":{\"depth\":32,\"embed_dim\":1280,\"patch_size\":16,"
+              "\"spatial_merge_size\":2}}",
+              "qwen2_vl", 3584, &tokens);
+        assert_int_equal(tokens, 784);
+}
+
+/* Pixtral-12B as LLaVA: the Pixtral tower (patch conv 3 x 16 x 16 x 1024
+ * = 786,432, its RMSNorm 1024, 24 blocks of two RMSNorms 2048, q, k, v, o
+ * 4 x 1024^2 = 4,194,304 and a gated MLP 3 x 1024 x 4096 = 12,582,912:
+ * 16,779,264; x 24 = 402,702,336) and LlavaMultiModalProjector with its
+ * biases, 1024 x 5120 + 5120 + 5120^2 + 5120 = 31,467,520: in all
+ * 434,957,312.  No patch merger (that is Mistral 3's). */
+static void test_pixtral_llava(void **state)
+{
+        (void)state;
+        assert_int_equal(
+                tower("{\"vision_config\":{\"model_type\":\"pixtral\",\"hidden_size\":1024,"
+                      "\"image_size\":1024,\"patch_size\":16,\"intermediate_size\":4096,"
+                      "\"num_hidden_layers\":24}}",
+                      "llava", 5120, NULL),
+                786432ull + 1024 + 24ull * 16779264 + 31467520);
 }
 
 /* A vision_config value out of range names its key under vision_config. */
@@ -195,9 +289,10 @@ static void test_bad_key(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_siglip_gemma3), cmocka_unit_test(test_qwen2_5_vl),
-                cmocka_unit_test(test_mllama),        cmocka_unit_test(test_through_importer),
-                cmocka_unit_test(test_bad_key),       cmocka_unit_test(test_tower_blocks),
+                cmocka_unit_test(test_siglip_gemma3),    cmocka_unit_test(test_qwen2_5_vl),
+                cmocka_unit_test(test_mllama),           cmocka_unit_test(test_through_importer),
+                cmocka_unit_test(test_bad_key),          cmocka_unit_test(test_tower_blocks),
+                cmocka_unit_test(test_tokens_per_image), cmocka_unit_test(test_pixtral_llava),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

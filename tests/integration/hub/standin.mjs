@@ -6,6 +6,9 @@
 //   GET /{org}/{name}/resolve/{rev}/config.json      302 to the content-addressed copy,
 //   GET /api/resolve-cache/models/{org}/{name}/{sha}/config.json   which answers 200
 //
+// config.json answers carry an ETag (the sha1 of the text); a request whose
+// If-None-Match lists it is answered 304 Not Modified, with no body.
+//
 // Unknown repositories answer 404 with X-Error-Code: RepoNotFound, gated
 // ones 401 with X-Error-Code: GatedRepo for their files unless the request
 // carries the token, as the Hub does (huggingface_hub's utils/_http.py reads
@@ -78,6 +81,8 @@ function madeUp() {
                 m('gated-tiny', { gated: 'auto' }),
                 // answers after 300 ms, so that concurrent first requests overlap
                 m('concurrent', { delayMs: 300 }),
+                // read again after the TTL (If-None-Match), and republished
+                m('refresh'),
         ];
 }
 
@@ -99,6 +104,7 @@ export async function startHub({ port = 0, token = 'hf_standin_token', slowMs = 
         for (const m of [...loadFixtures(), ...loadQuantized(), ...madeUp()])
                 models.set(m.repo.toLowerCase(), m);
         const hits = new Map(); // repo -> requests for its info or files
+        const notModified = new Map(); // repo -> 304 answers to If-None-Match
         const pending = new Set();
         const count = (repo) => hits.set(repo, (hits.get(repo) || 0) + 1);
         const authorised = (req) => req.headers.authorization === `Bearer ${token}`;
@@ -153,6 +159,15 @@ export async function startHub({ port = 0, token = 'hf_standin_token', slowMs = 
                                 return notFound(res, 'RevisionNotFound', `Invalid rev id: ${rev}`);
                         const text = configText(m);
                         const etag = `"${sha1(text)}"`;
+                        // A conditional GET whose ETag still matches: 304, no body, at the
+                        // first hop as at the content-addressed one (RFC 9110 13.1.2: a list,
+                        // weak comparison).
+                        const inm = req.headers['if-none-match'];
+                        if (inm && inm.split(',').map((t) => t.trim().replace(/^W\//, '')).some((t) => t === etag || t === '*')) {
+                                notModified.set(m.repo.toLowerCase(), (notModified.get(m.repo.toLowerCase()) || 0) + 1);
+                                res.writeHead(304, { 'x-repo-commit': m.sha, etag });
+                                return res.end();
+                        }
                         if (m.loop)
                                 return send(res, 302, '', { location: req.url, 'x-repo-commit': m.sha });
                         if (!cached)
@@ -168,7 +183,15 @@ export async function startHub({ port = 0, token = 'hf_standin_token', slowMs = 
                 token,
                 models,
                 hits: (repo) => hits.get(repo.toLowerCase()) || 0,
-                resetHits: () => hits.clear(),
+                notModified: (repo) => notModified.get(repo.toLowerCase()) || 0,
+                resetHits: () => { hits.clear(); notModified.clear(); },
+                // A new config.json text for repo (a new commit on its branch).
+                publish: (repo, raw) => {
+                        const m = models.get(repo.toLowerCase());
+                        m.raw = raw;
+                        m.config = JSON.parse(raw);
+                        m.sha = sha1(`${m.sha}\n${raw}`);
+                },
                 close: () => new Promise((resolve) => {
                         for (const t of pending)
                                 clearTimeout(t);
