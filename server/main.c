@@ -334,10 +334,11 @@ static int prices_import_command(const struct config *cfg, int argc, char **argv
                         failed = 1;
                 } else {
                         printf("%s: cloud %s, %u rows (%u CPU-only, %u without a region, %u "
-                               "accelerator-only, %u of them attached to a VM), %u offerings: "
+                               "renting a share of one GPU, %u accelerator-only, %u of them "
+                               "attached to a VM), %u offerings: "
                                "%u added, %u changed, %u unchanged, %u unknown",
                                argv[i], src.cloud, rep.rows, rep.cpu_rows, rep.no_region,
-                               rep.accelerator_only, rep.attached, rep.offerings,
+                               rep.partial_gpu, rep.accelerator_only, rep.attached, rep.offerings,
                                rep.added, rep.changed, rep.unchanged, rep.unknown);
                         for (unsigned k = 0; k < rep.n_unknown && k < PRICE_IMPORT_UNKNOWN_MAX; k++)
                                 printf("%s%s (%u)", k ? ", " : " (accelerators without a catalog "

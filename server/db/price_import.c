@@ -99,6 +99,17 @@ static int grow(struct collect *c)
         return 0;
 }
 
+/*
+ * An offering's price of 0 is no quote: SkyPilot writes 0 where a cloud
+ * quotes none (Vast's SpotPrice column is "0.00" on every row), and no GPU
+ * is rented for nothing.  (A GCP host VM row of 0, added to its GPU row,
+ * reaches here as the sum.)
+ */
+static double quoted(double usd)
+{
+        return usd > 0 ? usd : -1;
+}
+
 static double lowest(double a, double b)
 {
         if (a < 0)
@@ -115,6 +126,10 @@ static int collect_row(void *ctx, const struct skypilot_row *r)
         struct collect *c = ctx;
 
         c->rep->rows++;
+        if (r->gpu_share > 0) {
+                c->rep->partial_gpu++;
+                return 0;
+        }
         if (c->hosts && (!*r->accelerator || !*r->instance_type) &&
             gcp_hosts_add(c->hosts, r)) {
                 snprintf(c->err, sizeof(c->err),
@@ -182,8 +197,8 @@ static int add_offering(void *ctx, const struct skypilot_row *r)
                                  r->line, r->instance_type, r->region, id, e->line);
                         return -1;
                 }
-                e->usd = lowest(e->usd, r->usd_per_hour);
-                e->spot = lowest(e->spot, r->spot_usd_per_hour);
+                e->usd = lowest(e->usd, quoted(r->usd_per_hour));
+                e->spot = lowest(e->spot, quoted(r->spot_usd_per_hour));
                 return 0;
         }
         e = &c->entries[c->n];
@@ -196,8 +211,8 @@ static int add_offering(void *ctx, const struct skypilot_row *r)
         e->gpus = r->accelerators;
         e->vcpus = r->vcpus;
         e->memory_gib = r->memory_gib;
-        e->usd = r->usd_per_hour;
-        e->spot = r->spot_usd_per_hour;
+        e->usd = quoted(r->usd_per_hour);
+        e->spot = quoted(r->spot_usd_per_hour);
         c->slots[k] = (uint32_t)(++c->n);
         return 0;
 }
@@ -412,7 +427,7 @@ int price_import_skypilot(PGconn *conn, const struct price_import_source *src, c
                 rc = check_source(conn, src, csv, len, rep, &imported, e);
         if (!rc && imported && src->skip_if_imported) {
                 rep->skipped = true;
-                rep->rows = rep->cpu_rows = rep->no_region = rep->accelerator_only = 0;
+                rep->rows = rep->cpu_rows = rep->no_region = rep->accelerator_only = rep->partial_gpu = 0;
                 rep->attached = rep->offerings = 0;
         }
         for (size_t i = 0; !rc && !rep->skipped && i < c.n; i++) {

@@ -11,8 +11,8 @@
  * Prices go through price_import_upsert() (migrations/0021): a price equal
  * to the newest one of its offering and kind is "unchanged" and writes
  * nothing, so importing the same file twice is a no-op and a newer file
- * appends only what changed.  CPU-only rows and rows without a region are
- * counted and skipped.  Accelerator-only rows (GCP lists a GPU's price on a
+ * appends only what changed.  CPU-only rows, rows without a region and
+ * rows renting a share of one GPU are counted and skipped.  Accelerator-only rows (GCP lists a GPU's price on a
  * row of its own) are counted; for cloud "gcp" each GPU row is joined to its
  * host VM's row in the same zone and priced at the sum, as SkyPilot does
  * (gcp_hosts.h), and counted as attached; the others are skipped.
@@ -54,6 +54,8 @@ struct price_import_report {
         unsigned rows;          /* data rows read */
         unsigned cpu_rows;      /* rows without an accelerator, skipped */
         unsigned no_region;     /* GPU rows without a region, skipped: no offering to price */
+        unsigned partial_gpu;   /* rows renting a share of one GPU (AcceleratorCount below 1,
+                                 * AWS g6f/gr6f), skipped: a plan counts whole GPUs */
         unsigned accelerator_only; /* rows pricing a GPU without an instance type (GCP's GPUs
                                     * to attach to a VM priced on its own row) */
         unsigned attached;      /* of those, rows joined to a host VM and priced with it */

@@ -179,13 +179,15 @@ static void on_record(int term, void *data)
             !number_cell(p, COL_PRICE, &r.usd_per_hour) ||
             !number_cell(p, COL_SPOT, &r.spot_usd_per_hour))
                 return;
-        if (count > ACCELERATORS_MAX || count != floor(count)) {
-                fail(p, r.line, "AcceleratorCount is %g, not a whole number from 0 to %d", count,
-                     ACCELERATORS_MAX);
+        if (count > ACCELERATORS_MAX || (count > 1 && count != floor(count))) {
+                fail(p, r.line, "AcceleratorCount is %g, not a share of one GPU or a whole number"
+                     " up to %d", count, ACCELERATORS_MAX);
                 return;
         }
-        r.accelerators = count < 0 ? 0 : (unsigned)count;
-        if (*r.accelerator && r.accelerators == 0) {
+        /* A count below 1 rents a share of one GPU (AWS g6f: 0.125 of an L4). */
+        r.gpu_share = count > 0 && count < 1 ? count : 0;
+        r.accelerators = count < 1 ? 0 : (unsigned)count;
+        if (*r.accelerator && r.accelerators == 0 && r.gpu_share == 0) {
                 fail(p, r.line, "AcceleratorName is %s but AcceleratorCount is empty or 0",
                      r.accelerator);
                 return;

@@ -11,8 +11,10 @@
  *
  * A row is refused, and the whole file with it, when it has a different
  * number of fields than the header, a number that does not parse or is
- * negative, or an accelerator count that is not a whole number from 0 to
- * 1024.  The reason starts with "line N: " (N counts from 1, the header).
+ * negative, or an accelerator count above 1024 or above 1 and not whole
+ * (a count below 1 is a share of one GPU, as AWS's g6f instances rent, and
+ * is passed on in gpu_share).  The reason starts with "line N: " (N counts
+ * from 1, the header).
  *
  * Memory: the strings of a row point into a buffer the parser owns; they
  * are valid only during the callback.  Thread-safety: no shared state.
@@ -26,7 +28,8 @@ struct skypilot_row {
         unsigned line;             /* where the row starts, counting the header as line 1 */
         const char *instance_type; /* "" on an accelerator-only row (GCP prices a GPU to attach) */
         const char *accelerator;   /* "" for a CPU-only row */
-        unsigned accelerators;     /* 0 for a CPU-only row */
+        unsigned accelerators;     /* 0 for a CPU-only row or a share of one GPU */
+        double gpu_share;          /* AcceleratorCount when it is above 0 and below 1, else 0 */
         double vcpus;              /* < 0 = not given */
         double memory_gib;         /* < 0 = not given */
         double usd_per_hour;       /* on-demand; < 0 = not given */

@@ -80,7 +80,10 @@ test('a price write changes the compare and rent_vs_buy answers at once (new sna
         assert.equal(planBefore.usd_per_hour, old.usd_per_hour);
 
         const today = new Date().toISOString().slice(0, 10);
-        const next = Math.round((old.usd_per_hour + 0.53) * 100) / 100;
+        // Lower, not higher: a dearer quote could hand the plan to the same instance
+        // type in another region (compare plans each type once, in its cheapest region).
+        const next = Math.round((old.usd_per_hour - 0.53) * 100) / 100;
+        assert.ok(next > 0, `${offering}: ${old.usd_per_hour}`);
         const write = (usd) => post('/api/v1/prices', { offering, pricing: 'on_demand', usd_per_hour: usd, as_of: today,
                                                          source: 'https://example.org/cache-test' }, admin);
         const w = await write(next);

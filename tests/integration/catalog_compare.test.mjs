@@ -41,6 +41,7 @@ test('compare: XLM-R XL fine-tuning plans cost GPUs x hours x the stored price a
         assert.ok(evaluated > 10000, `the whole plan space was searched (${evaluated} points)`);
 
         const stored = new Map((await get('/api/v1/prices?pricing=on_demand')).json.prices.map((p) => [p.offering, p]));
+        const beyond = [];
         for (const p of plans) {
                 const price = stored.get(p.offering);
                 assert.ok(price, `${p.offering} has a stored on-demand price`);
@@ -54,7 +55,20 @@ test('compare: XLM-R XL fine-tuning plans cost GPUs x hours x the stored price a
                 // blocks cached for other streams, which the allocator releases before an
                 // OOM (core/estimate.h); the reported total may exceed the GPU by that
                 // much (0.7% for 8 x L4 at ZeRO-1).
-                assert.ok(p.per_gpu_bytes <= p.gpu_memory_bytes * 1.01, `${p.offering}: ${p.per_gpu_bytes} B`);
+                if (p.per_gpu_bytes > p.gpu_memory_bytes * 1.01)
+                        beyond.push(p);
+        }
+        // Where the total exceeds the GPU by more than that (FSDP on three RTX 3090s:
+        // 29.9 GB with 4.7 GB cached for other streams), the engine's needed bytes fit.
+        for (const p of beyond) {
+                const est = await post('/api/v1/estimate', {
+                        ...xlFineTune, precision: p.precision, gpu: p.gpu,
+                        memory_savers: { activation_checkpointing: p.checkpointing, flash_attention: p.flash_attention },
+                        parallelism: { strategy: p.strategy, gpus: p.gpus, nodes: p.nodes, tensor_parallel: p.tensor_parallel, offload: p.offload },
+                });
+                assert.equal(est.status, 200, est.text);
+                assert.equal(est.json.per_gpu.total_bytes, p.per_gpu_bytes, p.offering);
+                assert.ok(est.json.per_gpu.needed_bytes <= p.gpu_memory_bytes, `${p.offering}: ${est.json.per_gpu.needed_bytes} B needed`);
         }
         // Ranked by cost.
         for (let i = 1; i < plans.length; i++)

@@ -164,6 +164,99 @@ test('a fresh install ranks at least 300 prices no older than 180 days, from at 
                 assert.ok(Number(psql(`SELECT count(*) FROM current_prices p JOIN offerings o ON o.id = p.offering_id WHERE o.provider_id = '${cloud}' AND p.source_commit IS NOT NULL`)[0]) > 0, cloud);
 });
 
+// The shipped files, read here without the importer: prices/skypilot/SOURCES.csv
+// names each file, its cloud, the commit it was read at and its date.
+const SNAPSHOT = join(ROOT, 'prices', 'skypilot');
+const SOURCES = readFileSync(join(SNAPSHOT, 'SOURCES.csv'), 'utf8').trim().split('\n').slice(1)
+        .map((l) => { const [path, cloud, commit, asOf] = l.split(','); return { path, cloud, commit, asOf }; });
+
+test('every shipped file gave prices with its path, commit and date; one provider per file', () => {
+        assert.ok(SOURCES.length >= 17, `${SOURCES.length} files`);
+        for (const s of SOURCES) {
+                const n = Number(psql('SELECT count(*) FROM prices p JOIN offerings o ON o.id = p.offering_id' +
+                        ` WHERE o.provider_id = '${s.cloud}' AND p.source_file = '${s.path}'` +
+                        ` AND p.source_commit = '${s.commit}' AND p.as_of = date '${s.asOf}'`)[0]);
+                assert.ok(n > 0, `${s.path}: ${n} prices`);
+        }
+        const clouds = new Set(SOURCES.map((s) => s.cloud));
+        assert.equal(Number(psql('SELECT count(DISTINCT o.provider_id) FROM prices p JOIN offerings o ON o.id = p.offering_id' +
+                                 ' WHERE p.source_commit IS NOT NULL')[0]), clouds.size);
+});
+
+test('AWS: the shipped prices are the file\'s GPU rows, the lowest quote per instance type and region', () => {
+        // Folded here from the CSV itself: one offering per (InstanceType, Region),
+        // the lowest non-zero Price and SpotPrice over its availability zones,
+        // for the accelerator names the mapping table knows (for AWS it narrows
+        // none of them by instance type).
+        const aws = SOURCES.find((s) => s.cloud === 'aws');
+        const names = new Set(psql("SELECT name FROM skypilot_accelerators WHERE cloud IN ('aws', '*') AND instance_like = '%'"));
+        assert.equal(psql("SELECT count(*) FROM skypilot_accelerators WHERE cloud = 'aws' AND instance_like <> '%'")[0], '0');
+        const [head, ...rows] = readFileSync(join(SNAPSHOT, aws.path), 'utf8').trim().split('\n');
+        const col = Object.fromEntries(head.split(',').map((h, i) => [h, i]));
+        const want = new Map();
+        const skipped = new Set();
+        for (const line of rows) {
+                const f = line.split(',');
+                if (!names.has(f[col.AcceleratorName])) {
+                        skipped.add(f[col.AcceleratorName]);
+                        continue;
+                }
+                const key = `${f[col.InstanceType]}|${f[col.Region]}`;
+                const w = want.get(key) ?? {};
+                for (const [pricing, c] of [['on_demand', col.Price], ['spot', col.SpotPrice]]) {
+                        const v = Number(f[c]);
+                        if (f[c] !== '' && v > 0 && !(w[pricing] <= v))
+                                w[pricing] = v;
+                }
+                want.set(key, w);
+        }
+        const got = new Map();
+        for (const r of psql('SELECT o.instance_type, o.region, p.pricing, p.usd_per_hour FROM prices p' +
+                             ` JOIN offerings o ON o.id = p.offering_id WHERE p.source_commit = '${aws.commit}'`)) {
+                const [type, region, pricing, usd] = r.split('|');
+                const g = got.get(`${type}|${region}`) ?? {};
+                assert.equal(g[pricing], undefined, `${type} ${region} ${pricing} twice`);
+                g[pricing] = Number(usd);
+                got.set(`${type}|${region}`, g);
+        }
+        // The file's names without a catalog GPU, reported by the import and skipped.
+        assert.deepEqual([...skipped].sort(), ['B300', 'RTX PRO Server 6000']);
+        assert.ok(want.size > 500, `${want.size} offerings`);
+        assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
+        for (const [key, w] of want)
+                for (const pricing of ['on_demand', 'spot'])
+                        assert.equal(got.get(key)[pricing], w[pricing] === undefined ? undefined : Math.round(w[pricing] * 1e6) / 1e6, `${key} ${pricing}`);
+});
+
+test('Vast: the file\'s SpotPrice of 0.00 is no spot quote; every offer has its on-demand price', () => {
+        const vast = SOURCES.find((s) => s.cloud === 'vast');
+        const rows = psql("SELECT p.pricing, min(p.usd_per_hour) FROM prices p" +
+                          ` WHERE p.source_commit = '${vast.commit}' GROUP BY p.pricing`);
+        assert.equal(rows.length, 1, rows.join());
+        assert.match(rows[0], /^on_demand\|/);
+        assert.ok(Number(rows[0].split('|')[1]) > 0);
+});
+
+test('GCP: a T4 is priced with the N1 VM SkyPilot would attach it to', () => {
+        // prices/skypilot/catalogs/v8/gcp/vms.csv, us-central1 (every zone alike): the T4 x1
+        // row is 0.35 $/h (spot 0.175); SkyPilot asks 4 vCPUs and 16 GiB of an N1 host
+        // for one T4, and n1-highmem-4 (4 vCPUs, 26 GiB) is the cheapest that fits at
+        // 0.23661 (spot 0.07183): 0.35 + 0.23661 = 0.58661; 0.175 + 0.07183 = 0.24683.
+        // Two T4s: n1-highmem-8 (0.47321, spot 0.14366) + 0.7 (spot 0.35) = 1.17321 and 0.49366.
+        // Four T4s ask 48 vCPUs and 192 GiB: n1-standard-64 (240 GiB) at 3.03998 beats
+        // n1-highmem-64 at 3.7857; with the T4 x4 row (1.4, spot 0.7): 4.43998 and 1.6284.
+        const rows = psql("SELECT o.id, p.pricing, p.usd_per_hour FROM current_prices p JOIN offerings o ON o.id = p.offering_id" +
+                          " WHERE o.provider_id = 'gcp' AND o.region = 'us-central1' AND o.accelerator_id = 't4' ORDER BY o.gpus_per_instance, p.pricing");
+        assert.deepEqual(rows.map((r) => r.split('|')).map(([id, k, v]) => [id, k, Number(v)]), [
+                ['gcp-n1-highmem-4-with-1x-t4-us-central1', 'on_demand', 0.58661],
+                ['gcp-n1-highmem-4-with-1x-t4-us-central1', 'spot', 0.24683],
+                ['gcp-n1-highmem-8-with-2x-t4-us-central1', 'on_demand', 1.17321],
+                ['gcp-n1-highmem-8-with-2x-t4-us-central1', 'spot', 0.49366],
+                ['gcp-n1-standard-64-with-4x-t4-us-central1', 'on_demand', 4.43998],
+                ['gcp-n1-standard-64-with-4x-t4-us-central1', 'spot', 1.6284],
+        ]);
+});
+
 test('GCP: a shipped A100 row is priced with its a2 host VM, as SkyPilot joins them', () => {
         // prices/skypilot/catalogs/v8/gcp/vms.csv: in every us-central1 zone the A100 x1 row
         // is 2.93391 $/h (spot 1.4341) and a2-highgpu-1g 0.73948 (spot 0.36975):

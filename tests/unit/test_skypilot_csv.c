@@ -126,6 +126,35 @@ static void test_refusals_name_the_line(void **state)
                 "line 2: ");
 }
 
+/*
+ * A count below 1 is a share of one GPU (catalogs/v8/aws/vms.csv lists
+ * g6f.large as "L4,0.125": an eighth of an L4), passed on rather than
+ * refused.  A price of 0 is read as 0 (GCP's a4-highgpu-8g host row is
+ * 0.0: its B200 row carries the whole price); what an offering makes of it
+ * is the importer's call.
+ */
+static void test_gpu_share_and_zero_price(void **state)
+{
+        static const char csv[] =
+                "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region\n"
+                "g6f.large,L4,0.125,2.0,8.0,0.202,0.061700,us-east-1\n"
+                "1x-H100_SXM-32-65536,H100,1,32,64.0,1.93,0.00,\"Florida, US, NA\"\n";
+        struct seen s = {0};
+        char err[128];
+
+        (void)state;
+        assert_int_equal(skypilot_csv_parse(csv, sizeof(csv) - 1, keep, &s, err, sizeof(err)), 0);
+        assert_int_equal(s.n, 2);
+        assert_int_equal(s.rows[0].accelerators, 0);
+        assert_true(s.rows[0].gpu_share == 0.125);
+        assert_true(s.rows[0].usd_per_hour == 0.202);
+        assert_int_equal(s.rows[1].accelerators, 1);
+        assert_true(s.rows[1].gpu_share == 0);
+        assert_true(s.rows[1].usd_per_hour == 1.93);
+        assert_true(s.rows[1].spot_usd_per_hour == 0);
+        assert_string_equal(s.region[1], "Florida, US, NA");
+}
+
 /* A callback's nonzero answer stops the parse and is returned. */
 static void test_callback_stops(void **state)
 {
@@ -144,6 +173,7 @@ int main(void)
                 cmocka_unit_test(test_gcp_layout),
                 cmocka_unit_test(test_quotes_and_crlf),
                 cmocka_unit_test(test_refusals_name_the_line),
+                cmocka_unit_test(test_gpu_share_and_zero_price),
                 cmocka_unit_test(test_callback_stops),
         };
 
