@@ -206,6 +206,56 @@ static void test_single_user_closed_loop(void **state)
 }
 
 /*
+ * Closed-loop arrivals come just after an iteration ends: a user sends its
+ * next request as the last token of the previous one arrives, and that
+ * token left the engine at the end of an iteration (a block of k under
+ * multi-step).  The request reaches the scheduler a front end F later
+ * and waits for the next boundary it has not missed.  On the multi-step
+ * replica of test_multi_step_ttft (block 10 x 9.618 = 96.18 ms, prefill
+ * 9.62714 ms, F = 10 ms), at a negligible rate so that no queue forms:
+ *   open loop: F + block / 2 + prefill = 10 + 48.09 + 9.62714 = 67.71714 ms;
+ *   closed loop of 5 users: the boundary 96.18 ms after the last one,
+ *     86.18 ms after arriving; TTFT = 10 + 86.18 + 9.62714 = 105.80714 ms
+ *     (the whole block plus the prefill: the front end hides in the wait).
+ * One scheduler step (T = 10.518 ms, prefill 10.52714 ms): F = 10 ms falls
+ *   inside one iteration, TTFT = 10.518 + 10.52714 = 21.04514 ms; with
+ *   F = 25 ms the request misses two boundaries and is taken at the third,
+ *   3 x 10.518 = 31.554 ms after the last token: TTFT = 31.554 + 10.52714
+ *   = 42.08114 ms.
+ */
+static void test_closed_loop_aligned_arrivals(void **state)
+{
+        struct serving_config c;
+        struct serving_engine e;
+        struct est_speed sp;
+        struct serving_traffic t = {.prompt_tokens = 100, .output_tokens = 100, .concurrency = 5};
+        struct serving_load l;
+        (void)state;
+        memset(&c, 0, sizeof(c));
+        toy_speed(&sp);
+        toy_engine(&e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        c.max_sequences = 256;
+        c.prefill_s = 0.0101;
+        serving_replica_load(&c, &t, 1e-6, &l);
+        assert_true(l.feasible);
+        near(l.ttft_p50_s, 105.80714e-3, 1e-4);
+        near(l.ttft_p99_s, 105.80714e-3, 1e-4);
+        near(l.ttft_mean_s, 105.80714e-3, 1e-4);
+        e.scheduler_steps = 1;
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        serving_replica_load(&c, &t, 1e-6, &l);
+        near(l.ttft_p50_s, 21.04514e-3, 1e-4);
+        e.frontend_seconds = 25e-3;
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        serving_replica_load(&c, &t, 1e-6, &l);
+        near(l.ttft_p50_s, 42.08114e-3, 1e-4);
+        t.concurrency = 0;
+        serving_replica_load(&c, &t, 1e-6, &l);
+        near(l.ttft_p50_s, (25 + 5.259 + 10.52714) * 1e-3, 1e-4);
+}
+
+/*
  * Quantiles of a sum of waits, against hand calculations:
  *   U uniform over [0, 10) plus X exponential with mean 1: for s <= 10 the
  *   CDF is (s - (1 - e^-s)) / 10, so the median solves s = 6 - e^-s:
@@ -234,6 +284,7 @@ int main(void)
                 cmocka_unit_test(test_multi_step_ttft),
                 cmocka_unit_test(test_saturation_point),
                 cmocka_unit_test(test_single_user_closed_loop),
+                cmocka_unit_test(test_closed_loop_aligned_arrivals),
                 cmocka_unit_test(test_ttft_spread_quantile),
         };
         return cmocka_run_group_tests_name("serving_step", tests, NULL, NULL);
