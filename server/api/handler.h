@@ -115,6 +115,6 @@ void api_problem_field(struct api_response *rs, int status, const char *pointer,
                        const char *detail);
 
 /* Add a response header; returns 0, or -1 if the header table is full. */
-int api_header_add(struct api_response *rs, const char *name, const char *value);
+int api_reply_header_add(struct api_response *rs, const char *name, const char *value);
 
 #endif

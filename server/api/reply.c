@@ -159,7 +159,7 @@ void api_problem_field(struct api_response *rs, int status, const char *pointer,
         reply_doc(rs, status, "application/problem+json", doc);
 }
 
-int api_header_add(struct api_response *rs, const char *name, const char *value)
+int api_reply_header_add(struct api_response *rs, const char *name, const char *value)
 {
         struct api_header *h;
         size_t nl = strlen(name);
