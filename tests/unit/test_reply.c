@@ -1,6 +1,6 @@
 /*
- * test_reply.c - the problem documents of api/reply.c against RFC 9457,
- * and the response header table.
+ * test_reply.c - the problem documents of api/problem.c against RFC 9457,
+ * and the response header table of api/reply.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
