@@ -2,17 +2,18 @@
 # Every non-static name starts with its file's name, so that a call site
 # says where to look.  For server/<folder>/<file>.c a defined global
 # function or variable must be <file> or <folder>_<file>, alone or followed
-# by "_..." (api_gpus_list in server/api/gpus.c, catalog_find_gpu in
+# by "_..." (api_gpus_list in server/api/gpus.c, catalog_gpu_index in
 # server/catalog/catalog.c); for server/<file>.c it must be <file> or
 # <file>_... .  The one name the C runtime asks for, main, is allowed in
-# server/main.c.  Generated sources (the embedded migrations and prices)
-# are named after the header that declares them and are not checked here.
+# server/main.c.  Names that start with "__" are the compiler's own (the
+# sanitizers add some) and are skipped, as are generated sources (the
+# embedded migrations and prices, named after the header that declares
+# them) and objects whose source is no longer under server/.
 #
 # It reads the object files of a build (nm), so it checks what the compiler
 # made non-static, not what the text looks like.  It prints each name that
 # breaks the rule with its file, then the count, and fails when there is one.
 #   scripts/check_names.sh [build-dir]        (default: build/dev of this repo)
-# Objects whose source is no longer under server/ are skipped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build/dev"}
@@ -35,6 +36,10 @@ report=$(for obj in "${objects[@]}"; do
         done | sort -u |
         awk '{
                 src = $1; name = $2
+                # Reserved to the implementation (C11 7.1.3): what the
+                # compiler adds itself, e.g. AddressSanitizer'"'"'s __odr_asan.*
+                if (substr(name, 1, 2) == "__")
+                        next
                 n = split(src, part, "/")
                 file = part[n]; sub(/\.c$/, "", file)
                 ok = (name == file || index(name, file "_") == 1)
