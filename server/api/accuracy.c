@@ -171,7 +171,7 @@ json_t *accuracy_load_rows(const struct api_request *rq, struct api_response *rs
         api_db_release(rq, c);
         if (!text) {
                 api_problem(rs, 503, err);
-                api_header_add(rs, "Retry-After", "2");
+                api_reply_header_add(rs, "Retry-After", "2");
                 return NULL;
         }
         rows = json_loads(text, 0, &jerr);
@@ -307,7 +307,7 @@ static json_t *time_section(const struct api_request *rq, struct api_response *r
         json_t *row, *out;
         size_t i;
 
-        if (case_set_open(rq, rs, db_throughput_json, &cs))
+        if (case_set_open(rq, rs, engine_queries_throughput_json, &cs))
                 return NULL;
         json_array_foreach(cs.rows, i, row)
         {
@@ -358,7 +358,7 @@ void accuracy_handle(const struct api_request *rq, struct api_response *rs)
 
         if (!snap)
                 return;
-        if (case_set_open(rq, rs, db_measurements_json, &cs)) {
+        if (case_set_open(rq, rs, engine_queries_measurements_json, &cs)) {
                 catalog_release(snap);
                 return;
         }
@@ -421,7 +421,7 @@ void accuracy_scenarios_handle(const struct api_request *rq, struct api_response
 
         if (!snap)
                 return;
-        rows = accuracy_load_rows(rq, rs, db_scenarios_json, "seed scenarios");
+        rows = accuracy_load_rows(rq, rs, engine_queries_scenarios_json, "seed scenarios");
         if (!rows) {
                 catalog_release(snap);
                 return;

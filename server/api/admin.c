@@ -43,7 +43,7 @@ int admin_check(const struct api_request *rq, struct api_response *rs)
         }
         if (!auth || strncasecmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
                 api_problem(rs, 401, "this write needs Authorization: Bearer <admin token>");
-                api_header_add(rs, "WWW-Authenticate", "Bearer realm=\"gpuplan\"");
+                api_reply_header_add(rs, "WWW-Authenticate", "Bearer realm=\"gpuplan\"");
                 return -1;
         }
         auth += 7;

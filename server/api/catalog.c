@@ -21,7 +21,7 @@ const struct catalog_snapshot *api_catalog_snapshot(const struct api_request *rq
 
         if (!s) {
                 api_problem(rs, 503, "the catalog has not been loaded from the database yet");
-                api_header_add(rs, "Retry-After", "2");
+                api_reply_header_add(rs, "Retry-After", "2");
         }
         return s;
 }
@@ -53,8 +53,8 @@ int api_catalog_etag(const struct api_request *rq, struct api_response *rs,
         const char *etag = catalog_etag(s);
         const char *inm = rq->header ? rq->header(rq, "If-None-Match") : NULL;
 
-        api_header_add(rs, "ETag", etag);
-        api_header_add(rs, "Cache-Control", "no-cache");
+        api_reply_header_add(rs, "ETag", etag);
+        api_reply_header_add(rs, "Cache-Control", "no-cache");
         if (!inm || !etag_listed(inm, etag))
                 return 0;
         free(rs->body);

@@ -36,9 +36,9 @@ void api_providers_offerings_put(const struct api_request *rq, struct api_respon
 /* GET|POST /api/v1/prices, GET|POST /api/v1/purchase_prices (prices.c) */
 void api_prices_list(const struct api_request *rq, struct api_response *rs);
 void api_prices_post(const struct api_request *rq, struct api_response *rs);
-void api_prices_import_skypilot(const struct api_request *rq, struct api_response *rs);
-void api_purchase_prices_list(const struct api_request *rq, struct api_response *rs);
-void api_purchase_prices_post(const struct api_request *rq, struct api_response *rs);
+void price_import_api_skypilot(const struct api_request *rq, struct api_response *rs);
+void api_prices_purchase_list(const struct api_request *rq, struct api_response *rs);
+void api_prices_purchase_post(const struct api_request *rq, struct api_response *rs);
 
 /* GET /api/v1/settings, PUT /api/v1/settings/{key} (settings.c) */
 void api_settings_list(const struct api_request *rq, struct api_response *rs);

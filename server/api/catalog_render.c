@@ -204,7 +204,7 @@ static int reply_buffer(struct api_response *rs, char *bytes, size_t len)
         return 0;
 }
 
-int api_reply_text(struct api_response *rs, const struct api_text *t)
+int api_catalog_render_text(struct api_response *rs, const struct api_text *t)
 {
         char *copy;
 
@@ -218,8 +218,8 @@ int api_reply_text(struct api_response *rs, const struct api_text *t)
         return reply_buffer(rs, copy, t->len);
 }
 
-int api_reply_rows(struct api_response *rs, const char *head, const struct api_text *rows,
-                   const size_t *idx, size_t n, const char *tail)
+int api_catalog_render_rows(struct api_response *rs, const char *head, const struct api_text *rows,
+                            const size_t *idx, size_t n, const char *tail)
 {
         size_t len = joined_len(head, rows, idx, n, tail);
         char *buf = len ? malloc(len + 1) : NULL;

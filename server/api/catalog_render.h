@@ -55,14 +55,14 @@ const struct api_catalog_render *api_catalog_render(const struct catalog_snapsho
 
 /* rs = 200 application/json with a copy of t.  Returns 0, or -1 (rs untouched) when t is
  * unrendered or memory ran out. */
-int api_reply_text(struct api_response *rs, const struct api_text *t);
+int api_catalog_render_text(struct api_response *rs, const struct api_text *t);
 
 /*
  * rs = 200 application/json: head, then rows[idx[0]], ",", rows[idx[1]], ...,
  * then tail (head and tail are literal JSON text).  Returns 0, or -1 (rs untouched) when a
  * chosen row is unrendered or memory ran out.
  */
-int api_reply_rows(struct api_response *rs, const char *head, const struct api_text *rows,
-                   const size_t *idx, size_t n, const char *tail);
+int api_catalog_render_rows(struct api_response *rs, const char *head, const struct api_text *rows,
+                            const size_t *idx, size_t n, const char *tail);
 
 #endif

@@ -54,7 +54,7 @@ static const struct {
 /* "flash_attention", "selective_checkpointing", ... for each saver a plan adds. */
 static json_t *savers_json(const struct estimate_input *base, const struct estimate_input *run)
 {
-        unsigned added = plan_savers_added(base, run);
+        unsigned added = plan_train_search_savers_added(base, run);
         json_t *arr = json_array();
 
         for (size_t i = 0; arr && i < sizeof(saver_names) / sizeof(saver_names[0]); i++)
@@ -131,7 +131,7 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate
         json_object_set_new(doc, "cost_per_epoch_usd",
                             num_or_null(p->cost_usd >= 0 ? p->cost_usd * (1 + restart) / epochs
                                                          : -1));
-        api_price_plan_fields(doc, o->region, p->price, p->price_regions, &c->prices);
+        api_price_options_plan_fields(doc, o->region, p->price, p->price_regions, &c->prices);
         if (restart > 0)
                 json_object_set_new(doc, "restart_overhead_fraction", json_real(restart));
         json_object_set_new(doc, "usd_per_million_tokens", num_or_null(p->usd_per_million_tokens));
@@ -251,7 +251,7 @@ static int constraints_decode(struct api_response *rs, json_t *body,
         const char *pricing = NULL, *rank = NULL;
         int64_t max_gpus = PLAN_GPUS_MAX;
 
-        plan_train_constraints_defaults(c);
+        plan_train_search_constraints_defaults(c);
         if (api_price_options_decode(rs, json_is_object(cj) ? cj : NULL, s, &c->prices))
                 return -1;
         if (!cj || json_is_null(cj))
@@ -387,7 +387,7 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
         c.budget_usd *= 1 + restart;
         api_reply_json(rs, 200, result_json(s, in, &c, &r, restart));
 out:
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         free(in);
 }
 

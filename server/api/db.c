@@ -23,7 +23,7 @@ PGconn *api_db_acquire(const struct api_request *rq, struct api_response *rs)
                 conn = db_pool_acquire(rq->app->db, timeout_ms);
         if (!conn) {
                 api_problem(rs, 503, "the database is unavailable; nothing was changed");
-                api_header_add(rs, "Retry-After", "2");
+                api_reply_header_add(rs, "Retry-After", "2");
         }
         return conn;
 }
@@ -41,6 +41,6 @@ void api_db_problem(struct api_response *rs, const struct db_error *e)
         api_problem(rs, e->http_status, e->detail);
         if (e->retry_after_seconds) {
                 snprintf(retry, sizeof(retry), "%u", e->retry_after_seconds);
-                api_header_add(rs, "Retry-After", retry);
+                api_reply_header_add(rs, "Retry-After", retry);
         }
 }

@@ -58,11 +58,11 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         if (looked)
                 goto out;
         if (estimate_decode_request(body, snap, NULL, &in, &e)) {
-                api_model_source_problem(&source, &e);
+                api_model_lookup_problem(&source, &e);
                 api_problem_field(rs, e.status ? e.status : 400, e.pointer, e.rule, e.detail);
                 goto out;
         }
-        api_model_source_apply(&source, &in);
+        api_model_lookup_apply(&source, &in);
         r = malloc(sizeof(*r));
         if (!r) {
                 api_problem(rs, 500, "out of memory");
@@ -77,14 +77,14 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem(rs, 500, "out of memory");
                 goto out;
         }
-        text = api_model_source_annotate(text, &len, &source, &in);
+        text = api_model_lookup_annotate(text, &len, &source, &in);
         free(rs->body);
         rs->status = 200;
         rs->content_type = "application/json";
         rs->body = text;
         rs->body_len = len;
 out:
-        api_model_source_free(&source);
+        api_model_lookup_free(&source);
         free(r);
         json_decref(body);
         if (snap)

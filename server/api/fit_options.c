@@ -151,8 +151,9 @@ static json_t *option_json(const struct estimate_input *base, const struct plan_
                 if (!(o->changes & (1u << c)))
                         continue;
                 change_words((enum plan_fit_change)c, base, &o->input, words, sizeof(words));
-                json_array_append_new(changes, json_pack("{s:s, s:s}", "change",
-                                                         plan_fit_change_names[c], "text", words));
+                json_array_append_new(changes,
+                                      json_pack("{s:s, s:s}", "change",
+                                                plan_fit_search_change_names[c], "text", words));
                 int k = snprintf(summary + used, sizeof(summary) - used, "%s%s", used ? "; " : "",
                                  words);
                 if (k > 0 && (size_t)k < sizeof(summary) - used)
@@ -212,7 +213,7 @@ static int fit_decode(struct api_response *rs, json_t *body, struct plan_fit_opt
         json_t *f = json_object_get(body, "fit");
         int64_t max_gpus = PLAN_FIT_GPUS_MAX;
 
-        plan_fit_options_defaults(o);
+        plan_fit_search_options_defaults(o);
         if (!f || json_is_null(f))
                 return 0;
         if (!json_is_object(f)) {

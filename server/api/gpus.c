@@ -197,7 +197,7 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
         /* No query: the snapshot's rendering as it is, without a filter or sort pass. */
         render = api_catalog_render(s);
         if (render && !min_memory && !vendor && !kind && !can_train_q && !sort &&
-            api_reply_text(rs, &render->gpus_list) == 0)
+            api_catalog_render_text(rs, &render->gpus_list) == 0)
                 goto out;
         sc.gpus = catalog_gpus(s, &n);
         sc.infos = catalog_gpu_infos(s, &n);
@@ -224,7 +224,7 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
         if (render &&
             snprintf(tail, sizeof(tail), "],\"count\":%zu,\"catalog_loaded_at\":%.*s}", m,
                      (int)render->loaded_at.len, render->loaded_at.bytes) < (int)sizeof(tail) &&
-            api_reply_rows(rs, "{\"gpus\":[", render->gpu_rows, idx, m, tail) == 0)
+            api_catalog_render_rows(rs, "{\"gpus\":[", render->gpu_rows, idx, m, tail) == 0)
                 goto out;
         arr = json_array();
         for (size_t i = 0; arr && i < m; i++)
@@ -252,7 +252,7 @@ void api_gpus_get(const struct api_request *rq, struct api_response *rs)
         } else if (!api_catalog_etag(rq, rs, s)) {
                 const struct api_catalog_render *render = api_catalog_render(s);
 
-                if (!render || api_reply_text(rs, &render->gpu_docs[i]))
+                if (!render || api_catalog_render_text(rs, &render->gpu_docs[i]))
                         api_reply_json(rs, 200, catalog_json_gpu(s, i, true));
         }
         catalog_release(s);
@@ -428,7 +428,7 @@ void api_gpus_put(const struct api_request *rq, struct api_response *rs)
                 return;
         }
         admin_actor(rq, actor, sizeof(actor), &who);
-        rc = catalog_db_upsert_accelerator(conn, &g, &info, &who, &created, &e);
+        rc = catalog_queries_upsert_accelerator(conn, &g, &info, &who, &created, &e);
         api_db_release(rq, conn);
         json_decref(body);
         if (rc) {

@@ -93,12 +93,18 @@ struct api_route {
 extern const struct api_route api_routes[];
 
 /*
- * Fill rs with a JSON document and status.  Steals the reference to doc
- * (also on failure).  On allocation failure rs becomes a bare 500.
+ * Filling a response (reply.c).  Fill rs with a JSON document and status.
+ * Steals the reference to doc (also on failure).  On allocation failure rs
+ * becomes a bare 500.
  */
 void api_reply_json(struct api_response *rs, int status, json_t *doc);
 
+/* As api_reply_json, with the given Content-Type (a static string); doc NULL
+ * (building it ran out of memory) gives the bare 500. */
+void api_reply_doc(struct api_response *rs, int status, const char *content_type, json_t *doc);
+
 /*
+ * Problem documents (problem.c).
  * Fill rs with an RFC 9457 application/problem+json document: type, title
  * (from the status), status and detail.  The one place problem documents are
  * built.  detail is copied.
@@ -115,6 +121,6 @@ void api_problem_field(struct api_response *rs, int status, const char *pointer,
                        const char *detail);
 
 /* Add a response header; returns 0, or -1 if the header table is full. */
-int api_header_add(struct api_response *rs, const char *name, const char *value);
+int api_reply_header_add(struct api_response *rs, const char *name, const char *value);
 
 #endif

@@ -27,7 +27,7 @@ void health_live(const struct api_request *rq, struct api_response *rs)
 static void not_ready(struct api_response *rs, const char *reason)
 {
         api_problem(rs, 503, reason);
-        api_header_add(rs, "Retry-After", READY_RETRY_AFTER_S);
+        api_reply_header_add(rs, "Retry-After", READY_RETRY_AFTER_S);
 }
 
 void health_ready(const struct api_request *rq, struct api_response *rs)

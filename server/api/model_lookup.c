@@ -38,8 +38,8 @@ static int bits_of(json_t *q, const char *key)
         return json_is_integer(b) ? (int)json_integer_value(b) : 0;
 }
 
-int api_quantization_from_config(json_t *config, const char **quantization, unsigned *group_size,
-                                 char *format, size_t formatlen)
+int api_model_lookup_quantization(json_t *config, const char **quantization, unsigned *group_size,
+                                  char *format, size_t formatlen)
 {
         json_t *q = json_object_get(config, "quantization_config");
         const char *m;
@@ -140,7 +140,7 @@ static int fail(struct api_response *rs, int status, const char *pointer, const 
 
 /* Replace body.model by the fetched config and set the checkpoint's
  * quantization.  The decoder imports the config (a refusal becomes a 422
- * naming the key: api_model_source_problem). */
+ * naming the key: api_model_lookup_problem). */
 static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
                    struct api_response *rs)
 {
@@ -159,8 +159,8 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
         json_object_del(model, "revision");
         json_object_set_new(model, "hf_config", cfg);
         if (!json_object_get(body, "quantization") &&
-            api_quantization_from_config(cfg, &q, &group, src->quant_format,
-                                         sizeof(src->quant_format)) == 0) {
+            api_model_lookup_quantization(cfg, &q, &group, src->quant_format,
+                                          sizeof(src->quant_format)) == 0) {
                 json_object_set_new(body, "quantization", json_string(q));
                 if (group && !json_object_get(body, "quantization_group_size"))
                         json_object_set_new(body, "quantization_group_size", json_integer(group));
@@ -169,7 +169,7 @@ static int rewrite(json_t *body, json_t *model, struct api_model_source *src,
         return 0;
 }
 
-void api_model_source_problem(const struct api_model_source *src, struct fields_error *e)
+void api_model_lookup_problem(const struct api_model_source *src, struct fields_error *e)
 {
         char detail[sizeof(e->detail)];
         if (!src->hub || strncmp(e->pointer, "/model/hf_config", 16))
@@ -294,7 +294,7 @@ int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot
  * the architecture and the config.json.  The page calls it to offer a
  * model the catalog does not know.
  */
-void api_hub_model_get(const struct api_request *rq, struct api_response *rs)
+void api_model_lookup_hub_get(const struct api_request *rq, struct api_response *rs)
 {
         const char *revision = rq->query(rq, "revision");
         char id[2 * FETCHED_REPO_MAX], key[64], why[900], dtypes[64];
@@ -346,7 +346,7 @@ void api_hub_model_get(const struct api_request *rq, struct api_response *rs)
                 goto out;
         }
         hub = safetensors_parameters(e.safetensors, dtypes, sizeof(dtypes));
-        api_quantization_from_config(cfg, &q, &group, format, sizeof(format));
+        api_model_lookup_quantization(cfg, &q, &group, format, sizeof(format));
         doc = json_pack("{s:s,s:s,s:s,s:s?,s:b,s:b,s:I,s:s,s:o,s:o}", "id", e.repo, "revision",
                         e.revision[0] ? e.revision : "main", "sha", e.sha, "etag",
                         e.etag[0] ? e.etag : NULL, "gated", e.gated, "stale", e.stale,
@@ -441,7 +441,7 @@ static char *items_text(json_t *arr)
  * two arrays, spliced into the text rather than parsed and written again
  * (the answer's fit table makes a round trip cost more than the estimate).
  */
-char *api_model_source_annotate(char *text, size_t *len, const struct api_model_source *src,
+char *api_model_lookup_annotate(char *text, size_t *len, const struct api_model_source *src,
                                 const struct estimate_input *in)
 {
         static const char head[] = "{\"model\":{", mid[] = "],\"warnings\":[";
@@ -578,7 +578,7 @@ out:
         return out;
 }
 
-void api_model_source_apply(struct api_model_source *src, struct estimate_input *in)
+void api_model_lookup_apply(struct api_model_source *src, struct estimate_input *in)
 {
         char dtypes[64];
         uint64_t own = model_parameters(&in->arch),
@@ -592,7 +592,7 @@ void api_model_source_apply(struct api_model_source *src, struct estimate_input 
                 in->arch.extra_parameters += hub - own;
 }
 
-void api_model_source_free(struct api_model_source *src)
+void api_model_lookup_free(struct api_model_source *src)
 {
         fetched_entry_free(&src->entry);
 }

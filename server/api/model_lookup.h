@@ -12,7 +12,7 @@
  * handler again where it may wait).
  *
  * Memory: struct api_model_source owns copies of the fetched strings;
- * api_model_source_free() frees them.  Thread-safety: reentrant.
+ * api_model_lookup_free() frees them.  Thread-safety: reentrant.
  */
 #ifndef GPUPLAN_API_MODEL_LOOKUP_H
 #define GPUPLAN_API_MODEL_LOOKUP_H
@@ -51,21 +51,21 @@ int api_model_lookup(const struct api_request *rq, const struct catalog_snapshot
  * text) with its length in *len, or text unchanged when src is not a Hub
  * model or on allocation failure.
  */
-char *api_model_source_annotate(char *text, size_t *len, const struct api_model_source *src,
+char *api_model_lookup_annotate(char *text, size_t *len, const struct api_model_source *src,
                                 const struct estimate_input *in);
 
 /* After decoding: note the config's own count, and make the estimate count
  * the safetensors total when the Hub gave one above it. */
-void api_model_source_apply(struct api_model_source *src, struct estimate_input *in);
+void api_model_lookup_apply(struct api_model_source *src, struct estimate_input *in);
 
 /* A decoding failure inside a Hub model's config.json as a 422 naming the
  * key and the repository (pointer /model/id); other failures unchanged. */
-void api_model_source_problem(const struct api_model_source *src, struct fields_error *e);
+void api_model_lookup_problem(const struct api_model_source *src, struct fields_error *e);
 
-void api_model_source_free(struct api_model_source *src);
+void api_model_lookup_free(struct api_model_source *src);
 
 /* GET /api/v1/hub/{org}/{name}: a Hub model as an estimate would read it. */
-void api_hub_model_get(const struct api_request *rq, struct api_response *rs);
+void api_model_lookup_hub_get(const struct api_request *rq, struct api_response *rs);
 
 /*
  * Map a config.json quantization_config to the request's "quantization"
@@ -73,7 +73,7 @@ void api_hub_model_get(const struct api_request *rq, struct api_response *rs);
  * fp8, compressed-tensors, MXFP4.  Returns 0 and fills format (a readable
  * name), or -1 when there is none or it is not understood.
  */
-int api_quantization_from_config(json_t *config, const char **quantization, unsigned *group_size,
-                                 char *format, size_t formatlen);
+int api_model_lookup_quantization(json_t *config, const char **quantization, unsigned *group_size,
+                                  char *format, size_t formatlen);
 
 #endif

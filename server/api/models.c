@@ -371,7 +371,7 @@ void api_models_put(const struct api_request *rq, struct api_response *rs)
         if (!conn)
                 goto out;
         admin_actor(rq, actor, sizeof(actor), &who);
-        if (catalog_db_upsert_team_model(conn, &m, &who, &created, &e)) {
+        if (catalog_queries_upsert_team_model(conn, &m, &who, &created, &e)) {
                 api_db_release(rq, conn);
                 if (e.http_status == 500 && strstr(e.detail, "no row"))
                         api_problem_field(rs, 409, "/id", "conflict",

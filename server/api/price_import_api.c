@@ -40,7 +40,7 @@ static int query_ok(struct api_response *rs, const char *name, const char *v, co
         return -1;
 }
 
-void api_prices_import_skypilot(const struct api_request *rq, struct api_response *rs)
+void price_import_api_skypilot(const struct api_request *rq, struct api_response *rs)
 {
         static const char lower_digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
         static const char path_chars[] = "abcdefghijklmnopqrstuvwxyz"

@@ -25,7 +25,7 @@ static long days_from_civil(long y, long m, long d)
         return era * 146097 + doe - 719468;
 }
 
-long api_price_today(void)
+long api_price_options_today(void)
 {
         /* GPUPLAN_TODAY=YYYY-MM-DD states the day quote ages are reckoned
          * from (tests pin it to the shipped snapshot's date); anything else
@@ -55,7 +55,7 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
 {
         json_t *regions;
 
-        plan_price_rules_defaults(r, s, api_price_today());
+        plan_price_pick_rules_defaults(r, s, api_price_options_today());
         if (!constraints || !json_is_object(constraints))
                 return 0;
         if (fields_bool(rs, constraints, "/constraints", "per_region", 0, &r->per_region) ||
@@ -96,10 +96,10 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
         return 0;
 }
 
-void api_price_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
-                           unsigned regions, const struct plan_price_rules *r)
+void api_price_options_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
+                                   unsigned regions, const struct plan_price_rules *r)
 {
-        long as_of = plan_price_days(p->as_of);
+        long as_of = plan_price_pick_days(p->as_of);
 
         if (!row)
                 return;

@@ -25,7 +25,7 @@
  * GPUPLAN_TODAY=YYYY-MM-DD overrides it (a malformed value is ignored);
  * dates stamped on new prices stay the real date.
  */
-long api_price_today(void);
+long api_price_options_today(void);
 
 /*
  * Fill r with the defaults (the snapshot's price_max_age_days, today) and
@@ -40,8 +40,8 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
  * type at this price or dearer, when more than one) and, for spot prices,
  * interruptible: true.
  */
-void api_price_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
-                           unsigned regions, const struct plan_price_rules *r);
+void api_price_options_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
+                                   unsigned regions, const struct plan_price_rules *r);
 
 /* The rules as the response's constraints echo them. */
 void api_price_options_echo(json_t *constraints, const struct plan_price_rules *r);

@@ -89,7 +89,7 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
 
                 if (!conn)
                         goto out;
-                rc = catalog_db_prices(conn, &f, &hist, &e);
+                rc = catalog_queries_prices(conn, &f, &hist, &e);
                 api_db_release(rq, conn);
                 if (rc) {
                         api_db_problem(rs, &e);
@@ -112,9 +112,9 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
                         if (price_matches(s, &rows[i], &f))
                                 idx[m++] = i;
                 rc = !idx     ? -1
-                     : m == n ? api_reply_text(rs, &render->prices_list)
-                              : api_reply_rows(rs, "{\"prices\":[", render->price_rows, idx, m,
-                                               "]}");
+                     : m == n ? api_catalog_render_text(rs, &render->prices_list)
+                              : api_catalog_render_rows(rs, "{\"prices\":[", render->price_rows,
+                                                        idx, m, "]}");
                 free(idx);
                 if (rc == 0)
                         goto out;
@@ -217,7 +217,7 @@ void api_prices_post(const struct api_request *rq, struct api_response *rs)
         if (!conn)
                 goto out;
         admin_actor(rq, actor, sizeof(actor), &who);
-        rc = catalog_db_insert_price(conn, &p, &who, &id, &e);
+        rc = catalog_queries_insert_price(conn, &p, &who, &id, &e);
         api_db_release(rq, conn);
         if (rc) {
                 api_db_problem(rs, &e);
@@ -241,7 +241,7 @@ out:
 
 /* ---- purchase prices ----------------------------------------------------- */
 
-void api_purchase_prices_list(const struct api_request *rq, struct api_response *rs)
+void api_prices_purchase_list(const struct api_request *rq, struct api_response *rs)
 {
         const char *gpu = rq->query(rq, "gpu");
         const char *condition = rq->query(rq, "condition");
@@ -264,9 +264,9 @@ void api_purchase_prices_list(const struct api_request *rq, struct api_response 
                     (!condition || strcmp(condition, pp[i].condition) == 0))
                         idx[m++] = i;
         rc = !idx     ? -1
-             : m == n ? api_reply_text(rs, &render->purchase_list)
-                      : api_reply_rows(rs, "{\"purchase_prices\":[", render->purchase_rows, idx, m,
-                                       "]}");
+             : m == n ? api_catalog_render_text(rs, &render->purchase_list)
+                      : api_catalog_render_rows(rs, "{\"purchase_prices\":[", render->purchase_rows,
+                                                idx, m, "]}");
         free(idx);
         if (rc == 0)
                 goto out;
@@ -285,7 +285,7 @@ out:
 
 static const char *const purchase_keys[] = {"gpu", "condition", "usd", "as_of", "source", NULL};
 
-void api_purchase_prices_post(const struct api_request *rq, struct api_response *rs)
+void api_prices_purchase_post(const struct api_request *rq, struct api_response *rs)
 {
         struct catalog_purchase_price p = {.gpu_index = SIZE_MAX};
         int64_t id = 0;
@@ -321,7 +321,7 @@ void api_purchase_prices_post(const struct api_request *rq, struct api_response 
                 goto out;
         admin_actor(rq, actor, sizeof(actor), &who);
         /* An unknown gpu is a foreign-key violation: 422 from the SQLSTATE table. */
-        rc = catalog_db_insert_purchase_price(conn, &p, &who, &id, &e);
+        rc = catalog_queries_insert_purchase_price(conn, &p, &who, &id, &e);
         api_db_release(rq, conn);
         if (rc) {
                 api_db_problem(rs, &e);

@@ -46,9 +46,9 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
                         if (!kind || strcmp(kind, prov[i].kind) == 0)
                                 idx[m++] = i;
                 rc = !idx    ? -1
-                     : !kind ? api_reply_text(rs, &render->providers_list)
-                             : api_reply_rows(rs, "{\"providers\":[", render->provider_docs, idx, m,
-                                              "]}");
+                     : !kind ? api_catalog_render_text(rs, &render->providers_list)
+                             : api_catalog_render_rows(rs, "{\"providers\":[",
+                                                       render->provider_docs, idx, m, "]}");
                 free(idx);
                 if (rc == 0)
                         goto out;
@@ -96,8 +96,8 @@ void api_providers_get(const struct api_request *rq, struct api_response *rs)
                 const struct api_catalog_render *render = api_catalog_render(s);
                 size_t n;
 
-                if (!render ||
-                    api_reply_text(rs, &render->provider_docs[p - catalog_providers(s, &n)]))
+                if (!render || api_catalog_render_text(
+                                       rs, &render->provider_docs[p - catalog_providers(s, &n)]))
                         api_reply_json(rs, 200, catalog_json_provider(s, p, true));
         }
         catalog_release(s);
@@ -156,7 +156,7 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         if (!conn)
                 goto out;
         admin_actor(rq, actor, sizeof(actor), &who);
-        rc = catalog_db_upsert_provider(conn, &p, &who, &created, &e);
+        rc = catalog_queries_upsert_provider(conn, &p, &who, &created, &e);
         api_db_release(rq, conn);
         if (rc)
                 api_db_problem(rs, &e);
@@ -226,7 +226,7 @@ void api_providers_offerings_put(const struct api_request *rq, struct api_respon
                 goto out;
         admin_actor(rq, actor, sizeof(actor), &who);
         /* An unknown provider or gpu is a foreign-key violation: 422 from the SQLSTATE table. */
-        rc = catalog_db_upsert_offering(conn, &o, &who, &created, &e);
+        rc = catalog_queries_upsert_offering(conn, &o, &who, &created, &e);
         api_db_release(rq, conn);
         if (rc)
                 api_db_problem(rs, &e);

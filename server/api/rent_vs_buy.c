@@ -85,12 +85,12 @@ static void purchase_missing(struct api_response *rs, const struct catalog_snaps
         char family[GPU_ID_MAX], member[GPU_ID_MAX], detail[400];
         const char *last = "";
 
-        plan_gpu_family(buy_id, family, sizeof(family));
+        plan_rent_vs_buy_gpu_family(buy_id, family, sizeof(family));
         used = (size_t)snprintf(detail, sizeof(detail),
                                 "the catalog has no purchase price for %s; pass purchase_usd",
                                 buy_id);
         for (size_t i = 0; i < n && used < sizeof(detail); i++) {
-                plan_gpu_family(all[i].accelerator_id, member, sizeof(member));
+                plan_rent_vs_buy_gpu_family(all[i].accelerator_id, member, sizeof(member));
                 if (strcmp(member, family) != 0 || strcmp(all[i].accelerator_id, last) == 0)
                         continue;
                 used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%s",
@@ -270,7 +270,7 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
         in.hours_per_month = hpm && hpm->value > 0 ? hpm->value : PLAN_RVB_DEFAULT_HOURS_PER_MONTH;
 
         /* The purchase: the request's figure, else the newest catalog price (new before used). */
-        pp = plan_rvb_purchase(s, in.buy_gpu_index, condition);
+        pp = plan_rent_vs_buy_purchase(s, in.buy_gpu_index, condition);
         if (purchase_usd == 0 && !pp) {
                 purchase_missing(rs, s, buy_gpu->id);
                 goto out;
@@ -292,10 +292,10 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
         in.hosting_usd_per_kw_month = set[S_HOSTING].value;
         in.resale_fraction = set[S_RESALE].value;
         /* Rent rows from fresh quotes, no notebook tiers, each instance type in its cheapest region. */
-        plan_price_rules_defaults(&rules, s, api_price_today());
+        plan_price_pick_rules_defaults(&rules, s, api_price_options_today());
         rules.pricing = in.pricing;
         in.prices = &rules;
-        if (plan_rvb_compute(s, &in, &res)) {
+        if (plan_rent_vs_buy_compute(s, &in, &res)) {
                 api_problem(rs, 500, "out of memory");
                 goto out;
         }
@@ -382,7 +382,7 @@ static void rvb_answer(const struct catalog_snapshot *s, json_t *body, void *ctx
 out:
         json_decref(rent);
         json_decref(assumptions);
-        plan_rvb_result_free(&res);
+        plan_rent_vs_buy_result_free(&res);
 }
 
 void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)

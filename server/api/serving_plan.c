@@ -336,7 +336,7 @@ static int decode_engine(struct api_response *rs, json_t *body, struct serving_r
         char detail[400];
 
         if (!e || json_is_null(e)) {
-                serving_engine_preset(SERVING_ENGINE_VLLM, &rq->engine);
+                serving_step_engine_preset(SERVING_ENGINE_VLLM, &rq->engine);
                 return 0;
         }
         if (json_is_string(e))
@@ -350,7 +350,7 @@ static int decode_engine(struct api_response *rs, json_t *body, struct serving_r
                                   "engine is a name or an object {name, version, settings}");
                 return -1;
         }
-        int kind = serving_engine_parse(name);
+        int kind = serving_step_engine_parse(name);
         if (kind < 0) {
                 api_problem_field(rs, 400, json_is_string(e) ? "/engine" : "/engine/name", "enum",
                                   "engine must be one of: vllm, vllm_v0, sglang, tensorrt_llm, "
@@ -361,14 +361,14 @@ static int decode_engine(struct api_response *rs, json_t *body, struct serving_r
         /* vLLM before 0.8 runs the V0 engine. */
         if (kind == SERVING_ENGINE_VLLM && ver > 0 && ver < 0.8)
                 kind = SERVING_ENGINE_VLLM_V0;
-        serving_engine_preset((enum serving_engine_kind)kind, &rq->engine);
+        serving_step_engine_preset((enum serving_engine_kind)kind, &rq->engine);
         /* SGLang before 0.4 had no overlap scheduler: its Python scheduler
          * and output processing ran between passes, 1 ms per iteration (the
          * 1.1x the overlap gained, lmsys.org/blog/2024-12-04-sglang-v0-4)
          * and vLLM V0's 100 us per sequence (see serving_step.c). */
         if (kind == SERVING_ENGINE_SGLANG && ver > 0 && ver < 0.4) {
                 struct serving_engine v0;
-                serving_engine_preset(SERVING_ENGINE_VLLM_V0, &v0);
+                serving_step_engine_preset(SERVING_ENGINE_VLLM_V0, &v0);
                 rq->engine.iteration_seconds = 1.0e-3;
                 rq->engine.sequence_seconds = v0.sequence_seconds;
         }
@@ -512,7 +512,7 @@ static json_t *load_json(const struct serving_load *l)
 static json_t *engine_json(const struct serving_engine *e)
 {
         return json_pack("{s:s, s:s, s:i, s:i, s:i, s:b, s:f, s:f, s:f}", "name",
-                         serving_engine_name(e->kind), "prefill",
+                         serving_step_engine_name(e->kind), "prefill",
                          e->prefill == SERVING_PREFILL_MIXED ? "chunked" : "separate",
                          "scheduler_steps", (json_int_t)e->scheduler_steps, "max_batched_tokens",
                          (json_int_t)e->max_batched_tokens, "max_sequences",
@@ -600,7 +600,7 @@ static json_t *plan_json(const struct catalog_snapshot *s, const struct serving_
         json_object_set_new(o, "e2e_p50_ms", ms(p->load.e2e_p50_s));
         json_object_set_new(o, "unused_gpus",
                             json_integer((json_int_t)(p->gpus - p->replicas * c->tensor_parallel)));
-        api_price_plan_fields(o, off->region, p->price, p->price_regions, rules);
+        api_price_options_plan_fields(o, off->region, p->price, p->price_regions, rules);
         json_object_set_new(o, "meets_slo", json_true());
         return o;
 }
@@ -730,7 +730,7 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                  "engine %s: prefill %s, %u scheduler step(s), %u tokens and %u sequences per "
                  "iteration, CUDA graphs %s; host %.2f ms per iteration and %.0f us per sequence, "
                  "front end %.0f ms",
-                 serving_engine_name(e->kind),
+                 serving_step_engine_name(e->kind),
                  e->prefill == SERVING_PREFILL_MIXED ? "chunked into the decode iterations"
                                                      : "in passes of its own",
                  e->scheduler_steps, e->max_batched_tokens, e->max_sequences,

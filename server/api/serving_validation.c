@@ -149,7 +149,7 @@ void api_serving_validation_handle(const struct api_request *rq, struct api_resp
 
         if (!snap)
                 return;
-        rows = accuracy_load_rows(rq, rs, db_serving_loadtests_json, "serving load tests");
+        rows = accuracy_load_rows(rq, rs, serving_queries_loadtests_json, "serving load tests");
         if (!rows) {
                 catalog_release(snap);
                 return;

@@ -27,7 +27,7 @@ void api_settings_list(const struct api_request *rq, struct api_response *rs)
         if (!api_catalog_etag(rq, rs, s)) {
                 const struct api_catalog_render *render = api_catalog_render(s);
 
-                if (render && api_reply_text(rs, &render->settings_list) == 0)
+                if (render && api_catalog_render_text(rs, &render->settings_list) == 0)
                         goto out;
                 st = catalog_settings(s, &n);
                 arr = json_array();
@@ -95,7 +95,7 @@ void api_settings_put(const struct api_request *rq, struct api_response *rs)
         if (!conn)
                 goto out;
         admin_actor(rq, actor, sizeof(actor), &who);
-        rc = catalog_db_upsert_setting(conn, &st, &who, &created, &e);
+        rc = catalog_queries_upsert_setting(conn, &st, &who, &created, &e);
         api_db_release(rq, conn);
         if (rc)
                 api_db_problem(rs, &e);

@@ -304,7 +304,7 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
         /* GPipe / 1F1B schedules: M micro-batches over p stages take
          * M + p - 1 slots; the bubble is (p - 1) / (M + p - 1)
          * (Narayanan et al. 2021, section 2.2). */
-        double steps = est_pipeline_slots(M, p);
+        double steps = speed_pipeline_slots(M, p);
         /*
          * The optimizer reads the master weights (or the weights), the
          * gradient and every state and writes weights and states back:
@@ -477,7 +477,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                                         (2 * P * e_c * ga +
                                          Ptr * d->e_g * (in->fsdp_no_sync ? 1 : ga));
                         } else
-                                bytes = est_ring_all_reduce_bytes(Ptr * d->e_g, n);
+                                bytes = speed_ring_all_reduce_bytes(Ptr * d->e_g, n);
                 }
                 double tp_bytes = 0;
                 if (in->tensor_parallel > 1) {
@@ -612,8 +612,8 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                  * latent attention): use it for the decode reads. */
                 if (r->kv_bytes_per_token > 0)
                         r->speed.kv_bytes = (double)r->kv_bytes_per_token;
-                r->prefill_seconds = est_speed_pass_seconds(
-                        sp, b * d->prompt, attended_context(&in->arch, d->prompt), 0);
+                r->prefill_seconds = speed_pass_seconds(sp, b * d->prompt,
+                                                        attended_context(&in->arch, d->prompt), 0);
                 ASSUME(r, EST_A_SPEED_MODEL, sp->gemm_efficiency, sp->attention_efficiency);
                 if (sp->step_overhead > 0)
                         ASSUME(r, EST_A_STEP_OVERHEAD, sp->step_overhead, 0);
@@ -649,7 +649,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         } else {
                 struct speed_parts p;
                 speed_pass_parts(sp, b, ctx, b * ctx, &p);
-                step = est_speed_pass_seconds(sp, b, ctx, b * ctx);
+                step = speed_pass_seconds(sp, b, ctx, b * ctx);
                 double mem = p.gemm_memory + p.attention_memory + p.elementwise;
                 double cmp = p.gemm_compute + p.attention_compute;
                 if (p.host > speed_parts_gpu(&p))

@@ -590,7 +590,7 @@ struct est_note {
 /*
  * The cost model of one forward pass of the model on one GPU (speed.c),
  * per GPU of a tensor-parallel group and pipeline stage.  Filled by
- * estimate_run() when a GPU is chosen; est_speed_pass_seconds() prices a
+ * estimate_run() when a GPU is chosen; speed_pass_seconds() prices a
  * pass from it, so that a planner can ask for any batch and context
  * without re-running the engine.
  */
@@ -644,7 +644,7 @@ struct est_speed {
  * nodes > 1 puts the inter-node steps on the network.  Seconds; 0 for one
  * rank.  Shared by the pass model and the serving planner.
  */
-double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink);
+double speed_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink);
 
 /*
  * Sustained tensor clock at power limit watts as a share of the clock at
@@ -652,7 +652,7 @@ double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvli
  * over the DVFS range, so f ~ P^(1/3).  1 when limit is 0, at or above the
  * TDP, or the TDP is unknown.
  */
-double est_power_clock_share(double limit_watts, double tdp_watts);
+double speed_power_clock_share(double limit_watts, double tdp_watts);
 
 /*
  * Seconds for one forward pass over tokens new tokens (all sequences of
@@ -660,16 +660,16 @@ double est_power_clock_share(double limit_watts, double tdp_watts);
  * kv_tokens_read cached tokens read from memory (decode: sequences x
  * context; prefill: 0).  0 when the GPU has no rate or bandwidth.
  */
-double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
-                              double kv_tokens_read);
+double speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
+                          double kv_tokens_read);
 
 /* Pipeline schedule slots of one step: M micro-batches over p stages take
  * M + p - 1 (GPipe / 1F1B); the bubble is (p - 1) / (M + p - 1). */
-double est_pipeline_slots(double micro_batches, double stages);
+double speed_pipeline_slots(double micro_batches, double stages);
 
 /* Bytes each GPU sends in a ring all-reduce of bytes over n GPUs:
  * 2 (n - 1) / n x bytes (Patarasuk and Yuan 2009). */
-double est_ring_all_reduce_bytes(double bytes, double n);
+double speed_ring_all_reduce_bytes(double bytes, double n);
 
 struct estimate_result {
         /* model */

@@ -184,8 +184,8 @@ enum est_phase memory_peak_phase(const struct mem_model *mm, double b, double *r
  * compute_peak is the allocated peak of the compute stream (without the
  * communication buffers of FSDP's streams) at full depth.  0, or -1 when
  * none applies. */
-int memory_reserve_replayed(const struct estimate_input *in, const struct derived *d, double b,
-                            double compute_peak, double *gap, double *held);
+int reserve_replay(const struct estimate_input *in, const struct derived *d, double b,
+                   double compute_peak, double *gap, double *held);
 /* The largest allocated bytes over the phases (max_memory_allocated). */
 double memory_max_allocated(const struct mem_model *mm, double b);
 

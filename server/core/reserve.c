@@ -741,8 +741,8 @@ static double fsdp1_init_cached(const struct estimate_input *in, const struct de
         return (double)(r->sim.reserved - r->sim.allocated);
 }
 
-int memory_reserve_replayed(const struct estimate_input *in, const struct derived *d, double b,
-                            double compute_peak, double *gap, double *held)
+int reserve_replay(const struct estimate_input *in, const struct derived *d, double b,
+                   double compute_peak, double *gap, double *held)
 {
         struct replay r; /* about 50 KiB of stack */
         struct replay_result res;

@@ -107,7 +107,7 @@ int reserve_cache_replayed(const struct estimate_input *in, const struct derived
         int rc;
 
         if (atomic_load_explicit(&disabled, memory_order_relaxed) || !d->training || b < 1)
-                return memory_reserve_replayed(in, d, b, compute_peak, gap, held);
+                return reserve_replay(in, d, b, compute_peak, gap, held);
         key_build(&k, in, d, b, compute_peak);
         uint64_t h = key_hash(&k);
         struct set *s = &table[h % RESERVE_CACHE_SETS];
@@ -129,7 +129,7 @@ int reserve_cache_replayed(const struct estimate_input *in, const struct derived
         set_unlock(s);
 
         double g = 0, hd = 0;
-        rc = memory_reserve_replayed(in, d, b, compute_peak, &g, &hd);
+        rc = reserve_replay(in, d, b, compute_peak, &g, &hd);
         atomic_fetch_add_explicit(&misses, 1, memory_order_relaxed);
 
         set_lock(s);

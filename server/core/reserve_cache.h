@@ -2,7 +2,7 @@
  * reserve_cache.h - the allocator replay of reserve.c, remembered per
  * configuration of tensors.
  *
- * A replay (memory_reserve_replayed) walks some nine hundred allocations
+ * A replay (reserve_replay) walks some nine hundred allocations
  * and frees through the allocator model: most of a training estimate's
  * time.  Its result depends only on the tensors of one configuration: the
  * request's model, workload, numerics, savers, parallel layout and runtime
@@ -11,7 +11,7 @@
  * It does not depend on the GPU, its price, the dataset's size, the epochs
  * or the MFU, which is what plan searches and repeated requests vary.
  *
- * reserve_cache_replayed() answers what memory_reserve_replayed() would,
+ * reserve_cache_replayed() answers what reserve_replay() would,
  * bit for bit: the key is those inputs themselves, byte for byte (with the
  * fields named above cleared), compared in full on every hit, so two
  * configurations never share an entry; a hash only picks where to look.
@@ -37,7 +37,7 @@ struct derived;
 #define RESERVE_CACHE_SETS    512
 #define RESERVE_CACHE_ENTRIES (RESERVE_CACHE_WAYS * RESERVE_CACHE_SETS)
 
-/* memory_reserve_replayed(in, d, b, compute_peak, gap, held), remembered:
+/* reserve_replay(in, d, b, compute_peak, gap, held), remembered:
  * the same return value and the same *gap and *held. */
 int reserve_cache_replayed(const struct estimate_input *in, const struct derived *d, double b,
                            double compute_peak, double *gap, double *held);

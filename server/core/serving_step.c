@@ -67,12 +67,12 @@ static const double kernel_launch_seconds = 4e-6;
 static const char *const engine_names[SERVING_ENGINE_COUNT] = {
         "vllm", "vllm_v0", "sglang", "tensorrt_llm", "tgi", "llama_cpp"};
 
-const char *serving_engine_name(enum serving_engine_kind kind)
+const char *serving_step_engine_name(enum serving_engine_kind kind)
 {
         return (unsigned)kind < SERVING_ENGINE_COUNT ? engine_names[kind] : "unknown";
 }
 
-int serving_engine_parse(const char *name)
+int serving_step_engine_parse(const char *name)
 {
         static const struct {
                 const char *alias;
@@ -139,7 +139,7 @@ int serving_engine_parse(const char *name)
  *   chunk streamed; 5-15 ms for the Python servers (vLLM's API server is
  *   a third of the host time above), a few ms for C++ and Rust ones.
  */
-void serving_engine_preset(enum serving_engine_kind kind, struct serving_engine *e)
+void serving_step_engine_preset(enum serving_engine_kind kind, struct serving_engine *e)
 {
         memset(e, 0, sizeof(*e));
         e->kind = kind;

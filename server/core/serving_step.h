@@ -50,13 +50,13 @@ struct serving_engine {
 };
 
 /* The preset of an engine (its defaults, with their sources in serving_step.c). */
-void serving_engine_preset(enum serving_engine_kind kind, struct serving_engine *out);
+void serving_step_engine_preset(enum serving_engine_kind kind, struct serving_engine *out);
 
 /* "vllm", "vllm_v0", "sglang", "tensorrt_llm", "tgi", "llama_cpp". */
-const char *serving_engine_name(enum serving_engine_kind kind);
+const char *serving_step_engine_name(enum serving_engine_kind kind);
 
 /* The engine a name denotes (ours or a common spelling); -1 when unknown. */
-int serving_engine_parse(const char *name);
+int serving_step_engine_parse(const char *name);
 
 /*
  * Latency of one ring all-reduce over n GPUs of a small message (the

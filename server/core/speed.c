@@ -312,7 +312,7 @@ static double speed_attention_efficiency(const struct gpu_spec *g, const struct 
         return e * speed_attention_head_dim_share(k, in->arch.head_dim);
 }
 
-double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink)
+double speed_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvlink)
 {
         if (!(ranks > 1))
                 return 0;
@@ -326,7 +326,7 @@ double est_ring_all_reduce_latency_seconds(double ranks, double nodes, bool nvli
         return ring_base_latency_s + (steps - net_steps) * hop + net_steps * ring_step_latency_net_s;
 }
 
-double est_power_clock_share(double limit_watts, double tdp_watts)
+double speed_power_clock_share(double limit_watts, double tdp_watts)
 {
         if (!(limit_watts > 0) || !(tdp_watts > 0) || limit_watts >= tdp_watts)
                 return 1;
@@ -495,7 +495,7 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                 sp->peak = g->flops[GPU_FP32];
         /* A power cap lowers the clock the tensor units sustain; memory
          * bandwidth does not follow the SM clock. */
-        sp->clock_share = est_power_clock_share(in->power_limit_watts, g ? g->tdp_watts : 0);
+        sp->clock_share = speed_power_clock_share(in->power_limit_watts, g ? g->tdp_watts : 0);
         sp->peak *= sp->clock_share;
         sp->bandwidth = g ? g->memory_bandwidth_bytes_per_s : 0;
         sp->sm_count = g && g->cuda ? g->sm_count : 0;
@@ -586,7 +586,7 @@ void speed_build(const struct estimate_input *in, const struct derived *d, const
                 sp->tp_bandwidth = (g && g->link_bytes_per_s > 0 ? g->link_bytes_per_s : 32e9) *
                                    collective_bandwidth_efficiency;
                 bool nvlink = g && g->link == GPU_LINK_NVLINK;
-                sp->tp_latency = layers * 2 * est_ring_all_reduce_latency_seconds(tp, 1, nvlink);
+                sp->tp_latency = layers * 2 * speed_ring_all_reduce_latency_seconds(tp, 1, nvlink);
         }
 }
 
@@ -665,8 +665,8 @@ double speed_parts_gpu(const struct speed_parts *p)
                p->tensor_parallel;
 }
 
-double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
-                              double kv_tokens_read)
+double speed_pass_seconds(const struct est_speed *sp, double tokens, double context,
+                          double kv_tokens_read)
 {
         struct speed_parts p;
         speed_pass_parts(sp, tokens, context, kv_tokens_read, &p);
@@ -676,12 +676,12 @@ double est_speed_pass_seconds(const struct est_speed *sp, double tokens, double 
         return fmax(gpu, p.host) + sp->step_overhead;
 }
 
-double est_pipeline_slots(double micro_batches, double stages)
+double speed_pipeline_slots(double micro_batches, double stages)
 {
         return micro_batches + (stages > 1 ? stages - 1 : 0);
 }
 
-double est_ring_all_reduce_bytes(double bytes, double n)
+double speed_ring_all_reduce_bytes(double bytes, double n)
 {
         return n > 1 ? 2.0 * (n - 1) / n * bytes : 0;
 }

@@ -14,7 +14,7 @@
 #include "db/sqlstate.h"
 #include "log.h"
 
-void catalog_db_error_from(PGconn *conn, const PGresult *res, struct db_error *e)
+void catalog_queries_error_from(PGconn *conn, const PGresult *res, struct db_error *e)
 {
         const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
         const char *constraint = res ? PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME) : NULL;
@@ -440,7 +440,7 @@ static int read_models(struct reader *rd)
 
 /* The validation tables travel with the catalog so that what is derived
  * from them (the API's error bars) follows the data; the same documents as
- * db_measurements_json() and db_throughput_json(). */
+ * engine_queries_measurements_json() and engine_queries_throughput_json(). */
 static const char sql_validation[] =
         "SELECT (SELECT coalesce(json_agg(json_build_object("
         " 'id', id, 'category', category, 'measured_bytes', measured_bytes, 'kind', kind,"
@@ -483,7 +483,7 @@ static int exec_command(PGconn *conn, const char *sql)
         return ok ? 0 : -1;
 }
 
-int catalog_db_load(PGconn *conn, struct catalog_tables *t, char *err, size_t errlen)
+int catalog_queries_load(PGconn *conn, struct catalog_tables *t, char *err, size_t errlen)
 {
         int rc = -1;
 
@@ -523,8 +523,8 @@ out:
 
 /* ---- history reads ------------------------------------------------------- */
 
-int catalog_db_prices(PGconn *conn, const struct price_filter *f, struct catalog_tables *t,
-                      struct db_error *e)
+int catalog_queries_prices(PGconn *conn, const struct price_filter *f, struct catalog_tables *t,
+                           struct db_error *e)
 {
         /*
          * One statement for both shapes; NULL parameters do not filter.
@@ -562,7 +562,7 @@ int catalog_db_prices(PGconn *conn, const struct price_filter *f, struct catalog
         v[5] = f->all_rows ? "all" : "current";
         res = PQexecParams(conn, sql, 6, NULL, v, NULL, NULL, 0);
         if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-                catalog_db_error_from(conn, res, e);
+                catalog_queries_error_from(conn, res, e);
                 PQclear(res);
                 return -1;
         }
@@ -588,7 +588,7 @@ static PGresult *exec_params(PGconn *conn, const char *sql, int n, const char *c
 
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
                 return res;
-        catalog_db_error_from(conn, res, e);
+        catalog_queries_error_from(conn, res, e);
         PQclear(res);
         return NULL;
 }
@@ -688,8 +688,8 @@ static int insert_with_audit(PGconn *conn, const char *sql, int n, const char *c
         return finish(conn, rc, e);
 }
 
-int catalog_db_insert_price(PGconn *conn, const struct catalog_price *p, const struct db_actor *who,
-                            int64_t *id, struct db_error *e)
+int catalog_queries_insert_price(PGconn *conn, const struct catalog_price *p,
+                                 const struct db_actor *who, int64_t *id, struct db_error *e)
 {
         char usd[40], term[24];
         const char *v[7] = {p->offering_id,
@@ -710,8 +710,9 @@ int catalog_db_insert_price(PGconn *conn, const struct catalog_price *p, const s
                                  7, v, who, "price", id, e);
 }
 
-int catalog_db_insert_purchase_price(PGconn *conn, const struct catalog_purchase_price *p,
-                                     const struct db_actor *who, int64_t *id, struct db_error *e)
+int catalog_queries_insert_purchase_price(PGconn *conn, const struct catalog_purchase_price *p,
+                                          const struct db_actor *who, int64_t *id,
+                                          struct db_error *e)
 {
         char usd[40];
         const char *v[6] = {p->accelerator_id, p->condition, usd, p->as_of, p->source, who->actor};
@@ -750,9 +751,10 @@ static int upsert_with_audit(PGconn *conn, const char *sql, int n, const char *c
         return finish(conn, rc, e);
 }
 
-int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
-                                  const struct catalog_gpu_info *info, const struct db_actor *who,
-                                  bool *created, struct db_error *e)
+int catalog_queries_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
+                                       const struct catalog_gpu_info *info,
+                                       const struct db_actor *who, bool *created,
+                                       struct db_error *e)
 {
         char b[20][40];
         const char *v[33];
@@ -828,8 +830,8 @@ int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *g,
                 i, v, who, "accelerator", g->id, created, e);
 }
 
-int catalog_db_upsert_provider(PGconn *conn, const struct catalog_provider *p,
-                               const struct db_actor *who, bool *created, struct db_error *e)
+int catalog_queries_upsert_provider(PGconn *conn, const struct catalog_provider *p,
+                                    const struct db_actor *who, bool *created, struct db_error *e)
 {
         const char *v[8] = {p->id,    p->name,   p->kind,        p->url,
                             p->notes, p->source, p->source_date, who->actor};
@@ -845,8 +847,8 @@ int catalog_db_upsert_provider(PGconn *conn, const struct catalog_provider *p,
                 8, v, who, "provider", p->id, created, e);
 }
 
-int catalog_db_upsert_team_model(PGconn *conn, const struct catalog_model *m,
-                                 const struct db_actor *who, bool *created, struct db_error *e)
+int catalog_queries_upsert_team_model(PGconn *conn, const struct catalog_model *m,
+                                      const struct db_actor *who, bool *created, struct db_error *e)
 {
         char n[32];
         const char *v[10] = {
@@ -872,8 +874,8 @@ int catalog_db_upsert_team_model(PGconn *conn, const struct catalog_model *m,
                 10, v, who, "model", m->id, created, e);
 }
 
-int catalog_db_upsert_offering(PGconn *conn, const struct catalog_offering *o,
-                               const struct db_actor *who, bool *created, struct db_error *e)
+int catalog_queries_upsert_offering(PGconn *conn, const struct catalog_offering *o,
+                                    const struct db_actor *who, bool *created, struct db_error *e)
 {
         char b[6][40];
         const char *v[15] = {o->id,
@@ -911,8 +913,8 @@ int catalog_db_upsert_offering(PGconn *conn, const struct catalog_offering *o,
                 15, v, who, "offering", o->id, created, e);
 }
 
-int catalog_db_upsert_setting(PGconn *conn, const struct catalog_setting *s,
-                              const struct db_actor *who, bool *created, struct db_error *e)
+int catalog_queries_upsert_setting(PGconn *conn, const struct catalog_setting *s,
+                                   const struct db_actor *who, bool *created, struct db_error *e)
 {
         char value[40];
         const char *v[7] = {s->key,    value,          s->unit,   s->description,

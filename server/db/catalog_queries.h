@@ -40,7 +40,7 @@ struct db_actor {
  * rows sorted bytewise by id, into t (zeroed by the caller), and hash every
  * cell into t->content_hash.  Returns 0, or -1 with a reason in err.
  */
-int catalog_db_load(PGconn *conn, struct catalog_tables *t, char *err, size_t errlen);
+int catalog_queries_load(PGconn *conn, struct catalog_tables *t, char *err, size_t errlen);
 
 /* Filters for price reads; NULL members do not filter. */
 struct price_filter {
@@ -58,46 +58,49 @@ struct price_filter {
  * row.  Fills t->prices / t->n_prices (offering_index is SIZE_MAX: the caller
  * resolves offerings in its snapshot).  Returns 0 or -1 with e filled.
  */
-int catalog_db_prices(PGconn *conn, const struct price_filter *f, struct catalog_tables *t,
-                      struct db_error *e);
+int catalog_queries_prices(PGconn *conn, const struct price_filter *f, struct catalog_tables *t,
+                           struct db_error *e);
 
 /*
  * Append a price row (pricing, usd_per_hour, term_months, as_of, source,
  * offering_id taken from p).  On success *id is the new row's id.
  */
-int catalog_db_insert_price(PGconn *conn, const struct catalog_price *p, const struct db_actor *who,
-                            int64_t *id, struct db_error *e);
+int catalog_queries_insert_price(PGconn *conn, const struct catalog_price *p,
+                                 const struct db_actor *who, int64_t *id, struct db_error *e);
 
 /* Append a purchase price row; *id as above. */
-int catalog_db_insert_purchase_price(PGconn *conn, const struct catalog_purchase_price *p,
-                                     const struct db_actor *who, int64_t *id, struct db_error *e);
+int catalog_queries_insert_purchase_price(PGconn *conn, const struct catalog_purchase_price *p,
+                                          const struct db_actor *who, int64_t *id,
+                                          struct db_error *e);
 
 /*
  * Insert or replace an accelerator (every column from spec + info; 0 / NULL
  * store NULL).  *created tells which happened.
  */
-int catalog_db_upsert_accelerator(PGconn *conn, const struct gpu_spec *spec,
-                                  const struct catalog_gpu_info *info, const struct db_actor *who,
-                                  bool *created, struct db_error *e);
+int catalog_queries_upsert_accelerator(PGconn *conn, const struct gpu_spec *spec,
+                                       const struct catalog_gpu_info *info,
+                                       const struct db_actor *who, bool *created,
+                                       struct db_error *e);
 
 /* Insert or replace a provider, an offering, a setting; *created as above. */
-int catalog_db_upsert_provider(PGconn *conn, const struct catalog_provider *p,
-                               const struct db_actor *who, bool *created, struct db_error *e);
+int catalog_queries_upsert_provider(PGconn *conn, const struct catalog_provider *p,
+                                    const struct db_actor *who, bool *created, struct db_error *e);
 /* A team model (origin 'team'): id, name, family, hf_config_json,
  * published_parameters, parameters_source, notes, hub_ids (comma-separated)
  * and licence of m.  A curated model of the same id is left alone and the
  * call fails. */
-int catalog_db_upsert_team_model(PGconn *conn, const struct catalog_model *m,
-                                 const struct db_actor *who, bool *created, struct db_error *e);
-int catalog_db_upsert_offering(PGconn *conn, const struct catalog_offering *o,
-                               const struct db_actor *who, bool *created, struct db_error *e);
-int catalog_db_upsert_setting(PGconn *conn, const struct catalog_setting *s,
-                              const struct db_actor *who, bool *created, struct db_error *e);
+int catalog_queries_upsert_team_model(PGconn *conn, const struct catalog_model *m,
+                                      const struct db_actor *who, bool *created,
+                                      struct db_error *e);
+int catalog_queries_upsert_offering(PGconn *conn, const struct catalog_offering *o,
+                                    const struct db_actor *who, bool *created, struct db_error *e);
+int catalog_queries_upsert_setting(PGconn *conn, const struct catalog_setting *s,
+                                   const struct db_actor *who, bool *created, struct db_error *e);
 
 /*
  * Fill e from a failed result through the SQLSTATE table (sqlstate.h); a
  * NULL result or a broken connection is a 503 with Retry-After.
  */
-void catalog_db_error_from(PGconn *conn, const PGresult *res, struct db_error *e);
+void catalog_queries_error_from(PGconn *conn, const PGresult *res, struct db_error *e);
 
 #endif

@@ -94,7 +94,7 @@ int catalog_sync_reload(struct catalog_sync *s, char *err, size_t errlen)
                 snprintf(err, errlen, "database unavailable");
                 goto out;
         }
-        rc = catalog_db_load(conn, &t, err, errlen);
+        rc = catalog_queries_load(conn, &t, err, errlen);
         db_pool_release(s->db, conn);
         if (rc)
                 goto out;

@@ -46,17 +46,17 @@ static char *one_text(PGconn *conn, const char *sql, char *err, size_t errlen)
         return out;
 }
 
-char *db_measurements_json(PGconn *conn, char *err, size_t errlen)
+char *engine_queries_measurements_json(PGconn *conn, char *err, size_t errlen)
 {
         return one_text(conn, sql_measurements, err, errlen);
 }
 
-char *db_scenarios_json(PGconn *conn, char *err, size_t errlen)
+char *engine_queries_scenarios_json(PGconn *conn, char *err, size_t errlen)
 {
         return one_text(conn, sql_scenarios, err, errlen);
 }
 
-char *db_throughput_json(PGconn *conn, char *err, size_t errlen)
+char *engine_queries_throughput_json(PGconn *conn, char *err, size_t errlen)
 {
         return one_text(conn, sql_throughput, err, errlen);
 }

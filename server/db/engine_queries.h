@@ -22,20 +22,20 @@
  * measured_bytes, kind, source, url, notes, request}, ordered by id.
  * NULL on failure with a one-line reason in err.
  */
-char *db_measurements_json(PGconn *conn, char *err, size_t errlen);
+char *engine_queries_measurements_json(PGconn *conn, char *err, size_t errlen);
 
 /*
  * Every throughput_measurements row as a JSON array of objects {id,
  * category, metric, measured, source, url, hardware, software, method,
  * notes, request}, ordered by id.  NULL on failure.
  */
-char *db_throughput_json(PGconn *conn, char *err, size_t errlen);
+char *engine_queries_throughput_json(PGconn *conn, char *err, size_t errlen);
 
 /*
  * Every scenarios row as a JSON array of objects {id, table_name,
  * position, model_id, reported, assumed_setup, explanation, source,
  * request}, ordered by table_name, position.  NULL on failure.
  */
-char *db_scenarios_json(PGconn *conn, char *err, size_t errlen);
+char *engine_queries_scenarios_json(PGconn *conn, char *err, size_t errlen);
 
 #endif

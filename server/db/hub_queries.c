@@ -25,8 +25,8 @@ static const char sql_save[] =
 static const char sql_touch[] = "UPDATE hub_models SET fetched_at = now()"
                                 " WHERE repo_key = lower($1) AND revision = $2";
 
-int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, struct db_hub_row *row,
-                      char *err, size_t errlen)
+int hub_queries_model_load(PGconn *conn, const char *repo, const char *revision,
+                           struct db_hub_row *row, char *err, size_t errlen)
 {
         const char *params[2] = {repo, revision};
         PGresult *res = PQexecParams(conn, sql_load, 2, NULL, params, NULL, NULL, 0);
@@ -52,7 +52,7 @@ int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, stru
         if (!PQgetisnull(res, 0, 7))
                 row->safetensors = strdup(PQgetvalue(res, 0, 7));
         if (!row->config || (!PQgetisnull(res, 0, 7) && !row->safetensors)) {
-                db_hub_row_free(row);
+                hub_queries_row_free(row);
                 snprintf(err, errlen, "out of memory");
                 goto out;
         }
@@ -62,7 +62,7 @@ out:
         return rc;
 }
 
-int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen)
+int hub_queries_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen)
 {
         const char *params[8] = {
                 row->repo,   row->revision,    row->sha,          row->etag,
@@ -79,8 +79,8 @@ int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, siz
         return rc;
 }
 
-int db_hub_model_touch(PGconn *conn, const char *repo, const char *revision, char *err,
-                       size_t errlen)
+int hub_queries_model_touch(PGconn *conn, const char *repo, const char *revision, char *err,
+                            size_t errlen)
 {
         const char *params[2] = {repo, revision};
         PGresult *res = PQexecParams(conn, sql_touch, 2, NULL, params, NULL, NULL, 0);
@@ -95,7 +95,7 @@ int db_hub_model_touch(PGconn *conn, const char *repo, const char *revision, cha
         return rc;
 }
 
-void db_hub_row_free(struct db_hub_row *row)
+void hub_queries_row_free(struct db_hub_row *row)
 {
         free(row->config);
         free(row->safetensors);

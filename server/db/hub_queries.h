@@ -7,7 +7,7 @@
  * config.json text, the safetensors totals and the quantization.
  *
  * Ownership: the config and safetensors strings of a row filled by
- * db_hub_model_load() are malloc'd; db_hub_row_free() frees them.  The
+ * hub_queries_model_load() are malloc'd; hub_queries_row_free() frees them.  The
  * caller owns the PGconn (from the pool).  Thread-safety: one PGconn per
  * call at a time, as libpq requires.
  */
@@ -38,17 +38,17 @@ struct db_hub_row {
  * Find the row of repo (any case) at revision.  Returns 1 and fills row,
  * 0 when there is none, -1 with a one-line reason in err.
  */
-int db_hub_model_load(PGconn *conn, const char *repo, const char *revision, struct db_hub_row *row,
-                      char *err, size_t errlen);
+int hub_queries_model_load(PGconn *conn, const char *repo, const char *revision,
+                           struct db_hub_row *row, char *err, size_t errlen);
 
 /* Insert or replace the row (fetched_at = now()).  0, or -1 with err. */
-int db_hub_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen);
+int hub_queries_model_save(PGconn *conn, const struct db_hub_row *row, char *err, size_t errlen);
 
 /* The row was read again and is unchanged (the Hub answered 304): set its
  * fetched_at to now().  0, or -1 with err. */
-int db_hub_model_touch(PGconn *conn, const char *repo, const char *revision, char *err,
-                       size_t errlen);
+int hub_queries_model_touch(PGconn *conn, const char *repo, const char *revision, char *err,
+                            size_t errlen);
 
-void db_hub_row_free(struct db_hub_row *row);
+void hub_queries_row_free(struct db_hub_row *row);
 
 #endif

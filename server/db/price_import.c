@@ -240,7 +240,7 @@ static PGresult *exec_params(PGconn *conn, const char *sql, int n, const char *c
 
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
                 return res;
-        catalog_db_error_from(conn, res, e);
+        catalog_queries_error_from(conn, res, e);
         PQclear(res);
         return NULL;
 }

@@ -70,7 +70,7 @@ int resolve_fill(void *arg, const char *repo, const char *revision, struct fetch
 
         memset(&row, 0, sizeof(row));
         if (ctx->db && (conn = db_pool_acquire(ctx->db, ctx->db_timeout_ms))) {
-                have = db_hub_model_load(conn, repo, revision, &row, err, sizeof(err));
+                have = hub_queries_model_load(conn, repo, revision, &row, err, sizeof(err));
                 if (have < 0) {
                         log_warn("%s", err);
                         have = 0;
@@ -98,7 +98,8 @@ int resolve_fill(void *arg, const char *repo, const char *revision, struct fetch
                 hr = hub_config_unchanged(hub, row.repo, revision, row.etag, why, sizeof(why));
                 if (hr == HUB_NOT_MODIFIED) {
                         if (ctx->db && (conn = db_pool_acquire(ctx->db, ctx->db_timeout_ms))) {
-                                if (db_hub_model_touch(conn, row.repo, revision, err, sizeof(err)))
+                                if (hub_queries_model_touch(conn, row.repo, revision, err,
+                                                            sizeof(err)))
                                         log_warn("%s", err);
                                 db_pool_release(ctx->db, conn);
                         }
@@ -121,13 +122,13 @@ int resolve_fill(void *arg, const char *repo, const char *revision, struct fetch
                 save.safetensors = m.safetensors;
                 save.fetched_at_s = ctx->now_s;
                 if (ctx->db && (conn = db_pool_acquire(ctx->db, ctx->db_timeout_ms))) {
-                        if (db_hub_model_save(conn, &save, err, sizeof(err)))
+                        if (hub_queries_model_save(conn, &save, err, sizeof(err)))
                                 log_warn("%s", err);
                         db_pool_release(ctx->db, conn);
                 }
                 /* The repo's own spelling keys the entry, as asked. */
                 snprintf(save.repo, sizeof(save.repo), "%s", m.repo);
-                db_hub_row_free(&row);
+                hub_queries_row_free(&row);
                 return from_row(&save, out);
         }
         if (have && (hr == HUB_TIMEOUT || hr == HUB_UNREACHABLE)) {
@@ -137,7 +138,7 @@ int resolve_fill(void *arg, const char *repo, const char *revision, struct fetch
                 out->stale = true;
                 return 0;
         }
-        db_hub_row_free(&row);
+        hub_queries_row_free(&row);
         switch (hr) {
         case HUB_NOT_FOUND:
         case HUB_REVISION_NOT_FOUND:

@@ -15,7 +15,7 @@ static const char sql_loadtests[] =
         " 'source', source, 'date', date, 'request', request)"
         " ORDER BY id COLLATE \"C\"), '[]'::json)::text FROM serving_loadtests";
 
-char *db_serving_loadtests_json(PGconn *conn, char *err, size_t errlen)
+char *serving_queries_loadtests_json(PGconn *conn, char *err, size_t errlen)
 {
         PGresult *res = PQexecParams(conn, sql_loadtests, 0, NULL, NULL, NULL, NULL, 0);
         char *out = NULL;

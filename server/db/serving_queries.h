@@ -18,6 +18,6 @@
  * engine_version, gpu, tensor_parallel, load, measured, source, date,
  * request}, ordered by id.  NULL on failure with a one-line reason in err.
  */
-char *db_serving_loadtests_json(PGconn *conn, char *err, size_t errlen);
+char *serving_queries_loadtests_json(PGconn *conn, char *err, size_t errlen);
 
 #endif

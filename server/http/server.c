@@ -263,7 +263,7 @@ static enum MHD_Result send_problem(struct MHD_Connection *conn, struct request 
         memset(&rs, 0, sizeof(rs));
         api_problem(&rs, status, detail);
         if (hname)
-                api_header_add(&rs, hname, hvalue);
+                api_reply_header_add(&rs, hname, hvalue);
         return send_api(conn, rq, &rs);
 }
 
@@ -443,7 +443,7 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                         memset(&rs, 0, sizeof(rs));
                         rs.status = 301;
                         snprintf(loc, sizeof(loc), "%s/", base);
-                        api_header_add(&rs, "Location", loc);
+                        api_reply_header_add(&rs, "Location", loc);
                         return send_api(conn, rq, &rs);
                 }
                 path += blen;
@@ -464,7 +464,7 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                         struct api_response rs;
                         memset(&rs, 0, sizeof(rs));
                         rs.status = 204;
-                        api_header_add(&rs, "Allow", "GET, HEAD, OPTIONS");
+                        api_reply_header_add(&rs, "Allow", "GET, HEAD, OPTIONS");
                         rq->route = METRICS_ROUTE_STATIC;
                         return send_api(conn, rq, &rs);
                 }
@@ -480,7 +480,7 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                 struct api_response rs;
                 memset(&rs, 0, sizeof(rs));
                 rs.status = 204;
-                api_header_add(&rs, "Allow", rq->match.allow);
+                api_reply_header_add(&rs, "Allow", rq->match.allow);
                 return send_api(conn, rq, &rs);
         }
         rq->route = rq->match.route;

@@ -23,7 +23,7 @@
  * for chunked bodies once the cap is crossed), one handler call, and one
  * JSON access-log line when the response completes.  Errors raised here
  * (400, 401, 403, 404, 405, 413, 415) are problem documents built by
- * api/reply.c.  libmicrohttpd's own replies to malformed HTTP (400, 414,
+ * api/problem.c.  libmicrohttpd's own replies to malformed HTTP (400, 414,
  * 431) stay HTML; they are documented in openapi.yaml.
  *
  * Memory: http_server_start() allocates the server and its worker pools;

@@ -23,7 +23,7 @@
         256 /* estimate_run calls per search: a GPU that refuses every                             \
                set (no rate at a precision) must not cost thousands */
 
-const char *const plan_fit_change_names[] = {
+const char *const plan_fit_search_change_names[] = {
         "precision",
         "flash_attention",
         "activation_checkpointing",
@@ -53,7 +53,7 @@ struct search {
         size_t total;
 };
 
-void plan_fit_options_defaults(struct plan_fit_options *o)
+void plan_fit_search_options_defaults(struct plan_fit_options *o)
 {
         memset(o, 0, sizeof(*o));
         o->max_gpus = PLAN_FIT_GPUS_MAX;

@@ -62,7 +62,7 @@ enum plan_fit_change {
 };
 
 /* "precision", "flash_attention", ... (index = enum plan_fit_change). */
-extern const char *const plan_fit_change_names[];
+extern const char *const plan_fit_search_change_names[];
 
 struct plan_fit_options {
         bool allow_adapters; /* LoRA / QLoRA may replace a full fine-tune */
@@ -96,7 +96,7 @@ struct plan_fit_result {
 };
 
 /* Defaults: no adapters, up to PLAN_FIT_GPUS_MAX GPUs. */
-void plan_fit_options_defaults(struct plan_fit_options *o);
+void plan_fit_search_options_defaults(struct plan_fit_options *o);
 
 /*
  * Search for base (a decoded estimate request naming a GPU:

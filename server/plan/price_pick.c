@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-long plan_price_days(const char *date)
+long plan_price_pick_days(const char *date)
 {
         int y, m, d;
         char tail;
@@ -26,8 +26,8 @@ long plan_price_days(const char *date)
         return era * 146097 + doe - 719468;
 }
 
-void plan_price_rules_defaults(struct plan_price_rules *r, const struct catalog_snapshot *s,
-                               long today_days)
+void plan_price_pick_rules_defaults(struct plan_price_rules *r, const struct catalog_snapshot *s,
+                                    long today_days)
 {
         const struct catalog_setting *max_age = s ? catalog_setting(s, "price_max_age_days") : NULL;
 
@@ -84,8 +84,8 @@ static bool same_type(const struct ranked *x, const struct ranked *y)
                x->o->gpus_per_instance == y->o->gpus_per_instance;
 }
 
-struct plan_price_pick *plan_prices_pick(const struct catalog_snapshot *s,
-                                         const struct plan_price_rules *r)
+struct plan_price_pick *plan_price_pick_all(const struct catalog_snapshot *s,
+                                            const struct plan_price_rules *r)
 {
         size_t n = 0, n_ok = 0;
         const struct catalog_offering *off = catalog_offerings(s, &n);
@@ -104,7 +104,7 @@ struct plan_price_pick *plan_prices_pick(const struct catalog_snapshot *s,
                         p->verdict = PLAN_PRICE_NONE;
                         continue;
                 }
-                as_of = plan_price_days(p->quote->as_of);
+                as_of = plan_price_pick_days(p->quote->as_of);
                 if (as_of >= 0)
                         p->age_days = (int)(r->today_days - as_of);
                 if (!region_listed(r, off[i].region))
@@ -149,8 +149,8 @@ struct plan_price_pick *plan_prices_pick(const struct catalog_snapshot *s,
         return picks;
 }
 
-bool plan_price_why(const struct plan_price_pick *p, const struct catalog_offering *o,
-                    const struct plan_price_rules *r, char *buf, size_t len)
+bool plan_price_pick_why(const struct plan_price_pick *p, const struct catalog_offering *o,
+                         const struct plan_price_rules *r, char *buf, size_t len)
 {
         switch (p->verdict) {
         case PLAN_PRICE_STALE:

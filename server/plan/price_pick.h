@@ -19,7 +19,7 @@
  *
  * Plain structs, no I/O: the caller passes today's date.
  *
- * Memory: plan_prices_pick() allocates the array it returns; free() it.
+ * Memory: plan_price_pick_all() allocates the array it returns; free() it.
  * Thread-safety: no shared state.
  */
 #ifndef GPUPLAN_PLAN_PRICE_PICK_H
@@ -62,25 +62,25 @@ struct plan_price_pick {
 };
 
 /* Rules with the defaults: on_demand, any region, cheapest region, fresh quotes only, no notebooks. */
-void plan_price_rules_defaults(struct plan_price_rules *r, const struct catalog_snapshot *s,
-                               long today_days);
+void plan_price_pick_rules_defaults(struct plan_price_rules *r, const struct catalog_snapshot *s,
+                                    long today_days);
 
 /* Days since 1970-01-01 of "YYYY-MM-DD"; -1 when malformed. */
-long plan_price_days(const char *date);
+long plan_price_pick_days(const char *date);
 
 /*
  * One pick per catalog offering (same order as catalog_offerings()), or
  * NULL when out of memory.  Free with free().
  */
-struct plan_price_pick *plan_prices_pick(const struct catalog_snapshot *s,
-                                         const struct plan_price_rules *r);
+struct plan_price_pick *plan_price_pick_all(const struct catalog_snapshot *s,
+                                            const struct plan_price_rules *r);
 
 /*
  * Why a pick is not ranked, for the plan's exclusion list; returns false
  * (buf untouched) for verdicts that need no word (OK, NONE, REGION,
  * OTHER_REGION).
  */
-bool plan_price_why(const struct plan_price_pick *p, const struct catalog_offering *o,
-                    const struct plan_price_rules *r, char *buf, size_t len);
+bool plan_price_pick_why(const struct plan_price_pick *p, const struct catalog_offering *o,
+                         const struct plan_price_rules *r, char *buf, size_t len);
 
 #endif

@@ -45,7 +45,7 @@
  * "v100-sxm2-16gb" -> "v100", while "rtx-3090", "a10g" and "l40s" are
  * families of their own.
  */
-void plan_gpu_family(const char *id, char *out, size_t len)
+void plan_rent_vs_buy_gpu_family(const char *id, char *out, size_t len)
 {
         size_t used = 0;
 
@@ -73,8 +73,8 @@ void plan_gpu_family(const char *id, char *out, size_t len)
         }
 }
 
-const struct catalog_purchase_price *plan_rvb_purchase(const struct catalog_snapshot *s,
-                                                       size_t gpu_index, const char *condition)
+const struct catalog_purchase_price *
+plan_rent_vs_buy_purchase(const struct catalog_snapshot *s, size_t gpu_index, const char *condition)
 {
         size_t n;
         const struct catalog_purchase_price *all = catalog_purchase_prices(s, &n), *pp = NULL;
@@ -101,8 +101,8 @@ static bool provider_listed(const struct plan_rvb_input *in, const char *provide
         return false;
 }
 
-void plan_rvb_own(const struct catalog_snapshot *s, const struct plan_rvb_input *in, uint32_t gpus,
-                  struct plan_rvb_own *out)
+void plan_rent_vs_buy_own(const struct catalog_snapshot *s, const struct plan_rvb_input *in,
+                          uint32_t gpus, struct plan_rvb_own *out)
 {
         size_t n;
         const struct gpu_spec *g = &catalog_gpus(s, &n)[in->buy_gpu_index];
@@ -123,15 +123,15 @@ void plan_rvb_own(const struct catalog_snapshot *s, const struct plan_rvb_input 
         out->energy_usd_per_hour = out->power_watts / 1000 * in->electricity_usd_per_kwh;
 }
 
-void plan_rvb_result_free(struct plan_rvb_result *r)
+void plan_rent_vs_buy_result_free(struct plan_rvb_result *r)
 {
         free(r->rent);
         r->rent = NULL;
         r->n_rent = 0;
 }
 
-int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_input *in,
-                     struct plan_rvb_result *out)
+int plan_rent_vs_buy_compute(const struct catalog_snapshot *s, const struct plan_rvb_input *in,
+                             struct plan_rvb_result *out)
 {
         size_t n, n_off;
         const struct gpu_spec *gpus = catalog_gpus(s, &n);
@@ -144,7 +144,7 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
         out->series_row = SIZE_MAX;
         out->rent = calloc(n_off + 1, sizeof(*out->rent));
         if (in->prices)
-                picks = plan_prices_pick(s, in->prices);
+                picks = plan_price_pick_all(s, in->prices);
         if (!out->rent || (in->prices && !picks)) {
                 free(out->rent);
                 out->rent = NULL;
@@ -154,7 +154,7 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
         for (int i = 0; i < 2; i++)
                 out->hours_per_month[i] = in->jobs_per_week[i] * in->hours_per_job[i] *
                                           in->hours_per_month / PLAN_RVB_HOURS_PER_WEEK;
-        plan_rvb_own(s, in, in->gpus, &out->own);
+        plan_rent_vs_buy_own(s, in, in->gpus, &out->own);
         out->boards = out->own.boards;
         out->amortised_monthly_usd = out->own.fixed_monthly_usd;
         out->power_watts = out->own.power_watts;
@@ -163,7 +163,7 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
                 out->own_monthly_usd[i] = out->own.fixed_monthly_usd +
                                           out->own.energy_usd_per_hour * out->hours_per_month[i];
 
-        plan_gpu_family(rent_gpu->id, out->family, sizeof(out->family));
+        plan_rent_vs_buy_gpu_family(rent_gpu->id, out->family, sizeof(out->family));
         /* Pass 0: the exact variant; pass 1, only if pass 0 found none: its family. */
         for (int pass = 0; pass < 2 && out->n_rent == 0; pass++)
                 for (size_t i = 0; i < n_off; i++) {
@@ -175,7 +175,8 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
                         if (pass == 0 && strcmp(off[i].accelerator_id, rent_gpu->id) != 0)
                                 continue;
                         if (pass == 1) {
-                                plan_gpu_family(off[i].accelerator_id, member, sizeof(member));
+                                plan_rent_vs_buy_gpu_family(off[i].accelerator_id, member,
+                                                            sizeof(member));
                                 if (strcmp(member, out->family) != 0)
                                         continue;
                         }
@@ -195,7 +196,7 @@ int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_inp
                                 r->usd_per_hour = r->instances * p->usd_per_hour;
                                 owned = (uint32_t)r->instances * (uint32_t)off[i].gpus_per_instance;
                         }
-                        plan_rvb_own(s, in, owned, &r->own);
+                        plan_rent_vs_buy_own(s, in, owned, &r->own);
                         r->break_even_hours_per_month =
                                 r->usd_per_hour > r->own.energy_usd_per_hour
                                         ? r->own.fixed_monthly_usd /

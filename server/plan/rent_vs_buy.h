@@ -6,8 +6,8 @@
  * POST /api/v1/rent_vs_buy; server/api/rent_vs_buy.c translates JSON and
  * resolves the settings (request, then catalog, then the defaults below).
  *
- * Memory: plan_rvb_compute() allocates result->rent; free it with
- * plan_rvb_result_free().  Offering and price pointers borrow from the
+ * Memory: plan_rent_vs_buy_compute() allocates result->rent; free it with
+ * plan_rent_vs_buy_result_free().  Offering and price pointers borrow from the
  * snapshot, which must outlive the result; provider ids are borrowed from
  * the caller for the duration of the call.
  *
@@ -59,7 +59,7 @@ struct plan_rvb_input {
         const struct plan_price_rules *prices; /* which quotes may be used; NULL = every current one */
 };
 
-/* The cost of owning n GPUs (plan_rvb_own()). */
+/* The cost of owning n GPUs (plan_rent_vs_buy_own()). */
 struct plan_rvb_own {
         uint32_t gpus;
         double boards;
@@ -100,7 +100,7 @@ struct plan_rvb_result {
         double series_utilisation[PLAN_RVB_SERIES_POINTS];
         double series_rent_usd[PLAN_RVB_SERIES_POINTS];
         double series_own_usd[PLAN_RVB_SERIES_POINTS];
-        char family[GPU_ID_MAX];    /* the rented GPU's family, see plan_gpu_family() */
+        char family[GPU_ID_MAX];    /* the rented GPU's family, see plan_rent_vs_buy_gpu_family() */
         struct plan_rvb_rent *rent; /* exact matches in catalog order, else the family's */
         size_t n_rent;
 };
@@ -110,25 +110,26 @@ struct plan_rvb_result {
  * memory-size segments ("a100-sxm-40gb" -> "a100").  Writes at most len
  * bytes, NUL-terminated.
  */
-void plan_gpu_family(const char *id, char *out, size_t len);
+void plan_rent_vs_buy_gpu_family(const char *id, char *out, size_t len);
 
 /*
  * The stored purchase price of the GPU at catalog_gpus()[gpu_index] in the
  * given condition ("new", "used"; NULL = either, new preferred), or NULL.
  */
-const struct catalog_purchase_price *plan_rvb_purchase(const struct catalog_snapshot *s,
-                                                       size_t gpu_index, const char *condition);
+const struct catalog_purchase_price *plan_rent_vs_buy_purchase(const struct catalog_snapshot *s,
+                                                               size_t gpu_index,
+                                                               const char *condition);
 
 /* The monthly cost of owning gpus GPUs of in's buy GPU (chips_per_board of its board). */
-void plan_rvb_own(const struct catalog_snapshot *s, const struct plan_rvb_input *in, uint32_t gpus,
-                  struct plan_rvb_own *out);
+void plan_rent_vs_buy_own(const struct catalog_snapshot *s, const struct plan_rvb_input *in,
+                          uint32_t gpus, struct plan_rvb_own *out);
 
 /*
  * Rent against own for in.  The buy GPU must have a TDP (tdp_watts > 0).
  * Returns 0, or -1 when out of memory (out is then empty).
  */
-int plan_rvb_compute(const struct catalog_snapshot *s, const struct plan_rvb_input *in,
-                     struct plan_rvb_result *out);
-void plan_rvb_result_free(struct plan_rvb_result *r);
+int plan_rent_vs_buy_compute(const struct catalog_snapshot *s, const struct plan_rvb_input *in,
+                             struct plan_rvb_result *out);
+void plan_rent_vs_buy_result_free(struct plan_rvb_result *r);
 
 #endif

@@ -279,7 +279,7 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
                                 /* Hopper-class: speed.c's test (>= 500 TFLOP/s bf16) */
                                 !strcmp(s->gpus[gi].vendor, "NVIDIA") &&
                                         s->gpus[gi].flops[GPU_BF16] >= 500e12);
-        c->prefill_s = est_speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
+        c->prefill_s = speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
         if (!(c->prefill_s > 0)) {
                 exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);
                 return -1;
@@ -293,22 +293,22 @@ static double replica_capacity(const struct serving_config *c, const struct serv
         struct serving_load l;
         double lo = 0, hi = 1.0 / c->prefill_s;
 
-        serving_replica_load(c, &rq->traffic, hi * 1e-9, &l);
-        if (!serving_meets(&l, &rq->slo))
+        serving_load_replica(c, &rq->traffic, hi * 1e-9, &l);
+        if (!serving_load_meets(&l, &rq->slo))
                 return 0;
         /* Chunked prefill can carry more than one standalone prefill a pass
          * time: widen until the replica no longer keeps up. */
         for (int i = 0; i < 20; i++) {
-                serving_replica_load(c, &rq->traffic, hi, &l);
-                if (!serving_meets(&l, &rq->slo))
+                serving_load_replica(c, &rq->traffic, hi, &l);
+                if (!serving_load_meets(&l, &rq->slo))
                         break;
                 lo = hi;
                 hi *= 2;
         }
         for (int i = 0; i < BISECTION_STEPS; i++) {
                 double mid = (lo + hi) / 2;
-                serving_replica_load(c, &rq->traffic, mid, &l);
-                if (serving_meets(&l, &rq->slo))
+                serving_load_replica(c, &rq->traffic, mid, &l);
+                if (serving_load_meets(&l, &rq->slo))
                         lo = mid;
                 else
                         hi = mid;
@@ -340,12 +340,12 @@ static void evaluate_deployment(struct search *s)
                 return;
         }
         ev->ok = true;
-        ev->capacity_rps = serving_replica_max_rate(&ev->config, &rq->traffic);
+        ev->capacity_rps = serving_load_replica_max_rate(&ev->config, &rq->traffic);
         if (rq->traffic.concurrency > 0)
-                serving_replica_load_closed(&ev->config, &rq->traffic, rq->traffic.concurrency,
+                serving_load_replica_closed(&ev->config, &rq->traffic, rq->traffic.concurrency,
                                             &ev->load);
         else
-                serving_replica_load(&ev->config, &rq->traffic, rq->traffic.requests_per_second,
+                serving_load_replica(&ev->config, &rq->traffic, rq->traffic.requests_per_second,
                                      &ev->load);
 }
 
@@ -355,7 +355,7 @@ static void exclude_unloaded(struct search *s, const struct serving_config *c, i
         const struct serving_slo *slo = &s->rq->slo;
         struct serving_load l;
 
-        serving_replica_load(c, &s->rq->traffic, 1e-9 / c->prefill_s, &l);
+        serving_load_replica(c, &s->rq->traffic, 1e-9 / c->prefill_s, &l);
         if (slo->tpot_s > 0 && l.tpot_s > slo->tpot_s)
                 exclude(s, c->gpu_index, SIZE_MAX, c->tensor_parallel, oi,
                         "time per output token %.1f ms with one sequence exceeds the %.1f ms "
@@ -416,7 +416,7 @@ static bool plan_offering(struct search *s, const struct serving_config *c, doub
         p->gpus = p->instances * (uint32_t)gpi;
         p->capacity_rps = capacity * p->replicas;
         p->headroom = p->capacity_rps / rate - 1;
-        serving_replica_load(c, &rq->traffic, rate / p->replicas, &p->load);
+        serving_load_replica(c, &rq->traffic, rate / p->replicas, &p->load);
         p->output_tokens_per_second = rate * rq->traffic.output_tokens;
         p->usd_per_hour = instances * price->usd_per_hour;
         p->usd_per_million_output_tokens =
@@ -461,7 +461,7 @@ static void build_curves(struct search *s)
                 for (double n = 1; n <= c->max_sequences && cv->n_points < SERVING_FRONTIER_POINTS;
                      n *= 2) {
                         struct serving_point *pt = &cv->points[cv->n_points++];
-                        double step = serving_decode_step(c, n, ctx);
+                        double step = serving_load_decode_step(c, n, ctx);
                         pt->concurrency = n;
                         pt->tpot_s = step;
                         pt->ttft_s = c->prefill_s + step / 2;
@@ -504,7 +504,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                             "no catalog GPU \"%.80s\" (GET /api/v1/gpus)", rq->deployment.gpu);
         struct plan_price_rules rules = rq->constraints.prices;
         rules.pricing = rq->constraints.pricing;
-        struct plan_price_pick *picks = plan_prices_pick(snap, &rules);
+        struct plan_price_pick *picks = plan_price_pick_all(snap, &rules);
         s.res = malloc(sizeof(*s.res));
         if (!s.res || !picks) {
                 free(s.res);
@@ -631,7 +631,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                 const struct catalog_price *price = picks[oi].price;
                 bool planned = false;
                 char why[160];
-                if (!price && plan_price_why(&picks[oi], off, &rules, why, sizeof(why)) &&
+                if (!price && plan_price_pick_why(&picks[oi], off, &rules, why, sizeof(why)) &&
                     listed(rq->constraints.gpus, rq->constraints.n_gpus,
                            s.gpus[off->gpu_index].id) &&
                     listed(rq->constraints.providers, rq->constraints.n_providers,

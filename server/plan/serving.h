@@ -227,7 +227,7 @@ void serving_result_free(struct serving_result *r);
  * fills out; out->feasible false when prefills saturate the replica or
  * the sequences in flight exceed its KV capacity.
  */
-void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
+void serving_load_replica(const struct serving_config *c, const struct serving_traffic *t,
                           double lambda, struct serving_load *out);
 
 /*
@@ -237,11 +237,12 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
  * runs at once.  A single user finds the replica idle each time (no wait
  * for a scheduling point, no prefill queue).
  */
-void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
+void serving_load_replica_closed(const struct serving_config *c, const struct serving_traffic *t,
                                  double users, struct serving_load *out);
 
 /* The most requests/s one replica serves at all (its saturation point). */
-double serving_replica_max_rate(const struct serving_config *c, const struct serving_traffic *t);
+double serving_load_replica_max_rate(const struct serving_config *c,
+                                     const struct serving_traffic *t);
 
 /*
  * A request's TTFT past its fixed part: U, uniform over [0, window_s)
@@ -249,7 +250,7 @@ double serving_replica_max_rate(const struct serving_config *c, const struct ser
  * mu_s (the prompt-length-dependent part of its own prefill; 0 for fixed
  * lengths), plus Y, 0 with probability 1 - rho and else exponential with
  * mean nu_s (the prefill queue), all independent.  The q-quantile of
- * U + X + Y (0 < q < 1), as serving_replica_load reports TTFT percentiles.
+ * U + X + Y (0 < q < 1), as serving_load_replica reports TTFT percentiles.
  */
 struct serving_ttft_spread {
         double window_s;
@@ -257,12 +258,12 @@ struct serving_ttft_spread {
         double rho;
         double nu_s;
 };
-double serving_ttft_spread_quantile(const struct serving_ttft_spread *d, double q);
+double serving_load_ttft_spread_quantile(const struct serving_ttft_spread *d, double q);
 
 /* One decode step of n sequences at mean context ctx (at least one sequence). */
-double serving_decode_step(const struct serving_config *c, double n, double ctx);
+double serving_load_decode_step(const struct serving_config *c, double n, double ctx);
 
 /* Whether a load meets the SLOs. */
-bool serving_meets(const struct serving_load *l, const struct serving_slo *slo);
+bool serving_load_meets(const struct serving_load *l, const struct serving_slo *slo);
 
 #endif

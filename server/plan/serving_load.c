@@ -95,7 +95,7 @@ static double spread_pdf(const struct serving_ttft_spread *d, double s)
 /* The q-quantile of U + X + Y: Newton's method from the mean inside a
  * bracket that bisection keeps when a step would leave it (the CDF rises
  * monotonically); a few steps where bisection alone takes fifty. */
-double serving_ttft_spread_quantile(const struct serving_ttft_spread *d, double q)
+double serving_load_ttft_spread_quantile(const struct serving_ttft_spread *d, double q)
 {
         if (!(d->window_s >= 0) || !(d->mu_s >= 0) || !(d->rho >= 0) || !(d->nu_s >= 0) ||
             !isfinite(d->window_s + d->mu_s + d->nu_s) || !(q > 0 && q < 1))
@@ -131,7 +131,7 @@ static double length_quantile(const struct serving_traffic *t, double m, double 
         return cap > 0 && x > cap ? cap : x;
 }
 
-double serving_decode_step(const struct serving_config *c, double n, double ctx)
+double serving_load_decode_step(const struct serving_config *c, double n, double ctx)
 {
         double seqs = n < 1 ? 1 : n;
         return serving_step_seconds(&c->step, seqs, ctx, 0, 0);
@@ -161,9 +161,9 @@ static double prefill_pass(const struct serving_config *c, double tokens)
  * TTFT = front end + the wait for the next scheduling point (uniform over
  * k T) + the queue for prefill capacity (M/D/1 mean rho t / (2 (1 - rho)),
  * M/M/1-shaped tail) + the request's own prefill; its quantiles are those
- * of the sum of these independent parts (serving_ttft_spread_quantile).
+ * of the sum of these independent parts (serving_load_ttft_spread_quantile).
  */
-void serving_replica_load(const struct serving_config *c, const struct serving_traffic *t,
+void serving_load_replica(const struct serving_config *c, const struct serving_traffic *t,
                           double lambda, struct serving_load *out)
 {
         const struct serving_engine *e = &c->step.engine;
@@ -185,13 +185,13 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
                 double T_prev = T;
                 if (mixed) {
                         if (!(T > 0))
-                                T = serving_decode_step(c, n, ctx);
+                                T = serving_load_decode_step(c, n, ctx);
                         chunk = lambda * P * T;
                         T = serving_step_seconds(&c->step, n, ctx, chunk, P / 2);
                         rho = chunk / fmax(budget - n, 1);
                         tpot = T;
                 } else {
-                        T = serving_decode_step(c, n, ctx);
+                        T = serving_load_decode_step(c, n, ctx);
                         batch = 1 + lambda * k * T;
                         if (batch * P > budget)
                                 batch = fmax(1, budget / P);
@@ -289,15 +289,15 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
                                 .rho = qrho > 0 ? fmin(qrho, 1) : 0,
                                 .nu_s = qrho > 0 ? wq_mean / qrho : 0};
         double fixed = F + own[3] - d.mu_s + (window > 0 ? 0 : wb_mean);
-        out->ttft_p50_s = fixed + serving_ttft_spread_quantile(&d, 0.50);
-        out->ttft_p95_s = fixed + serving_ttft_spread_quantile(&d, 0.95);
-        out->ttft_p99_s = fixed + serving_ttft_spread_quantile(&d, 0.99);
+        out->ttft_p50_s = fixed + serving_load_ttft_spread_quantile(&d, 0.50);
+        out->ttft_p95_s = fixed + serving_load_ttft_spread_quantile(&d, 0.95);
+        out->ttft_p99_s = fixed + serving_load_ttft_spread_quantile(&d, 0.99);
         /* TPOT: the mean over a request's tokens; its tail from the number
          * of running sequences, Poisson-spread (n + 2.33 sqrt n). */
         out->tpot_s = out->tpot_p50_s = tpot;
         double n99 = n + 2.33 * sqrt(n);
         out->tpot_p99_s = mixed ? serving_step_seconds(&c->step, n99, ctx, chunk, P / 2)
-                                : serving_decode_step(c, n99, ctx) / (1 - rho);
+                                : serving_load_decode_step(c, n99, ctx) / (1 - rho);
         /* ITL: k tokens per streamed chunk under multi-step; the slow
          * chunks are those that wait out a prefill (or carry a full one). */
         out->itl_burst_tokens = k;
@@ -317,13 +317,14 @@ void serving_replica_load(const struct serving_config *c, const struct serving_t
         out->overloaded = !out->feasible;
 }
 
-double serving_replica_max_rate(const struct serving_config *c, const struct serving_traffic *t)
+double serving_load_replica_max_rate(const struct serving_config *c,
+                                     const struct serving_traffic *t)
 {
         struct serving_load l;
         double lo = 0, hi = c->prefill_s > 0 ? 1.0 / c->prefill_s : 1;
 
         for (int i = 0; i < 30; i++) {
-                serving_replica_load(c, t, hi, &l);
+                serving_load_replica(c, t, hi, &l);
                 if (!l.feasible)
                         break;
                 lo = hi;
@@ -331,7 +332,7 @@ double serving_replica_max_rate(const struct serving_config *c, const struct ser
         }
         for (int i = 0; i < 30; i++) {
                 double mid = (lo + hi) / 2;
-                serving_replica_load(c, t, mid, &l);
+                serving_load_replica(c, t, mid, &l);
                 if (l.feasible)
                         lo = mid;
                 else
@@ -378,7 +379,7 @@ static bool closed_loop_single_user(const struct serving_config *c, const struct
             users > c->max_sequences)
                 return false;
         double pass = serving_step_seconds(&c->step, 0, 0, users * P, P / 2);
-        double T = serving_decode_step(c, users, P + G / 2);
+        double T = serving_load_decode_step(c, users, P + G / 2);
         double ttft = e->frontend_seconds + pass;
         double cycle = ttft + (G - 1) * T;
         if (!(pass > 0) || !(T > 0) || !(cycle > 0))
@@ -397,18 +398,18 @@ static bool closed_loop_single_user(const struct serving_config *c, const struct
         return true;
 }
 
-void serving_replica_load_closed(const struct serving_config *c, const struct serving_traffic *t,
+void serving_load_replica_closed(const struct serving_config *c, const struct serving_traffic *t,
                                  double users, struct serving_load *out)
 {
         double G = t->output_tokens > 1 ? t->output_tokens : 1;
 
         if (closed_loop_single_user(c, t, users, out))
                 return;
-        double lmax = serving_replica_max_rate(c, t) * (1 - 1e-6);
+        double lmax = serving_load_replica_max_rate(c, t) * (1 - 1e-6);
         double lo = 0, hi = lmax;
         struct serving_load l;
 
-        serving_replica_load(c, t, lmax, &l);
+        serving_load_replica(c, t, lmax, &l);
         double in_service = lmax * (l.ttft_mean_s + (G - 1) * l.tpot_s);
         if (in_service < users) {
                 double queue = (users - in_service) / lmax;
@@ -427,17 +428,17 @@ void serving_replica_load_closed(const struct serving_config *c, const struct se
         }
         for (int i = 0; i < 60; i++) {
                 double mid = (lo + hi) / 2;
-                serving_replica_load(c, t, mid, &l);
+                serving_load_replica(c, t, mid, &l);
                 double n = mid * (l.ttft_mean_s + (G - 1) * l.tpot_s);
                 if (l.feasible && n < users)
                         lo = mid;
                 else
                         hi = mid;
         }
-        serving_replica_load(c, t, lo, out);
+        serving_load_replica(c, t, lo, out);
 }
 
-bool serving_meets(const struct serving_load *l, const struct serving_slo *slo)
+bool serving_load_meets(const struct serving_load *l, const struct serving_slo *slo)
 {
         if (!l->feasible)
                 return false;

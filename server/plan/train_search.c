@@ -133,17 +133,17 @@ struct search {
         size_t cap_plans, cap_excluded;
 };
 
-void plan_train_constraints_defaults(struct plan_train_constraints *c)
+void plan_train_search_constraints_defaults(struct plan_train_constraints *c)
 {
         memset(c, 0, sizeof(*c));
         c->pricing = CATALOG_ON_DEMAND;
         c->max_gpus = PLAN_GPUS_MAX;
         c->rank_by = PLAN_RANK_COST;
         c->savers_allowed = PLAN_ALLOW_ALL;
-        plan_price_rules_defaults(&c->prices, NULL, 0);
+        plan_price_pick_rules_defaults(&c->prices, NULL, 0);
 }
 
-void plan_train_result_free(struct plan_train_result *r)
+void plan_train_search_result_free(struct plan_train_result *r)
 {
         free(r->plans);
         free(r->excluded);
@@ -726,7 +726,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
 
         memset(out, 0, sizeof(*out));
         rules.pricing = c->pricing;
-        picks = plan_prices_pick(s, &rules);
+        picks = plan_price_pick_all(s, &rules);
         if (!sr || !picks) {
                 free(sr);
                 free(picks);
@@ -814,7 +814,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                         if (!price) {
                                 char why[160];
 
-                                if (plan_price_why(&picks[oi], o, &rules, why, sizeof(why)))
+                                if (plan_price_pick_why(&picks[oi], o, &rules, why, sizeof(why)))
                                         add_excluded(sr, gi, oi, "%s", why);
                                 continue;
                         }
@@ -873,7 +873,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         rc = 0;
 out:
         if (rc)
-                plan_train_result_free(out);
+                plan_train_search_result_free(out);
         for (size_t i = 0; i < SHAPES_MAX; i++)
                 free(sr->shapes[i]);
         free(sr->prep);
@@ -882,7 +882,8 @@ out:
         return rc;
 }
 
-unsigned plan_savers_added(const struct estimate_input *base, const struct estimate_input *run)
+unsigned plan_train_search_savers_added(const struct estimate_input *base,
+                                        const struct estimate_input *run)
 {
         unsigned added = 0;
 

@@ -10,7 +10,7 @@
  * benchmark and the unit tests call the same function on a snapshot.
  *
  * Memory: plan_train_search() allocates the result's arrays; free them with
- * plan_train_result_free().  Pointers in a result (prices) borrow from the
+ * plan_train_search_result_free().  Pointers in a result (prices) borrow from the
  * snapshot, which must outlive the result, and constraint provider ids are
  * borrowed from the caller for the duration of the call.
  *
@@ -112,7 +112,7 @@ struct plan_train_result {
 };
 
 /* Defaults: every provider, on_demand, 64 GPUs, no deadline or budget, by cost. */
-void plan_train_constraints_defaults(struct plan_train_constraints *c);
+void plan_train_search_constraints_defaults(struct plan_train_constraints *c);
 
 /*
  * Search the plan space for base (a decoded estimate request; its own
@@ -123,12 +123,13 @@ void plan_train_constraints_defaults(struct plan_train_constraints *c);
 int plan_train_search(const struct catalog_snapshot *s, const struct estimate_input *base,
                       const struct plan_train_constraints *c, struct plan_train_result *out,
                       struct estimate_error *err);
-void plan_train_result_free(struct plan_train_result *r);
+void plan_train_search_result_free(struct plan_train_result *r);
 
 /*
  * The savers a run adds to base, as PLAN_ALLOW_* bits (one checkpointing
  * bit at most: full replaces selective).  For labelling a plan.
  */
-unsigned plan_savers_added(const struct estimate_input *base, const struct estimate_input *run);
+unsigned plan_train_search_savers_added(const struct estimate_input *base,
+                                        const struct estimate_input *run);
 
 #endif

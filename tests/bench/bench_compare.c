@@ -84,7 +84,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "request refused: %s %s\n", aerr.pointer, aerr.detail);
                 return 1;
         }
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         ms = calloc((size_t)runs, sizeof(*ms));
         if (!ms)
                 return 1;
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
                 }
                 ms[i] = now_ms() - t0;
                 if (i + 1 < runs)
-                        plan_train_result_free(&r);
+                        plan_train_search_result_free(&r);
         }
         qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
         catalog_gpus(s, &n_gpus);
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
                (unsigned long long)r.engine_calls, r.n_plans, r.n_excluded);
         printf("compare search: min %.2f ms, median %.2f ms over %d runs (one thread)\n", ms[0],
                ms[runs / 2], runs);
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         free(ms);
         json_decref(body);
         catalog_release(s);

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
                 in.prompt_tokens = 1024;
                 in.generated_tokens = 256;
                 in.gpu_index = 0;
-                plan_fit_options_defaults(&o);
+                plan_fit_search_options_defaults(&o);
                 o.allow_adapters = jobs[j].adapters;
                 t0 = seconds();
                 for (int i = 0; i < iterations; i++)

@@ -103,12 +103,12 @@ static void test_rendered_reads_match_live(void **state)
         assert_body_is(&rs, json_pack("{s:[o, o]}", "prices", catalog_json_price(s, &prices[0]),
                                       catalog_json_price(s, &prices[2])));
         reset(&rs);
-        get(e, api_purchase_prices_list, &none, NULL, &rs);
+        get(e, api_prices_purchase_list, &none, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[o, o]}", "purchase_prices",
                                       catalog_json_purchase_price(s, &pp[0]),
                                       catalog_json_purchase_price(s, &pp[1])));
         reset(&rs);
-        get(e, api_purchase_prices_list, &used, NULL, &rs);
+        get(e, api_prices_purchase_list, &used, NULL, &rs);
         assert_body_is(&rs, json_pack("{s:[]}", "purchase_prices"));
         reset(&rs);
 

@@ -45,7 +45,7 @@ static void search(const struct estimate_input *in, const struct gpu_spec *g, bo
         struct plan_fit_options o;
         struct estimate_error e;
 
-        plan_fit_options_defaults(&o);
+        plan_fit_search_options_defaults(&o);
         o.allow_adapters = adapters;
         if (plan_fit_search(in, g, 1, &o, &res, &e))
                 fail_msg("plan_fit_search: %s %s %s", e.pointer, e.rule, e.detail);
@@ -257,7 +257,7 @@ static void test_needs_a_gpu(void **state)
 
         fine_tune_7b(&in);
         in.gpu_index = -1;
-        plan_fit_options_defaults(&o);
+        plan_fit_search_options_defaults(&o);
         memset(&e, 0, sizeof(e));
         assert_int_equal(plan_fit_search(&in, &g, 1, &o, &res, &e), -1);
         assert_string_equal(e.pointer, "/gpu");

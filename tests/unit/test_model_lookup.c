@@ -69,7 +69,7 @@ static void test_quantization_formats(void **state)
                 char format[64];
                 assert_non_null(cfg);
                 assert_int_equal(
-                        api_quantization_from_config(cfg, &q, &group, format, sizeof(format)), 0);
+                        api_model_lookup_quantization(cfg, &q, &group, format, sizeof(format)), 0);
                 assert_string_equal(q, rows[i].quantization);
                 assert_string_equal(format, rows[i].format);
                 assert_int_equal(group, rows[i].group);
@@ -85,7 +85,7 @@ static void test_quantization_formats(void **state)
                 unsigned group;
                 char format[64];
                 assert_int_equal(
-                        api_quantization_from_config(cfg, &q, &group, format, sizeof(format)), -1);
+                        api_model_lookup_quantization(cfg, &q, &group, format, sizeof(format)), -1);
                 json_decref(cfg);
         }
 }

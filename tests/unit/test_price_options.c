@@ -27,16 +27,16 @@ static void test_price_today_setting(void **state)
         long real = (long)(time(NULL) / 86400);
 
         assert_int_equal(setenv("GPUPLAN_TODAY", "2026-11-27", 1), 0);
-        assert_int_equal(api_price_today(), 20784);
+        assert_int_equal(api_price_options_today(), 20784);
         assert_int_equal(setenv("GPUPLAN_TODAY", "2000-03-01", 1), 0);
-        assert_int_equal(api_price_today(), 11017);
+        assert_int_equal(api_price_options_today(), 11017);
         /* Malformed: the real date. */
         assert_int_equal(setenv("GPUPLAN_TODAY", "2026-13-01", 1), 0);
-        assert_true(api_price_today() - real <= 1 && api_price_today() >= real);
+        assert_true(api_price_options_today() - real <= 1 && api_price_options_today() >= real);
         assert_int_equal(setenv("GPUPLAN_TODAY", "2026-11-27x", 1), 0);
-        assert_true(api_price_today() >= real);
+        assert_true(api_price_options_today() >= real);
         assert_int_equal(unsetenv("GPUPLAN_TODAY"), 0);
-        assert_true(api_price_today() - real <= 1 && api_price_today() >= real);
+        assert_true(api_price_options_today() - real <= 1 && api_price_options_today() >= real);
 }
 
 int main(void)

@@ -145,7 +145,7 @@ static void test_seeds_000_by_hand(void **state)
         const struct plan_rvb_rent *alpha, *beta, *gamma;
 
         seeds_000(s, &in);
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
 
         /*
          * Usage: jobs x hours x 730 / 168 (weeks in a month = 730 / 168 = 4.345).
@@ -212,7 +212,7 @@ static void test_seeds_000_by_hand(void **state)
         assert_non_null(gamma);
         assert_true(gamma->break_even_hours_per_month < 0);
         assert_true(gamma->rent_cheaper[0] && gamma->rent_cheaper[1]);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
         catalog_release(s);
 }
 
@@ -229,14 +229,14 @@ static void test_whole_instances_and_boards(void **state)
 
         seeds_000(s, &in);
         in.gpus = 9;
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_close(find_rent(s, &r, "beta-8x-a100")->instances, 2);
         assert_close(find_rent(s, &r, "beta-8x-a100")->usd_per_hour, 24.0);
         assert_close(find_rent(s, &r, "alpha-1x-a100")->usd_per_hour, 18.0);
         assert_close(r.boards, 9);
         assert_close(r.amortised_monthly_usd, 2500);
         assert_close(r.power_watts, 3744);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
 
         /*
          * Three K80 GPUs are two boards (two chips per board): 2 x 500 / 36 =
@@ -245,11 +245,11 @@ static void test_whole_instances_and_boards(void **state)
         in.buy_gpu_index = catalog_gpu_index(s, "k80");
         in.gpus = 3;
         in.purchase_usd = 500;
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_close(r.boards, 2);
         assert_close(r.amortised_monthly_usd, 1000.0 / 36);
         assert_close(r.power_watts, 468);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
         catalog_release(s);
 }
 
@@ -288,7 +288,7 @@ static void test_eight_rented_vs_eight_owned(void **state)
         in.host_watts_per_gpu = 575;
         in.hosting_usd_per_kw_month = 184.06;
         in.resale_fraction = 0.2;
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         beta = find_rent(s, &r, "beta-8x-a100");
         alpha = find_rent(s, &r, "alpha-1x-a100");
         assert_non_null(beta);
@@ -318,11 +318,11 @@ static void test_eight_rented_vs_eight_owned(void **state)
 
         /* Per GPU: beta's 1.50 USD per GPU-hour x 8 = 12.00 USD/h, the same 8 owned. */
         in.basis = PLAN_RVB_PER_GPU;
-        plan_rvb_result_free(&r);
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        plan_rent_vs_buy_result_free(&r);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_close(find_rent(s, &r, "beta-8x-a100")->usd_per_hour, 12.0);
         assert_close(find_rent(s, &r, "alpha-1x-a100")->usd_per_hour, 16.0);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
         catalog_release(s);
 }
 
@@ -336,34 +336,34 @@ static void test_family_fallback_and_providers(void **state)
         /* Nobody rents the PCIe 40GB: the three A100 SXM4 offerings answer, as family. */
         seeds_000(s, &in);
         in.rent_gpu_index = catalog_gpu_index(s, "a100-pcie-40gb");
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_string_equal(r.family, "a100");
         assert_int_equal(r.n_rent, 3);
         for (size_t i = 0; i < r.n_rent; i++)
                 assert_true(r.rent[i].family);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
 
         /* A provider list keeps its providers only. */
         seeds_000(s, &in);
         in.providers = only_beta;
         in.n_providers = 1;
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_int_equal(r.n_rent, 1);
         assert_non_null(find_rent(s, &r, "beta-8x-a100"));
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
 
         /* An empty list (not NULL) lists nobody: nothing to rent, exact or family. */
         in.n_providers = 0;
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_int_equal(r.n_rent, 0);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
 
         /* The RTX 3090 has no family member rented: none. */
         seeds_000(s, &in);
         in.rent_gpu_index = catalog_gpu_index(s, "rtx-3090");
-        assert_int_equal(plan_rvb_compute(s, &in, &r), 0);
+        assert_int_equal(plan_rent_vs_buy_compute(s, &in, &r), 0);
         assert_int_equal(r.n_rent, 0);
-        plan_rvb_result_free(&r);
+        plan_rent_vs_buy_result_free(&r);
         catalog_release(s);
 }
 
@@ -372,10 +372,10 @@ static void test_purchase_prefers_new(void **state)
         const struct catalog_snapshot *s = catalog_acquire(*state);
         size_t a100 = catalog_gpu_index(s, "a100-sxm-40gb");
 
-        assert_close(plan_rvb_purchase(s, a100, NULL)->usd, 10000);
-        assert_close(plan_rvb_purchase(s, a100, "new")->usd, 10000);
-        assert_close(plan_rvb_purchase(s, a100, "used")->usd, 6000);
-        assert_null(plan_rvb_purchase(s, catalog_gpu_index(s, "rtx-3090"), NULL));
+        assert_close(plan_rent_vs_buy_purchase(s, a100, NULL)->usd, 10000);
+        assert_close(plan_rent_vs_buy_purchase(s, a100, "new")->usd, 10000);
+        assert_close(plan_rent_vs_buy_purchase(s, a100, "used")->usd, 6000);
+        assert_null(plan_rent_vs_buy_purchase(s, catalog_gpu_index(s, "rtx-3090"), NULL));
         catalog_release(s);
 }
 
@@ -397,7 +397,7 @@ static void test_gpu_family(void **state)
 
         (void)state;
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-                plan_gpu_family(rows[i].id, out, sizeof(out));
+                plan_rent_vs_buy_gpu_family(rows[i].id, out, sizeof(out));
                 if (strcmp(out, rows[i].family) != 0)
                         fail_msg("%s: got %s, want %s (%s)", rows[i].id, out, rows[i].family,
                                  rows[i].why);

@@ -1,6 +1,6 @@
 /*
- * test_reply.c - the problem documents of api/reply.c against RFC 9457,
- * and the response header table.
+ * test_reply.c - the problem documents of api/problem.c against RFC 9457,
+ * and the response header table of api/reply.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,17 +135,17 @@ static void test_headers(void **state)
 
         (void)state;
         memset(&rs, 0, sizeof(rs));
-        assert_int_equal(api_header_add(&rs, "ETag", "\"abc\""), 0);
+        assert_int_equal(api_reply_header_add(&rs, "ETag", "\"abc\""), 0);
         assert_string_equal(rs.headers[0].name, "ETag");
         /* Header injection is refused. */
-        assert_int_equal(api_header_add(&rs, "X-A", "a\r\nSet-Cookie: x"), -1);
-        assert_int_equal(api_header_add(&rs, "X-A: b", "a"), -1);
+        assert_int_equal(api_reply_header_add(&rs, "X-A", "a\r\nSet-Cookie: x"), -1);
+        assert_int_equal(api_reply_header_add(&rs, "X-A: b", "a"), -1);
         memset(name, 'n', sizeof(name) - 1);
         name[sizeof(name) - 1] = '\0';
-        assert_int_equal(api_header_add(&rs, name, "v"), -1);
+        assert_int_equal(api_reply_header_add(&rs, name, "v"), -1);
         for (unsigned i = 1; i < API_RESPONSE_HEADERS_MAX; i++)
-                assert_int_equal(api_header_add(&rs, "X-N", "v"), 0);
-        assert_int_equal(api_header_add(&rs, "X-Full", "v"), -1);
+                assert_int_equal(api_reply_header_add(&rs, "X-N", "v"), 0);
+        assert_int_equal(api_reply_header_add(&rs, "X-Full", "v"), -1);
         assert_int_equal(rs.n_headers, API_RESPONSE_HEADERS_MAX);
 }
 

@@ -40,7 +40,7 @@ static void toy_speed(struct est_speed *sp)
 static void toy_engine(struct serving_engine *e, enum serving_prefill_mode mode, uint32_t steps,
                        double iteration_s, double sequence_s, double frontend_s)
 {
-        serving_engine_preset(SERVING_ENGINE_VLLM, e);
+        serving_step_engine_preset(SERVING_ENGINE_VLLM, e);
         e->prefill = mode;
         e->scheduler_steps = steps;
         e->iteration_seconds = iteration_s;
@@ -125,14 +125,14 @@ static void test_multi_step_ttft(void **state)
         serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
         c.max_sequences = 256;
         c.prefill_s = 0.0101;
-        serving_replica_load(&c, &t, 1e-6, &l);
+        serving_load_replica(&c, &t, 1e-6, &l);
         assert_true(l.feasible);
         near(l.ttft_p50_s, 67.71714e-3, 1e-4);
         near(l.itl_p50_s, 96.18e-3, 1e-4);
         near(l.itl_burst_tokens, 10.0, 1e-12);
         e.scheduler_steps = 1;
         serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
-        serving_replica_load(&c, &t, 1e-6, &l);
+        serving_load_replica(&c, &t, 1e-6, &l);
         near(l.ttft_p50_s, 25.78614e-3, 1e-4);
 }
 
@@ -161,12 +161,12 @@ static void test_saturation_point(void **state)
         c.max_sequences = 50;
         c.prefill_s = 0.010;
         /* To 0.1%: the prefill queue adds a few microseconds. */
-        near(serving_replica_max_rate(&c, &t), 51.756, 1e-3);
-        serving_replica_load(&c, &t, 49.0, &l);
+        near(serving_load_replica_max_rate(&c, &t), 51.756, 1e-3);
+        serving_load_replica(&c, &t, 49.0, &l);
         assert_true(l.feasible);
         assert_false(l.overloaded);
         near(l.tpot_s, 9.518e-3, 1e-3);
-        serving_replica_load(&c, &t, 60.0, &l);
+        serving_load_replica(&c, &t, 60.0, &l);
         assert_false(l.feasible);
         assert_true(l.overloaded);
 }
@@ -196,7 +196,7 @@ static void test_single_user_closed_loop(void **state)
         serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
         c.max_sequences = 256;
         c.prefill_s = 0.0101;
-        serving_replica_load_closed(&c, &t, 1, &l);
+        serving_load_replica_closed(&c, &t, 1, &l);
         assert_true(l.feasible);
         assert_false(l.overloaded);
         near(l.ttft_mean_s, 19.62714e-3, 1e-4);
@@ -237,21 +237,21 @@ static void test_closed_loop_aligned_arrivals(void **state)
         serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
         c.max_sequences = 256;
         c.prefill_s = 0.0101;
-        serving_replica_load(&c, &t, 1e-6, &l);
+        serving_load_replica(&c, &t, 1e-6, &l);
         assert_true(l.feasible);
         near(l.ttft_p50_s, 105.80714e-3, 1e-4);
         near(l.ttft_p99_s, 105.80714e-3, 1e-4);
         near(l.ttft_mean_s, 105.80714e-3, 1e-4);
         e.scheduler_steps = 1;
         serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
-        serving_replica_load(&c, &t, 1e-6, &l);
+        serving_load_replica(&c, &t, 1e-6, &l);
         near(l.ttft_p50_s, 21.04514e-3, 1e-4);
         e.frontend_seconds = 25e-3;
         serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
-        serving_replica_load(&c, &t, 1e-6, &l);
+        serving_load_replica(&c, &t, 1e-6, &l);
         near(l.ttft_p50_s, 42.08114e-3, 1e-4);
         t.concurrency = 0;
-        serving_replica_load(&c, &t, 1e-6, &l);
+        serving_load_replica(&c, &t, 1e-6, &l);
         near(l.ttft_p50_s, (25 + 5.259 + 10.52714) * 1e-3, 1e-4);
 }
 
@@ -271,9 +271,9 @@ static void test_ttft_spread_quantile(void **state)
         struct serving_ttft_spread a = {.window_s = 10, .mu_s = 1};
         struct serving_ttft_spread b = {.window_s = 1e-6, .rho = 0.5, .nu_s = 2};
         (void)state;
-        near(serving_ttft_spread_quantile(&a, 0.5), 5.99752, 1e-5);
-        near(serving_ttft_spread_quantile(&b, 0.95), 4.60517, 1e-5);
-        near(serving_ttft_spread_quantile(&b, 0.5), 1e-6, 1e-3);
+        near(serving_load_ttft_spread_quantile(&a, 0.5), 5.99752, 1e-5);
+        near(serving_load_ttft_spread_quantile(&b, 0.95), 4.60517, 1e-5);
+        near(serving_load_ttft_spread_quantile(&b, 0.5), 1e-6, 1e-3);
 }
 
 int main(void)

@@ -55,7 +55,7 @@ static void test_decode_batch_1(void **state)
         struct est_speed sp;
         (void)state;
         seven_b(&sp);
-        near(est_speed_pass_seconds(&sp, 1, 1000, 1000), 8.2910e-3, 1e-4);
+        near(speed_pass_seconds(&sp, 1, 1000, 1000), 8.2910e-3, 1e-4);
 }
 
 /*
@@ -72,7 +72,7 @@ static void test_decode_batch_64(void **state)
         struct est_speed sp;
         (void)state;
         seven_b(&sp);
-        double step = est_speed_pass_seconds(&sp, 64, 1000, 64 * 1000);
+        double step = speed_pass_seconds(&sp, 64, 1000, 64 * 1000);
         near(step, 2.8540e-2, 1e-4);
         near(64 / step, 2242.5, 1e-3);
 }
@@ -89,7 +89,7 @@ static void test_prefill(void **state)
         struct est_speed sp;
         (void)state;
         seven_b(&sp);
-        near(est_speed_pass_seconds(&sp, 2000, 1000, 0), 0.125158, 1e-4);
+        near(speed_pass_seconds(&sp, 2000, 1000, 0), 0.125158, 1e-4);
 }
 
 /*
@@ -107,7 +107,7 @@ static void test_decode_int4_unpacking(void **state)
         sp.weight_bytes = 3.38e9;
         sp.dequant_ops = 6.5e9 * 4;
         sp.alu_rate = 19.5e12;
-        near(est_speed_pass_seconds(&sp, 1, 1000, 1000), 3.7268e-3, 1e-4);
+        near(speed_pass_seconds(&sp, 1, 1000, 1000), 3.7268e-3, 1e-4);
 }
 
 /*
@@ -118,9 +118,9 @@ static void test_decode_int4_unpacking(void **state)
 static void test_pipeline_bubble(void **state)
 {
         (void)state;
-        assert_true(est_pipeline_slots(8, 4) == 11);
-        near((est_pipeline_slots(8, 4) - 8) / est_pipeline_slots(8, 4), 3.0 / 11, 1e-12);
-        assert_true(est_pipeline_slots(8, 1) == 8);
+        assert_true(speed_pipeline_slots(8, 4) == 11);
+        near((speed_pipeline_slots(8, 4) - 8) / speed_pipeline_slots(8, 4), 3.0 / 11, 1e-12);
+        assert_true(speed_pipeline_slots(8, 1) == 8);
 }
 
 /*
@@ -130,9 +130,9 @@ static void test_pipeline_bubble(void **state)
 static void test_ring_all_reduce(void **state)
 {
         (void)state;
-        near(est_ring_all_reduce_bytes(1e9, 8), 1.75e9, 1e-12);
-        near(est_ring_all_reduce_bytes(1e9, 8) / 100e9, 17.5e-3, 1e-12);
-        assert_true(est_ring_all_reduce_bytes(1e9, 1) == 0);
+        near(speed_ring_all_reduce_bytes(1e9, 8), 1.75e9, 1e-12);
+        near(speed_ring_all_reduce_bytes(1e9, 8) / 100e9, 17.5e-3, 1e-12);
+        assert_true(speed_ring_all_reduce_bytes(1e9, 1) == 0);
 }
 
 int main(void)

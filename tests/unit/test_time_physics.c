@@ -44,11 +44,11 @@ static void assert_close(double got, double want, double rel)
 static void test_ring_latency(void **state)
 {
         (void)state;
-        assert_close(est_ring_all_reduce_latency_seconds(8, 1, true), 10.18e-6, 1e-9);
-        assert_close(est_ring_all_reduce_latency_seconds(8, 1, false), 17.6e-6, 1e-9);
-        assert_close(est_ring_all_reduce_latency_seconds(2, 1, true), 4.54e-6, 1e-9);
-        assert_close(est_ring_all_reduce_latency_seconds(16, 2, true), 32.688e-6, 1e-9);
-        assert_true(est_ring_all_reduce_latency_seconds(1, 1, true) == 0);
+        assert_close(speed_ring_all_reduce_latency_seconds(8, 1, true), 10.18e-6, 1e-9);
+        assert_close(speed_ring_all_reduce_latency_seconds(8, 1, false), 17.6e-6, 1e-9);
+        assert_close(speed_ring_all_reduce_latency_seconds(2, 1, true), 4.54e-6, 1e-9);
+        assert_close(speed_ring_all_reduce_latency_seconds(16, 2, true), 32.688e-6, 1e-9);
+        assert_true(speed_ring_all_reduce_latency_seconds(1, 1, true) == 0);
 }
 
 /* f ~ P^(1/3): a 700 W part held to 500 W sustains (5/7)^(1/3) = 0.89390
@@ -59,11 +59,11 @@ static void test_ring_latency(void **state)
 static void test_power_capped_clock(void **state)
 {
         (void)state;
-        assert_close(est_power_clock_share(500, 700), 0.8939035350965676, 1e-12);
-        assert_close(est_power_clock_share(330, 400), 0.9378887276834518, 1e-12);
-        assert_true(est_power_clock_share(0, 700) == 1);
-        assert_true(est_power_clock_share(800, 700) == 1);
-        assert_true(est_power_clock_share(300, 0) == 1);
+        assert_close(speed_power_clock_share(500, 700), 0.8939035350965676, 1e-12);
+        assert_close(speed_power_clock_share(330, 400), 0.9378887276834518, 1e-12);
+        assert_true(speed_power_clock_share(0, 700) == 1);
+        assert_true(speed_power_clock_share(800, 700) == 1);
+        assert_true(speed_power_clock_share(300, 0) == 1);
 
         struct estimate_input in;
         struct gpu_spec g = gpu("h100", 80e9, 3.35e12, 989.4e12);

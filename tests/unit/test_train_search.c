@@ -119,7 +119,7 @@ static void test_plans_are_priced_and_fit(void **state)
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
 
         workload(&in);
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.max_gpus = 16;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_true(r.has_hours);
@@ -152,7 +152,7 @@ static void test_plans_are_priced_and_fit(void **state)
         assert_non_null(strstr(find_excluded(&r, 4)->reason, "does not fit"));
         assert_non_null(strstr(find_excluded(&r, 2)->reason, "inference-only"));
         assert_non_null(strstr(find_excluded(&r, 3)->reason, "no memory size"));
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         catalog_release(s);
 }
 
@@ -165,7 +165,7 @@ static void test_evaluated_counts_the_plan_space(void **state)
         struct estimate_error e;
 
         workload(&in);
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.max_gpus = 4;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         /*
@@ -179,7 +179,7 @@ static void test_evaluated_counts_the_plan_space(void **state)
         for (size_t i = 0; i < r.n_plans; i++)
                 assert_int_not_equal(r.plans[i].gpu_index, 0);
         assert_non_null(strstr(find_excluded(&r, 0)->reason, "more than max_gpus"));
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
 
         /* No savers allowed: one level per layout, 3 GPUs x 16 layouts, and plans add nothing. */
         c.savers_allowed = 0;
@@ -187,7 +187,7 @@ static void test_evaluated_counts_the_plan_space(void **state)
         assert_int_equal(r.evaluated, 3 * 16);
         for (size_t i = 0; i < r.n_plans; i++)
                 assert_int_equal(r.plans[i].saver, PLAN_SAVER_NONE);
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         catalog_release(s);
 }
 
@@ -204,37 +204,37 @@ static void test_constraints_filter_and_rank(void **state)
         workload(&in);
 
         /* Only provider alpha. */
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.providers[c.n_providers++] = "alpha";
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         for (size_t i = 0; i < r.n_plans; i++)
                 assert_string_equal(off[r.plans[i].offering_index].provider_id, "alpha");
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
 
         /* By time: hours never decrease down the list. */
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.rank_by = PLAN_RANK_TIME;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         for (size_t i = 1; i < r.n_plans; i++)
                 assert_true(r.plans[i - 1].hours <= r.plans[i].hours * (1 + 1e-4));
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
 
         /* A deadline nothing can meet: no plans, each priced offering says why. */
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.deadline_hours = 1e-6;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_int_equal(r.n_plans, 0);
         for (size_t i = 0; i < r.n_excluded; i++)
                 if (r.excluded[i].offering_index != SIZE_MAX)
                         assert_non_null(strstr(r.excluded[i].reason, "deadline"));
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
 
         /* A budget of one cent: the same, for money. */
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.budget_usd = 0.01;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_int_equal(r.n_plans, 0);
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         catalog_release(s);
 }
 
@@ -248,7 +248,7 @@ static void test_without_dataset_ranks_per_token(void **state)
 
         workload(&in);
         in.dataset_samples = 0;
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
         assert_false(r.has_hours);
         assert_true(r.n_plans >= 1);
@@ -260,7 +260,7 @@ static void test_without_dataset_ranks_per_token(void **state)
                 assert_close(p->usd_per_million_tokens,
                              p->gpus * p->usd_per_gpu_hour / 3600 / p->tokens_per_second * 1e6);
         }
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         catalog_release(s);
 }
 
@@ -359,7 +359,7 @@ static void test_host_memory_limits_offload(void **state)
         const struct plan_train_excluded *small;
 
         workload(&in);
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.max_gpus = 1;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
 
@@ -381,7 +381,7 @@ static void test_host_memory_limits_offload(void **state)
         assert_non_null(unknown);
         assert_true(unknown->ram_unknown);
         assert_int_equal(unknown->cpu_bytes_per_instance, big->cpu_bytes_per_instance);
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         catalog_release(s);
 }
 
@@ -411,7 +411,7 @@ static void test_bf16_replanned_on_gpus_without_it(void **state)
         in.arch.kv_heads = 12;
         in.arch.head_dim = 64;
         in.arch.ffn = 3072;
-        plan_train_constraints_defaults(&c);
+        plan_train_search_constraints_defaults(&c);
         c.max_gpus = 1;
         assert_int_equal(plan_train_search(s, &in, &c, &r, &e), 0);
 
@@ -432,7 +432,7 @@ static void test_bf16_replanned_on_gpus_without_it(void **state)
         fp32 = find_excluded_offering(s, &r, "fp32-box");
         assert_non_null(fp32);
         assert_non_null(strstr(fp32->reason, "throughput"));
-        plan_train_result_free(&r);
+        plan_train_search_result_free(&r);
         catalog_release(s);
 }
 
@@ -475,9 +475,9 @@ static void test_savers_added(void **state)
                 run.checkpointing = rows[i].run_ckpt;
                 if (rows[i].run_offload)
                         run.offload = EST_OFFLOAD_OPTIMIZER;
-                if (plan_savers_added(&base, &run) != rows[i].want)
+                if (plan_train_search_savers_added(&base, &run) != rows[i].want)
                         fail_msg("%s: got 0x%x, want 0x%x", rows[i].why,
-                                 plan_savers_added(&base, &run), rows[i].want);
+                                 plan_train_search_savers_added(&base, &run), rows[i].want);
         }
 }
 

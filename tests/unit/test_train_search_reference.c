@@ -244,7 +244,7 @@ enum constraint_kind {
 
 static void constraints(struct plan_train_constraints *c, enum constraint_kind k)
 {
-        plan_train_constraints_defaults(c);
+        plan_train_search_constraints_defaults(c);
         switch (k) {
         case C_DEFAULTS:
                 break;
@@ -398,8 +398,8 @@ static void test_same_plans_as_the_exhaustive_search(void **state)
                                 assert_string_equal(got.excluded[i].reason, ref.excluded[i].reason);
                         }
                         tally(&t, &ref);
-                        plan_train_result_free(&ref);
-                        plan_train_result_free(&got);
+                        plan_train_search_result_free(&ref);
+                        plan_train_search_result_free(&got);
                 }
         }
         /* Every request above is valid, and between them they reach every
@@ -434,15 +434,15 @@ static void test_searches_share_nothing(void **state)
         b.batch_size = 8;
         constraints(&c, C_DEFAULTS);
         assert_int_equal(plan_train_search(s, &a, &c, &got, &e), 0);
-        plan_train_result_free(&got);
+        plan_train_search_result_free(&got);
         assert_int_equal(plan_train_search(s, &b, &c, &got, &e), 0);
         assert_int_equal(train_search_reference(s, &b, &c, &ref, &e), 0);
         assert_int_equal(got.n_plans, ref.n_plans);
         assert_true(got.n_plans > 0);
         for (size_t i = 0; i < ref.n_plans; i++)
                 same_plan(&ref.plans[i], &got.plans[i], W_FULL_BF16, C_DEFAULTS, i);
-        plan_train_result_free(&ref);
-        plan_train_result_free(&got);
+        plan_train_search_result_free(&ref);
+        plan_train_search_result_free(&got);
         catalog_release(s);
 }
 

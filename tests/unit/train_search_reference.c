@@ -698,7 +698,7 @@ int train_search_reference(const struct catalog_snapshot *s, const struct estima
         rc = 0;
 out:
         if (rc)
-                plan_train_result_free(out);
+                plan_train_search_result_free(out);
         free(sr);
         return rc;
 }

@@ -2,7 +2,7 @@
  * train_search_reference.h - the exhaustive plan search, kept for the
  * tests as the reference the shared-work search must match (see
  * train_search_reference.c).  Memory and thread-safety as
- * plan/train_search.h; free the result with plan_train_result_free().
+ * plan/train_search.h; free the result with plan_train_search_result_free().
  */
 #ifndef GPUPLAN_TESTS_TRAIN_SEARCH_REFERENCE_H
 #define GPUPLAN_TESTS_TRAIN_SEARCH_REFERENCE_H
