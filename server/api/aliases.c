@@ -406,7 +406,7 @@ static const struct value_field value_fields[] = {
 };
 
 /* A 400 naming the field. */
-#define afail(e, ptr, rule, ...) fields_fail((e), 400, (ptr), (rule), __VA_ARGS__)
+#define afail(e, ptr, rule, ...) field_error_fail((e), 400, (ptr), (rule), __VA_ARGS__)
 
 /* The object at path ("" = body, "a/b" = body.a.b); created when asked
  * and absent; NULL when absent or not an object. */
@@ -871,6 +871,6 @@ int api_aliases_apply(json_t *body, struct fields_error *e)
         return 0;
 fail:
         if (!e->status)
-                fields_fail(e, 500, "", "internal", "out of memory rewriting framework names");
+                field_error_fail(e, 500, "", "internal", "out of memory rewriting framework names");
         return -1;
 }

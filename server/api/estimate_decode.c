@@ -24,7 +24,7 @@
 #include "catalog/catalog.h"
 #include "core/peft.h"
 
-#define dfail fields_fail
+#define dfail field_error_fail
 /* Tokens of a training run over all its epochs (decode_workload). */
 #define DATASET_TOKENS_MAX 1e15
 

@@ -753,7 +753,7 @@ json_t *api_serving_plan_answer(const struct catalog_snapshot *s, json_t *body,
 {
         struct serving_request *req = NULL;
         struct serving_result r;
-        struct serving_error err;
+        struct fields_error err;
         struct fields_error aerr;
         json_t *model = NULL, *w, *answer = NULL;
 

@@ -12,20 +12,6 @@
 
 #include "json/text.h"
 
-int fields_fail(struct fields_error *err, int status, const char *pointer, const char *rule,
-                const char *fmt, ...)
-{
-        va_list ap;
-
-        err->status = status;
-        snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
-        snprintf(err->rule, sizeof(err->rule), "%s", rule);
-        va_start(ap, fmt);
-        vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
-        va_end(ap);
-        return -1;
-}
-
 /* A 400 for prefix/key. */
 static void field_error(struct fields_error *err, const char *prefix, const char *key,
                         const char *rule, const char *detail)
@@ -33,7 +19,7 @@ static void field_error(struct fields_error *err, const char *prefix, const char
         char pointer[sizeof(err->pointer)];
 
         snprintf(pointer, sizeof(pointer), "%s/%s", prefix, key);
-        fields_fail(err, 400, pointer, rule, "%s", detail);
+        field_error_fail(err, 400, pointer, rule, "%s", detail);
 }
 
 /*

@@ -21,21 +21,10 @@
 
 #include <jansson.h>
 
+#include "json/field_error.h"
+
 #define FIELD_REQUIRED 0x1u /* absent or null is an error */
 #define FIELD_NULLABLE 0x2u /* null is accepted and means "unknown" */
-
-/* Where a request went wrong: the three strings a problem document carries. */
-struct fields_error {
-        char pointer[160]; /* RFC 6901 pointer, "/workload/batch_size" */
-        char rule[48];     /* "type", "range", "enum", "unknown_field", "required", ... */
-        char detail[1024]; /* room to list the valid names */
-        int status;        /* 400, or 404 for an unknown catalog model/GPU id */
-};
-
-/* Fill err (status, pointer, rule, printf-style detail); returns -1. */
-__attribute__((format(printf, 5, 6))) int fields_fail(struct fields_error *err, int status,
-                                                      const char *pointer, const char *rule,
-                                                      const char *fmt, ...);
 
 /*
  * Each reader looks up key in obj; prefix is the JSON pointer of obj ("" at

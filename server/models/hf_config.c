@@ -38,9 +38,9 @@ static int imp_fail(struct imp *im, const char *key, const char *rule, const cha
         char pointer[sizeof(im->err->pointer)];
 
         if (!key[0])
-                return fields_fail(im->err, 400, "", rule, "%s", why);
+                return field_error_fail(im->err, 400, "", rule, "%s", why);
         snprintf(pointer, sizeof(pointer), "%s/%s", im->prefix, key);
-        return fields_fail(im->err, 400, pointer, rule, "%s: %s", pointer + 1, why);
+        return field_error_fail(im->err, 400, pointer, rule, "%s: %s", pointer + 1, why);
 }
 
 /* The config key a field of struct model_arch came from, as the config

@@ -16,22 +16,6 @@
 #define BISECTION_STEPS     30
 #define CURVES_MAX          6
 
-static int fail(struct serving_error *err, const char *pointer, const char *rule, const char *fmt,
-                ...) __attribute__((format(printf, 4, 5)));
-
-static int fail(struct serving_error *err, const char *pointer, const char *rule, const char *fmt,
-                ...)
-{
-        va_list ap;
-
-        snprintf(err->pointer, sizeof(err->pointer), "%s", pointer);
-        snprintf(err->rule, sizeof(err->rule), "%s", rule);
-        va_start(ap, fmt);
-        vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
-        va_end(ap);
-        return -1;
-}
-
 /* The longest context to admit: as stated, else twice the mean (within the limit). */
 static double max_context(const struct serving_traffic *t)
 {
@@ -41,7 +25,7 @@ static double max_context(const struct serving_traffic *t)
                     t->prompt_tokens + t->output_tokens);
 }
 
-int serving_validate(const struct serving_request *rq, struct serving_error *err)
+int serving_validate(const struct serving_request *rq, struct fields_error *err)
 {
         const struct serving_traffic *t = &rq->traffic;
         const struct serving_slo *s = &rq->slo;
@@ -49,71 +33,78 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
         memset(err, 0, sizeof(*err));
         if (t->concurrency != 0) {
                 if (!(t->concurrency >= 1) || t->concurrency > 65536)
-                        return fail(err, "/traffic/concurrency", "range",
-                                    "concurrency must be 1..65536");
+                        return field_error_fail(err, 400, "/traffic/concurrency", "range",
+                                                "concurrency must be 1..65536");
                 if (t->requests_per_second != 0)
-                        return fail(err, "/traffic/concurrency", "contradiction",
-                                    "give requests_per_second (open loop) or concurrency "
-                                    "(closed loop), not both");
+                        return field_error_fail(
+                                err, 400, "/traffic/concurrency", "contradiction",
+                                "give requests_per_second (open loop) or concurrency "
+                                "(closed loop), not both");
                 if (!rq->deployment.gpu)
-                        return fail(err, "/traffic/concurrency", "contradiction",
-                                    "a fixed concurrency is evaluated on one deployment: "
-                                    "name it in deployment {gpu, tensor_parallel}");
+                        return field_error_fail(
+                                err, 400, "/traffic/concurrency", "contradiction",
+                                "a fixed concurrency is evaluated on one deployment: "
+                                "name it in deployment {gpu, tensor_parallel}");
         } else if (!(t->requests_per_second > 0) || t->requests_per_second > TRAFFIC_RPS_MAX)
-                return fail(err, "/traffic/requests_per_second", "range",
-                            "requests_per_second must be above 0 and at most 1000000");
+                return field_error_fail(err, 400, "/traffic/requests_per_second", "range",
+                                        "requests_per_second must be above 0 and at most 1000000");
         if (!(t->prompt_tokens >= 1) || t->prompt_tokens > TOKENS_MAX)
-                return fail(err, "/traffic/prompt_tokens", "range",
-                            "prompt_tokens must be 1..16777216");
+                return field_error_fail(err, 400, "/traffic/prompt_tokens", "range",
+                                        "prompt_tokens must be 1..16777216");
         if (!(t->output_tokens >= 1) || t->output_tokens > TOKENS_MAX)
-                return fail(err, "/traffic/output_tokens", "range",
-                            "output_tokens must be 1..16777216");
+                return field_error_fail(err, 400, "/traffic/output_tokens", "range",
+                                        "output_tokens must be 1..16777216");
         if (t->prompt_tokens + t->output_tokens > TOKENS_MAX)
-                return fail(err, "/traffic/output_tokens", "range",
-                            "prompt_tokens + output_tokens must be at most 16777216");
+                return field_error_fail(err, 400, "/traffic/output_tokens", "range",
+                                        "prompt_tokens + output_tokens must be at most 16777216");
         if (t->max_context_tokens != 0 &&
             t->max_context_tokens < t->prompt_tokens + t->output_tokens)
-                return fail(err, "/traffic/max_context_tokens", "contradiction",
-                            "max_context_tokens must be at least prompt_tokens + output_tokens "
-                            "(%.0f)",
-                            t->prompt_tokens + t->output_tokens);
+                return field_error_fail(
+                        err, 400, "/traffic/max_context_tokens", "contradiction",
+                        "max_context_tokens must be at least prompt_tokens + output_tokens "
+                        "(%.0f)",
+                        t->prompt_tokens + t->output_tokens);
         if (max_context(t) > TOKENS_MAX)
-                return fail(err, "/traffic/max_context_tokens", "range",
-                            "the longest context must be at most 16777216 tokens");
+                return field_error_fail(err, 400, "/traffic/max_context_tokens", "range",
+                                        "the longest context must be at most 16777216 tokens");
         if (s->ttft_p50_s < 0 || s->ttft_p50_s > SLO_SECONDS_MAX)
-                return fail(err, "/slo/ttft_p50_ms", "range",
-                            "ttft_p50_ms must be above 0 and at most 3600000");
+                return field_error_fail(err, 400, "/slo/ttft_p50_ms", "range",
+                                        "ttft_p50_ms must be above 0 and at most 3600000");
         if (s->ttft_p95_s < 0 || s->ttft_p95_s > SLO_SECONDS_MAX)
-                return fail(err, "/slo/ttft_p95_ms", "range",
-                            "ttft_p95_ms must be above 0 and at most 3600000");
+                return field_error_fail(err, 400, "/slo/ttft_p95_ms", "range",
+                                        "ttft_p95_ms must be above 0 and at most 3600000");
         if (s->tpot_s < 0 || s->tpot_s > SLO_SECONDS_MAX)
-                return fail(err, "/slo/tpot_ms", "range",
-                            "tpot_ms must be above 0 and at most 3600000");
+                return field_error_fail(err, 400, "/slo/tpot_ms", "range",
+                                        "tpot_ms must be above 0 and at most 3600000");
         if (s->ttft_p50_s > 0 && s->ttft_p95_s > 0 && s->ttft_p50_s > s->ttft_p95_s)
-                return fail(err, "/slo/ttft_p50_ms", "contradiction",
-                            "ttft_p50_ms cannot exceed ttft_p95_ms");
+                return field_error_fail(err, 400, "/slo/ttft_p50_ms", "contradiction",
+                                        "ttft_p50_ms cannot exceed ttft_p95_ms");
         if (s->ttft_p99_s < 0 || s->ttft_p99_s > SLO_SECONDS_MAX || s->itl_p99_s < 0 ||
             s->itl_p99_s > SLO_SECONDS_MAX)
-                return fail(err, "/slo", "range", "targets must be above 0 and at most 3600000 ms");
+                return field_error_fail(err, 400, "/slo", "range",
+                                        "targets must be above 0 and at most 3600000 ms");
         if (s->ttft_p95_s > 0 && s->ttft_p99_s > 0 && s->ttft_p95_s > s->ttft_p99_s)
-                return fail(err, "/slo/ttft_p95_ms", "contradiction",
-                            "ttft_p95_ms cannot exceed ttft_p99_ms");
+                return field_error_fail(err, 400, "/slo/ttft_p95_ms", "contradiction",
+                                        "ttft_p95_ms cannot exceed ttft_p99_ms");
         if (s->ttft_p50_s == 0 && s->ttft_p95_s == 0 && s->ttft_p99_s == 0 && s->tpot_s == 0 &&
             s->itl_p99_s == 0 && !rq->deployment.gpu)
-                return fail(err, "/slo", "required",
-                            "state at least one of ttft_p50_ms, ttft_p95_ms, ttft_p99_ms, "
-                            "tpot_ms, itl_p99_ms");
+                return field_error_fail(
+                        err, 400, "/slo", "required",
+                        "state at least one of ttft_p50_ms, ttft_p95_ms, ttft_p99_ms, "
+                        "tpot_ms, itl_p99_ms");
         if (rq->constraints.max_gpus > DEPLOYMENT_GPUS_MAX)
-                return fail(err, "/constraints/max_gpus", "range", "max_gpus must be 1..64");
+                return field_error_fail(err, 400, "/constraints/max_gpus", "range",
+                                        "max_gpus must be 1..64");
         if (rq->constraints.budget_usd_per_hour < 0)
-                return fail(err, "/constraints/budget_usd_per_hour", "range",
-                            "budget_usd_per_hour must be positive");
+                return field_error_fail(err, 400, "/constraints/budget_usd_per_hour", "range",
+                                        "budget_usd_per_hour must be positive");
         if (rq->deployment.gpu &&
             (rq->deployment.tensor_parallel < 1 || rq->deployment.tensor_parallel > SERVING_TP_MAX))
-                return fail(err, "/deployment/tensor_parallel", "range",
-                            "tensor_parallel must be 1..8 (one instance)");
+                return field_error_fail(err, 400, "/deployment/tensor_parallel", "range",
+                                        "tensor_parallel must be 1..8 (one instance)");
         if (rq->n_options == 0 || rq->n_options > SERVING_OPTIONS_MAX)
-                return fail(err, "/options", "range", "between 1 and 8 weight options");
+                return field_error_fail(err, 400, "/options", "range",
+                                        "between 1 and 8 weight options");
         return 0;
 }
 
@@ -471,7 +462,7 @@ static void build_curves(struct search *s)
 }
 
 int serving_search(const struct catalog_snapshot *snap, const struct serving_request *rq,
-                   struct serving_result *out, struct serving_error *err)
+                   struct serving_result *out, struct fields_error *err)
 {
         struct search s = {.snap = snap, .rq = rq, .out = out};
         size_t n_off = 0;
@@ -488,20 +479,22 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
         for (size_t i = 0; i < rq->constraints.n_gpus; i++)
                 if (catalog_gpu_index(snap, rq->constraints.gpus[i]) == SIZE_MAX) {
                         snprintf(at, sizeof(at), "/constraints/gpus/%zu", i);
-                        return fail(err, at, "exists",
-                                    "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
-                                    rq->constraints.gpus[i]);
+                        return field_error_fail(err, 400, at, "exists",
+                                                "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
+                                                rq->constraints.gpus[i]);
                 }
         for (size_t i = 0; i < rq->constraints.n_providers; i++)
                 if (!catalog_provider(snap, rq->constraints.providers[i])) {
                         snprintf(at, sizeof(at), "/constraints/providers/%zu", i);
-                        return fail(err, at, "exists",
-                                    "no catalog provider \"%.80s\" (GET /api/v1/providers)",
-                                    rq->constraints.providers[i]);
+                        return field_error_fail(
+                                err, 400, at, "exists",
+                                "no catalog provider \"%.80s\" (GET /api/v1/providers)",
+                                rq->constraints.providers[i]);
                 }
         if (rq->deployment.gpu && catalog_gpu_index(snap, rq->deployment.gpu) == SIZE_MAX)
-                return fail(err, "/deployment/gpu", "exists",
-                            "no catalog GPU \"%.80s\" (GET /api/v1/gpus)", rq->deployment.gpu);
+                return field_error_fail(err, 400, "/deployment/gpu", "exists",
+                                        "no catalog GPU \"%.80s\" (GET /api/v1/gpus)",
+                                        rq->deployment.gpu);
         struct plan_price_rules rules = rq->constraints.prices;
         rules.pricing = rq->constraints.pricing;
         struct plan_price_pick *picks = plan_price_pick_all(snap, &rules);
@@ -509,7 +502,7 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
         if (!s.res || !picks) {
                 free(s.res);
                 free(picks);
-                return fail(err, "", "memory", "out of memory");
+                return field_error_fail(err, 400, "", "memory", "out of memory");
         }
         if (rq->deployment.gpu)
                 evaluate_deployment(&s);
@@ -614,8 +607,9 @@ int serving_search(const struct catalog_snapshot *snap, const struct serving_req
                                                         free(s.res);
                                                         free(picks);
                                                         serving_result_free(out);
-                                                        return fail(err, "", "memory",
-                                                                    "out of memory");
+                                                        return field_error_fail(err, 400, "",
+                                                                                "memory",
+                                                                                "out of memory");
                                                 }
                                                 out->plans = np;
                                                 s.cap_plans = cap2;

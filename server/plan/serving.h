@@ -47,6 +47,7 @@
 #include "plan/price_pick.h"
 #include "core/estimate.h"
 #include "core/serving_step.h"
+#include "json/field_error.h"
 
 #define SERVING_OPTIONS_MAX     8
 #define SERVING_FILTER_MAX      32
@@ -200,18 +201,11 @@ struct serving_request {
         struct serving_constraints constraints;
 };
 
-/* Field-level refusal of a request (a JSON pointer relative to the body). */
-struct serving_error {
-        char pointer[64];
-        char rule[32];
-        char detail[200];
-};
-
 /*
  * Check traffic, SLOs and constraints (not the model, which the estimate
  * decoder checked).  Returns 0, or -1 with err naming the field.
  */
-int serving_validate(const struct serving_request *rq, struct serving_error *err);
+int serving_validate(const struct serving_request *rq, struct fields_error *err);
 
 /*
  * Run the search.  Returns 0 (possibly with no plans: every option is in
@@ -219,7 +213,7 @@ int serving_validate(const struct serving_request *rq, struct serving_error *err
  * invalid or memory runs out.  Free with serving_result_free().
  */
 int serving_search(const struct catalog_snapshot *s, const struct serving_request *rq,
-                   struct serving_result *out, struct serving_error *err);
+                   struct serving_result *out, struct fields_error *err);
 void serving_result_free(struct serving_result *r);
 
 /*

@@ -97,6 +97,20 @@ static void test_chunked_prefill_step(void **state)
         near(serving_step_seconds(&m, 32, 500, 0, 0), (8.75094 + 1.288) * 1e-3, 1e-5);
 }
 
+/* A replica under a multi-step scheduler: k = 10 iterations per
+ * scheduling at 1 ms each, a 10 ms front end, a 10.1 ms prefill pass on
+ * the toy GPU; the tests below work their figures out from these. */
+static void multi_step_replica(struct serving_config *c, struct serving_engine *e,
+                               struct est_speed *sp)
+{
+        memset(c, 0, sizeof(*c));
+        toy_speed(sp);
+        toy_engine(e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
+        serving_step_model_init(&c->step, sp, e, 1, 32, false, false);
+        c->max_sequences = 256;
+        c->prefill_s = 0.0101;
+}
+
 /*
  * Multi-step scheduling (vLLM num_scheduler_steps = 10) and TTFT at an
  * idle replica (one request in a long while), prompts of 100 tokens:
@@ -119,12 +133,7 @@ static void test_multi_step_ttft(void **state)
         struct serving_traffic t = {.prompt_tokens = 100, .output_tokens = 100};
         struct serving_load l;
         (void)state;
-        memset(&c, 0, sizeof(c));
-        toy_speed(&sp);
-        toy_engine(&e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
-        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
-        c.max_sequences = 256;
-        c.prefill_s = 0.0101;
+        multi_step_replica(&c, &e, &sp);
         serving_load_replica(&c, &t, 1e-6, &l);
         assert_true(l.feasible);
         near(l.ttft_p50_s, 67.71714e-3, 1e-4);
@@ -190,12 +199,7 @@ static void test_single_user_closed_loop(void **state)
         struct serving_traffic t = {.prompt_tokens = 100, .output_tokens = 100, .concurrency = 1};
         struct serving_load l;
         (void)state;
-        memset(&c, 0, sizeof(c));
-        toy_speed(&sp);
-        toy_engine(&e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
-        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
-        c.max_sequences = 256;
-        c.prefill_s = 0.0101;
+        multi_step_replica(&c, &e, &sp);
         serving_load_replica_closed(&c, &t, 1, &l);
         assert_true(l.feasible);
         assert_false(l.overloaded);
@@ -231,12 +235,7 @@ static void test_closed_loop_aligned_arrivals(void **state)
         struct serving_traffic t = {.prompt_tokens = 100, .output_tokens = 100, .concurrency = 5};
         struct serving_load l;
         (void)state;
-        memset(&c, 0, sizeof(c));
-        toy_speed(&sp);
-        toy_engine(&e, SERVING_PREFILL_SEPARATE, 10, 1e-3, 0, 10e-3);
-        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
-        c.max_sequences = 256;
-        c.prefill_s = 0.0101;
+        multi_step_replica(&c, &e, &sp);
         serving_load_replica(&c, &t, 1e-6, &l);
         assert_true(l.feasible);
         near(l.ttft_p50_s, 105.80714e-3, 1e-4);
