@@ -831,3 +831,25 @@ void estimate_time(const struct estimate_input *in, const struct estimate_prepar
         compute_fill(in, &d, gpu_as_run(in, g, &variant), r);
         compute_goodput(in, &d, r);
 }
+
+/* ---- a floor under a layout's time ------------------------------------------------------ */
+
+int estimate_floor_prepare(const struct estimate_input *in, struct estimate_floor *f,
+                           struct estimate_error *err)
+{
+        struct derived d;
+
+        memset(f, 0, sizeof(*f));
+        if (validate_input(in, NULL, err) || derive_input(in, &d, NULL, err))
+                return -1;
+        compute_floor(in, &d, f);
+        return 0;
+}
+
+double estimate_floor_step_seconds(const struct estimate_input *in, const struct estimate_floor *f,
+                                   const struct gpu_spec *g)
+{
+        struct gpu_spec variant;
+
+        return compute_floor_step_seconds(in, f, gpu_as_run(in, g, &variant));
+}

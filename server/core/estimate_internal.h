@@ -219,6 +219,12 @@ void compute_goodput(const struct estimate_input *in, const struct derived *d,
                      struct estimate_result *r);
 void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r);
+/* The GPU-independent figures of a training step's floor (estimate.h,
+ * struct estimate_floor), and the floor on one GPU. */
+void compute_floor(const struct estimate_input *in, const struct derived *d,
+                   struct estimate_floor *f);
+double compute_floor_step_seconds(const struct estimate_input *in, const struct estimate_floor *f,
+                                  const struct gpu_spec *g);
 
 /* fit.c */
 uint32_t fit_max_batch(const struct mem_model *mm, double cap);

@@ -20,6 +20,9 @@
  *      The memory model of a run does not read the GPU either: it is built
  *      once per layout (estimate_prepare) and only the time model runs per
  *      GPU (estimate_time), with the same figures estimate_run() gives.
+ *      Counts are tried in increasing order, and once an offering has a
+ *      plan, a layout not run yet whose time floor (estimate_floor) prices
+ *      it after that plan is skipped: it could not replace it.
  *   3. cost: gpus x hours x usd_per_gpu_hour, where usd_per_gpu_hour is the
  *      stored instance price / gpus_per_instance (so = instances x instance
  *      price x hours); per million tokens = gpus x usd_per_gpu_hour / 3600
@@ -94,6 +97,18 @@ struct reserve_memo {
 typedef struct reserve_memo reserve_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT]
                                            [PLAN_SAVER_COUNT];
 
+/*
+ * The floor under the time of a layout (estimate_floor), per GPU count and
+ * strategy, at the least traffic of the saver levels the search may add:
+ * whichever saver a run ends at, its time is at least this.  Worked out
+ * when an offering first asks whether a layout can beat its best plan.
+ */
+struct floor_memo {
+        bool done, ok;
+        struct estimate_floor f;
+};
+typedef struct floor_memo floor_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+
 struct search {
         const struct catalog_provider *providers; /* by offering.provider_index */
         const struct estimate_input *base;        /* the variant being searched (see below) */
@@ -108,6 +123,8 @@ struct search {
         memory_table_t mem_request;
         reserve_table_t *rsv; /* paired with mem */
         reserve_table_t rsv_request;
+        floor_table_t *floor; /* paired with mem */
+        floor_table_t floor_request;
         /*
          * The request re-planned at fp16 mixed precision, for GPUs without
          * bf16 (see bf16_substitute()); built on first use.
@@ -115,6 +132,7 @@ struct search {
         struct estimate_input fp16_input;
         memory_table_t mem_fp16;
         reserve_table_t rsv_fp16;
+        floor_table_t floor_fp16;
         int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
         struct estimate_error fp16_error;
         struct shape *shapes[SHAPES_MAX]; /* allocated on first use, reused by later GPUs */
@@ -129,6 +147,7 @@ struct search {
         size_t n_prep, cap_prep;
         struct estimate_result res;    /* scratch for estimate_run (about 20 KiB) */
         struct estimate_input scratch; /* the input of a run not yet remembered */
+        struct estimate_input floor_in; /* the variant searched, for estimate_floor_step_seconds */
         struct plan_train_result *out;
         size_t cap_plans, cap_excluded;
 };
@@ -307,21 +326,100 @@ static double plan_key(const struct plan_train_plan *p, enum plan_rank rank, boo
         return p->usd_per_million_tokens >= 0 ? p->usd_per_million_tokens : HUGE_VAL;
 }
 
+/* The ranking on the keys alone: key first, within 0.01% the other
+ * criterion, then fewer GPUs. */
+static bool keys_better(double ka, double kb, double oa, double ob, uint32_t ga, uint32_t gb)
+{
+        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb)))
+                return ka < kb;
+        if (fabs(oa - ob) > 1e-4 * fmax(fabs(oa), fabs(ob)))
+                return oa < ob;
+        return ga < gb;
+}
+
 static bool plan_better(const struct plan_train_plan *a, const struct plan_train_plan *b,
                         enum plan_rank rank, bool has_hours)
 {
-        double ka = plan_key(a, rank, has_hours), kb = plan_key(b, rank, has_hours);
         enum plan_rank other = rank == PLAN_RANK_COST ? PLAN_RANK_TIME : PLAN_RANK_COST;
 
-        /* Within 0.01% the other criterion decides, then fewer GPUs. */
-        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb))) {
-                return ka < kb;
+        return keys_better(plan_key(a, rank, has_hours), plan_key(b, rank, has_hours),
+                           plan_key(a, other, has_hours), plan_key(b, other, has_hours), a->gpus,
+                           b->gpus);
+}
+
+/* The floor of (count, st) over the saver levels allowed, worked out on first use. */
+static const struct floor_memo *floor_at(struct search *sr, uint32_t count, enum est_strategy st)
+{
+        struct floor_memo *fm = &(*sr->floor)[count][st];
+
+        if (fm->done)
+                return fm;
+        fm->done = true;
+        for (int sv = 0; sv < (int)savers_used(sr); sv++) {
+                struct estimate_input x;
+                struct estimate_floor f;
+                struct estimate_error e;
+
+                if (!sr->level_ok[sv])
+                        continue;
+                /* The figures do not depend on the nodes (estimate.h). */
+                layout(sr, &x, count, 1, st, (enum plan_saver)sv);
+                sr->out->engine_calls++;
+                if (estimate_floor_prepare(&x, &f, &e)) {
+                        /* A refused level ends the run (run_lightest) before
+                         * any slower one: no floor to trust. */
+                        fm->ok = false;
+                        return fm;
+                }
+                if (!fm->ok) {
+                        fm->f = f;
+                        fm->ok = true;
+                        continue;
+                }
+                fm->f.traffic_bytes = fmin(fm->f.traffic_bytes, f.traffic_bytes);
+                fm->f.blocks = fmax(fm->f.blocks, f.blocks);
+                fm->f.data_seconds = fmin(fm->f.data_seconds, f.data_seconds);
+                fm->f.steps = fmin(fm->f.steps, f.steps);
+                fm->f.tokens_per_step = fmax(fm->f.tokens_per_step, f.tokens_per_step);
         }
-        ka = plan_key(a, other, has_hours);
-        kb = plan_key(b, other, has_hours);
-        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb)))
-                return ka < kb;
-        return a->gpus < b->gpus;
+        return fm;
+}
+
+/*
+ * True when layout (count GPUs in k instances of network bytes/s each,
+ * strategy st) on GPU g at per_gpu_hour cannot rank before best, whatever
+ * saver it ends at: the plan its floor gives (estimate_floor: every figure
+ * at least as good as the run's) ranks after best by more than
+ * plan_better()'s tolerance, so the run would not replace it.
+ */
+static bool cannot_beat(struct search *sr, const struct gpu_spec *g, uint32_t count, uint32_t k,
+                        enum est_strategy st, double network, double per_gpu_hour,
+                        const struct plan_train_plan *best)
+{
+        const struct floor_memo *fm;
+        struct plan_train_plan lb;
+        bool has_hours = sr->out->has_hours;
+        double step_s;
+
+        if (!sr->training)
+                return false;
+        fm = floor_at(sr, count, st);
+        if (!fm->ok || !(fm->f.tokens_per_step > 0))
+                return false;
+        sr->floor_in.nodes = k;
+        sr->floor_in.inter_node_bytes_per_s = network;
+        step_s = estimate_floor_step_seconds(&sr->floor_in, &fm->f, g);
+        if (!(step_s > 0) || !isfinite(step_s))
+                return false;
+        /* The plan's figures as search_offering() works them out, from the floor. */
+        lb.gpus = count;
+        lb.hours = has_hours ? step_s * fm->f.steps / 3600 : -1;
+        lb.cost_usd = lb.hours >= 0 ? count * lb.hours * per_gpu_hour : -1;
+        lb.tokens_per_second = fm->f.tokens_per_step / step_s;
+        lb.usd_per_million_tokens = count * per_gpu_hour / 3600 / lb.tokens_per_second * 1e6;
+        /* 1e-3: ten times plan_better()'s tolerance, far above rounding. */
+        return plan_key(&lb, sr->c->rank_by, has_hours) * (1 - 1e-3) >
+               plan_key(best, sr->c->rank_by, has_hours);
 }
 
 /* State the allocator's reserve of layout (count, st, sv) in x, replaying
@@ -330,8 +428,10 @@ static bool pin_reserve(struct search *sr, struct estimate_input *x, uint32_t co
                         enum est_strategy st, enum plan_saver sv)
 {
         /* DDP keeps every tensor whole on every GPU: one replay serves
-         * every count */
-        struct reserve_memo *r = &(*sr->rsv)[st == EST_DDP ? 2 : count][st][sv];
+         * every count.  Not with the optimizer offloaded: the engine runs
+         * that as ZeRO-Offload (stage 2), which shards the gradients. */
+        bool whole = st == EST_DDP && x->offload == EST_OFFLOAD_NONE;
+        struct reserve_memo *r = &(*sr->rsv)[whole ? 2 : count][st][sv];
         if (!r->done) {
                 struct estimate_error e;
                 r->done = true;
@@ -489,6 +589,14 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
 
                         if (!strategy_used(sr, count, (enum est_strategy)st))
                                 continue;
+                        /* A run not made yet is skipped when it cannot beat
+                         * the best plan so far (the floor under its time). */
+                        if (!m->done && found &&
+                            cannot_beat(sr, g, count, k, (enum est_strategy)st, network,
+                                        per_gpu_hour, best)) {
+                                sr->out->skipped++;
+                                continue;
+                        }
                         /* The lower bound and the run are the same for every
                          * offering of this shape: worked out for the first. */
                         if (!m->done) {
@@ -659,6 +767,7 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
                 sr->base = sr->request;
                 sr->mem = &sr->mem_request;
                 sr->rsv = &sr->rsv_request;
+                sr->floor = &sr->floor_request;
                 sr->prep_at = &sr->prep_request;
                 return 0;
         }
@@ -673,6 +782,7 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
         sr->base = &sr->fp16_input;
         sr->mem = &sr->mem_fp16;
         sr->rsv = &sr->rsv_fp16;
+        sr->floor = &sr->floor_fp16;
         sr->prep_at = &sr->prep_fp16;
         return sr->fp16_state == 1 ? 0 : -1;
 }
@@ -697,19 +807,48 @@ static uint64_t memory_floor(struct search *sr, uint32_t *count_out)
         return best;
 }
 
-/* Stable insertion sort by rank (qsort would need the rank in a global). */
-static void sort_plans(struct plan_train_plan *p, size_t n, enum plan_rank rank, bool has_hours)
+/* A plan's place in the ranking: its keys, worked out once. */
+struct rank_entry {
+        double key, other;
+        uint32_t gpus;
+        size_t at; /* index into the unsorted plans */
+};
+
+/*
+ * Stable insertion sort by rank (qsort would need the rank in a global,
+ * and the ranking's tolerance makes its order depend on the algorithm:
+ * this one stays).  The plans are large, so their keys are sorted and the
+ * plans moved once.  Returns -1 when memory runs out (p unsorted).
+ */
+static int sort_plans(struct plan_train_plan *p, size_t n, enum plan_rank rank, bool has_hours)
 {
-        for (size_t i = 1; i < n; i++) {
-                struct plan_train_plan v = p[i];
+        enum plan_rank other = rank == PLAN_RANK_COST ? PLAN_RANK_TIME : PLAN_RANK_COST;
+        struct rank_entry *e = malloc((n + 1) * sizeof(*e));
+        struct plan_train_plan *sorted = malloc((n + 1) * sizeof(*sorted));
+
+        if (!e || !sorted) {
+                free(e);
+                free(sorted);
+                return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+                struct rank_entry v = {plan_key(&p[i], rank, has_hours),
+                                       plan_key(&p[i], other, has_hours), p[i].gpus, i};
                 size_t j = i;
 
-                while (j > 0 && plan_better(&v, &p[j - 1], rank, has_hours)) {
-                        p[j] = p[j - 1];
+                while (j > 0 && keys_better(v.key, e[j - 1].key, v.other, e[j - 1].other, v.gpus,
+                                            e[j - 1].gpus)) {
+                        e[j] = e[j - 1];
                         j--;
                 }
-                p[j] = v;
+                e[j] = v;
         }
+        for (size_t i = 0; i < n; i++)
+                sorted[i] = p[e[i].at];
+        memcpy(p, sorted, n * sizeof(*p));
+        free(sorted);
+        free(e);
+        return 0;
 }
 
 int plan_train_search(const struct catalog_snapshot *s, const struct estimate_input *base,
@@ -722,6 +861,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         struct search *sr = calloc(1, sizeof(*sr));
         struct plan_price_rules rules = c->prices;
         struct plan_price_pick *picks;
+        size_t *by_gpu = NULL, *first = NULL; /* offerings grouped by GPU, in index order */
         int rc = -1;
 
         memset(out, 0, sizeof(*out));
@@ -738,6 +878,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         sr->request = base;
         sr->mem = &sr->mem_request;
         sr->rsv = &sr->rsv_request;
+        sr->floor = &sr->floor_request;
         sr->prep_at = &sr->prep_request;
         sr->c = c;
         sr->out = out;
@@ -747,12 +888,23 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         sr->cap_excluded = n_gpus + n_off;
         out->plans = calloc(sr->cap_plans + 1, sizeof(*out->plans));
         out->excluded = calloc(sr->cap_excluded + 1, sizeof(*out->excluded));
-        if (!out->plans || !out->excluded) {
+        by_gpu = malloc((n_off + 1) * sizeof(*by_gpu));
+        first = calloc(n_gpus + 2, sizeof(*first));
+        if (!out->plans || !out->excluded || !by_gpu || !first) {
                 snprintf(err->detail, sizeof(err->detail), "out of memory");
                 goto out;
         }
         if (memory_table(sr, err))
                 goto out;
+        /* A counting sort: first[gi] .. first[gi + 1] are GPU gi's offerings. */
+        for (size_t oi = 0; oi < n_off; oi++)
+                if (off[oi].gpu_index < n_gpus)
+                        first[off[oi].gpu_index + 2]++;
+        for (size_t gi = 0; gi < n_gpus; gi++)
+                first[gi + 2] += first[gi + 1];
+        for (size_t oi = 0; oi < n_off; oi++)
+                if (off[oi].gpu_index < n_gpus)
+                        by_gpu[first[off[oi].gpu_index + 1]++] = oi;
 
         for (size_t gi = 0; gi < n_gpus; gi++) {
                 const struct gpu_spec *g = &gpus[gi];
@@ -775,6 +927,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                                      sr->fp16_error.detail);
                         continue;
                 }
+                sr->floor_in = *sr->base;
                 for (uint32_t count = 1; count <= c->max_gpus; count++)
                         for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                                 if (!strategy_used(sr, count, (enum est_strategy)st))
@@ -802,13 +955,14 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                         continue;
                 }
                 sr->n_shapes = 0;
-                for (size_t oi = 0; oi < n_off; oi++) {
+                for (size_t at = first[gi]; at < first[gi + 1]; at++) {
+                        size_t oi = by_gpu[at];
                         const struct catalog_offering *o = &off[oi];
                         const struct catalog_price *price;
                         struct plan_train_plan best;
                         struct offering_outcome oc;
 
-                        if (o->gpu_index != gi || !provider_listed(c, o->provider_id))
+                        if (!provider_listed(c, o->provider_id))
                                 continue;
                         price = picks[oi].price;
                         if (!price) {
@@ -869,7 +1023,10 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                 snprintf(err->detail, sizeof(err->detail), "out of memory");
                 goto out;
         }
-        sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours);
+        if (sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours)) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                goto out;
+        }
         rc = 0;
 out:
         if (rc)
@@ -879,6 +1036,8 @@ out:
         free(sr->prep);
         free(sr);
         free(picks);
+        free(by_gpu);
+        free(first);
         return rc;
 }
 
