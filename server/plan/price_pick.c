@@ -7,14 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "YYYY-MM-DD" exactly (how PostgreSQL writes a date): true with its
+ * parts; a search reads one date per offering, and sscanf is most of that. */
+static bool iso_date(const char *s, int *y, int *m, int *d)
+{
+        for (int i = 0; i < 10; i++)
+                if (i == 4 || i == 7 ? s[i] != '-' : s[i] < '0' || s[i] > '9')
+                        return false;
+        if (s[10])
+                return false;
+        *y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+        *m = (s[5] - '0') * 10 + (s[6] - '0');
+        *d = (s[8] - '0') * 10 + (s[9] - '0');
+        return true;
+}
+
 long plan_price_days(const char *date)
 {
         int y, m, d;
         char tail;
         long era, yoe, doy, doe;
 
-        if (!date || sscanf(date, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 ||
-            d < 1 || d > 31)
+        if (!date ||
+            (!iso_date(date, &y, &m, &d) &&
+             sscanf(date, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3) ||
+            m < 1 || m > 12 || d < 1 || d > 31)
                 return -1;
         /* Days from civil (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
          * days_from_civil): March-based years so that leap days fall last. */
