@@ -54,6 +54,7 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
+        bool timed;              /* the time figures below are worked out */
         bool none_fits;          /* the memory table's lower bound rules every saver out */
         int saver;               /* the lightest saver whose full estimate fits */
         bool no_rate;            /* refused: no throughput figure at the precision run */
@@ -68,6 +69,17 @@ struct shape {
         int gpus_per_instance;
         double network_bytes_per_s;
         struct run_memo runs[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+        /*
+         * The floor under each layout's time (estimate_floor) as a ranking
+         * key: plan_key() of the plan the floor gives at 1 USD per GPU-hour
+         * (a plan's cost scales with its price; its time does not), 0 when
+         * there is no floor to trust, by GPU count; and the least of them
+         * over k instances and more, by k.  Worked out when an offering of
+         * the shape first has a plan to compare with.
+         */
+        bool floors;
+        double floor_key[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+        double floor_rest[PLAN_GPUS_MAX + 2];
 };
 
 typedef uint64_t memory_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
@@ -148,6 +160,9 @@ struct search {
         struct estimate_result res;    /* scratch for estimate_run (about 20 KiB) */
         struct estimate_input scratch; /* the input of a run not yet remembered */
         struct estimate_input floor_in; /* the variant searched, for estimate_floor_step_seconds */
+        /* The GPU's peak rate at the precision run, the same for every
+         * layout (compute.c): 0 = not seen yet, 1 = a rate, -1 = none. */
+        int rate;
         struct plan_train_result *out;
         size_t cap_plans, cap_excluded;
 };
@@ -386,40 +401,69 @@ static const struct floor_memo *floor_at(struct search *sr, uint32_t count, enum
 }
 
 /*
- * True when layout (count GPUs in k instances of network bytes/s each,
- * strategy st) on GPU g at per_gpu_hour cannot rank before best, whatever
- * saver it ends at: the plan its floor gives (estimate_floor: every figure
- * at least as good as the run's) ranks after best by more than
- * plan_better()'s tolerance, so the run would not replace it.
+ * The ranking key of the plan the floor of layout (count GPUs in k
+ * instances of network bytes/s each, strategy st) gives on GPU g at 1 USD
+ * per GPU-hour, worked out as search_offering() works out a plan's
+ * figures; 0 when there is no floor to trust.  Whatever saver the run ends
+ * at, its plan's key is at least this (times the price, by cost).
  */
-static bool cannot_beat(struct search *sr, const struct gpu_spec *g, uint32_t count, uint32_t k,
-                        enum est_strategy st, double network, double per_gpu_hour,
-                        const struct plan_train_plan *best)
+static double floor_key(struct search *sr, const struct gpu_spec *g, uint32_t count, uint32_t k,
+                        enum est_strategy st, double network)
 {
-        const struct floor_memo *fm;
+        const struct floor_memo *fm = floor_at(sr, count, st);
         struct plan_train_plan lb;
         bool has_hours = sr->out->has_hours;
         double step_s;
 
-        if (!sr->training)
-                return false;
-        fm = floor_at(sr, count, st);
         if (!fm->ok || !(fm->f.tokens_per_step > 0))
-                return false;
+                return 0;
         sr->floor_in.nodes = k;
         sr->floor_in.inter_node_bytes_per_s = network;
         step_s = estimate_floor_step_seconds(&sr->floor_in, &fm->f, g);
         if (!(step_s > 0) || !isfinite(step_s))
-                return false;
-        /* The plan's figures as search_offering() works them out, from the floor. */
+                return 0;
         lb.gpus = count;
         lb.hours = has_hours ? step_s * fm->f.steps / 3600 : -1;
-        lb.cost_usd = lb.hours >= 0 ? count * lb.hours * per_gpu_hour : -1;
+        lb.cost_usd = lb.hours >= 0 ? count * lb.hours : -1;
         lb.tokens_per_second = fm->f.tokens_per_step / step_s;
-        lb.usd_per_million_tokens = count * per_gpu_hour / 3600 / lb.tokens_per_second * 1e6;
-        /* 1e-3: ten times plan_better()'s tolerance, far above rounding. */
-        return plan_key(&lb, sr->c->rank_by, has_hours) * (1 - 1e-3) >
-               plan_key(best, sr->c->rank_by, has_hours);
+        lb.usd_per_million_tokens = count / 3600.0 / lb.tokens_per_second * 1e6;
+        return plan_key(&lb, sr->c->rank_by, has_hours);
+}
+
+/* Fill the shape's floor keys (training only: an inference run has no floor). */
+static void shape_floors(struct search *sr, struct shape *sh, const struct gpu_spec *g)
+{
+        uint32_t gpi = (uint32_t)sh->gpus_per_instance;
+        uint32_t top = sr->c->max_gpus / gpi;
+
+        sh->floors = true;
+        sh->floor_rest[top + 1] = HUGE_VAL;
+        for (uint32_t k = top; k >= 1; k--) {
+                uint32_t count = k * gpi;
+                double least = sh->floor_rest[k + 1];
+
+                for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
+                        double key = 0;
+
+                        if (sr->training && strategy_used(sr, count, (enum est_strategy)st))
+                                key = floor_key(sr, g, count, k, (enum est_strategy)st,
+                                                sh->network_bytes_per_s);
+                        sh->floor_key[count][st] = key;
+                        if (strategy_used(sr, count, (enum est_strategy)st))
+                                least = fmin(least, key);
+                }
+                sh->floor_rest[k] = least;
+        }
+}
+
+/*
+ * True when a plan whose key is at least floor x scale ranks after the
+ * plan of key best by more than plan_better()'s tolerance (1e-3: ten
+ * times it, far above rounding), so that it could not replace it.
+ */
+static bool after(double floor, double scale, double best)
+{
+        return floor * scale * (1 - 1e-3) > best;
 }
 
 /* State the allocator's reserve of layout (count, st, sv) in x, replaying
@@ -490,56 +534,94 @@ static const struct estimate_prepared *prepared(struct search *sr, const struct 
 }
 
 /*
+ * Time the layout in sr->scratch (prepared as pp) on g into m; false when
+ * the run has no plan: no throughput figure at the precision run (the
+ * engine's peak is 0), or interrupted faster than it progresses.
+ */
+static bool time_layout(struct search *sr, struct run_memo *m, const struct estimate_prepared *pp,
+                        const struct gpu_spec *g)
+{
+        sr->out->engine_calls++;
+        estimate_time(&sr->scratch, pp, g, &sr->res);
+        m->timed = true;
+        sr->rate = sr->res.peak_flops_per_gpu > 0 ? 1 : -1;
+        m->no_rate = sr->rate < 0;
+        /* The wall time a run really takes: interruptions, restarts and
+         * checkpoint saves included (core/compute.c, goodput). */
+        if (m->no_rate || (sr->res.goodput.present && !(sr->res.goodput.effective_seconds > 0))) {
+                m->ok = false;
+                return false;
+        }
+        m->total_seconds =
+                sr->res.goodput.present ? sr->res.goodput.effective_seconds : sr->res.total_seconds;
+        m->tokens_per_second = sr->res.tokens_per_second;
+        m->seconds_per_step = sr->res.seconds_per_step;
+        m->bottleneck = sr->res.bottleneck;
+        return true;
+}
+
+/* Lay out saver sv of (count, k, st) in sr->scratch, its reserve pinned,
+ * and return it prepared; NULL when the engine refuses it. */
+static const struct estimate_prepared *lay_out(struct search *sr, uint32_t count, uint32_t k,
+                                               enum est_strategy st, int sv, double network)
+{
+        layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
+        sr->scratch.gpu_index = 0;
+        sr->scratch.inter_node_bytes_per_s = network;
+        if (!pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv))
+                return NULL;
+        /* The memory model is the same on every GPU: prepared once. */
+        return prepared(sr, &sr->scratch, (int)(count / k), count, st, sv);
+}
+
+/*
  * Run the engine on GPU g for count GPUs in k instances with strategy st,
  * from saver sv (the lightest the memory table's lower bound allows) up,
  * until the full estimate - reserve included - fits; remember it in m.
+ * A saver that does not fit is timed at once (a run without an end stops
+ * the climb); the one that fits is timed when an offering needs its time
+ * (run_timed), since one short of CPU memory may not.
  */
 static void run_lightest(struct search *sr, struct run_memo *m, const struct gpu_spec *g,
                          uint32_t count, uint32_t k, enum est_strategy st, int sv, double network)
 {
         for (; sv >= 0; sv = lightest_fit_from(sr, count, st, g->usable_memory_bytes, sv + 1)) {
-                m->saver = sv;
-                layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
-                sr->scratch.gpu_index = 0;
-                sr->scratch.inter_node_bytes_per_s = network;
-                m->ok = pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv);
-                if (m->ok) {
-                        /* The memory model is the same on every GPU:
-                         * prepared once, timed here on g. */
-                        const struct estimate_prepared *pp =
-                                prepared(sr, &sr->scratch, (int)(count / k), count, st, sv);
+                const struct estimate_prepared *pp = lay_out(sr, count, k, st, sv, network);
 
-                        m->ok = pp != NULL;
-                        if (m->ok) {
-                                sr->out->engine_calls++;
-                                estimate_time(&sr->scratch, pp, g, &sr->res);
-                        }
-                }
-                /* No throughput figure at the precision run (the engine's
-                 * peak is 0): no time, so no plan. */
-                m->no_rate = m->ok && sr->res.peak_flops_per_gpu <= 0;
-                if (m->no_rate)
-                        m->ok = false;
+                m->saver = sv;
+                m->timed = false;
+                m->ok = pp != NULL;
                 if (!m->ok)
                         return;
-                m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
-                m->per_gpu_needed = sr->res.per_gpu_needed_bytes;
-                m->cpu_bytes = sr->res.cpu_total_bytes;
-                /* The wall time a run really takes: interruptions, restarts
-                 * and checkpoint saves included (core/compute.c, goodput);
-                 * a run interrupted faster than it progresses has no plan. */
-                if (sr->res.goodput.present && !(sr->res.goodput.effective_seconds > 0)) {
+                m->per_gpu_bytes = pp->per_gpu_total_bytes;
+                m->per_gpu_needed = pp->per_gpu_needed_bytes;
+                m->cpu_bytes = pp->cpu_total_bytes;
+                if (sr->rate < 0) { /* no rate on this GPU: no time, so no plan */
+                        m->no_rate = true;
                         m->ok = false;
                         return;
                 }
-                m->total_seconds = sr->res.goodput.present ? sr->res.goodput.effective_seconds
-                                                           : sr->res.total_seconds;
-                m->tokens_per_second = sr->res.tokens_per_second;
-                m->seconds_per_step = sr->res.seconds_per_step;
-                m->bottleneck = sr->res.bottleneck;
-                if (m->per_gpu_needed <= g->usable_memory_bytes)
+                if (m->per_gpu_needed <= g->usable_memory_bytes && sr->rate > 0)
+                        return;
+                if (!time_layout(sr, m, pp, g) || m->per_gpu_needed <= g->usable_memory_bytes)
                         return;
         }
+}
+
+/* m's time figures, worked out if not yet; false when the run has no plan. */
+static bool run_timed(struct search *sr, struct run_memo *m, const struct gpu_spec *g,
+                      uint32_t count, uint32_t k, enum est_strategy st, double network)
+{
+        const struct estimate_prepared *pp;
+
+        if (!m->ok || m->timed)
+                return m->ok;
+        pp = lay_out(sr, count, k, st, m->saver, network);
+        if (!pp) { /* it was prepared before: memory ran out */
+                m->ok = false;
+                return false;
+        }
+        return time_layout(sr, m, pp, g);
 }
 
 struct offering_outcome {
@@ -567,6 +649,9 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                          : c->max_gpus / (uint32_t)gpi;
         struct shape *sh = shape_for(sr, gpi, network);
         double per_gpu_hour = price->usd_per_hour / gpi;
+        /* Floor keys are at 1 USD per GPU-hour: a cost scales with the price. */
+        double scale = c->rank_by == PLAN_RANK_COST ? per_gpu_hour : 1;
+        double best_key = HUGE_VAL;
         bool found = false;
 
         oc->gpu_fit = false;
@@ -582,6 +667,12 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
 
                 if (!sr->training && k > 1)
                         break; /* tensor parallel stays inside one instance */
+                /* No layout of this count or a larger one can beat the
+                 * plan found: nothing left to run. */
+                if (found && after(sh->floor_rest[k], scale, best_key)) {
+                        sr->out->skipped++;
+                        break;
+                }
                 for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                         struct run_memo *m = &sh->runs[count][st];
                         int sv;
@@ -591,9 +682,7 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                 continue;
                         /* A run not made yet is skipped when it cannot beat
                          * the best plan so far (the floor under its time). */
-                        if (!m->done && found &&
-                            cannot_beat(sr, g, count, k, (enum est_strategy)st, network,
-                                        per_gpu_hour, best)) {
+                        if (!m->done && found && after(sh->floor_key[count][st], scale, best_key)) {
                                 sr->out->skipped++;
                                 continue;
                         }
@@ -611,24 +700,45 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         if (m->none_fits)
                                 continue;
                         sv = m->saver;
-                        if (m->no_rate)
+                        if (m->no_rate) {
                                 oc->no_rate = true;
+                                /* No layout on this GPU has a rate: nothing
+                                 * else can change the outcome. */
+                                if (sr->rate < 0)
+                                        return false;
+                        }
                         /* The engine's own full estimate must fit, not just the memory pass. */
                         if (!m->ok || m->per_gpu_needed > g->usable_memory_bytes)
                                 continue;
-                        oc->gpu_fit = true;
                         /*
                          * CPU memory: the engine's CPU total is per node, and
                          * every instance is one node running gpus_per_instance
                          * processes, so it is what one instance must hold
                          * (offloaded optimizer states, checkpoint copies while
-                         * loading, runtime and data loader buffers).
+                         * loading, runtime and data loader buffers).  Short of
+                         * it, a run only states the least CPU memory needed,
+                         * and one needing no less than a run that held cannot
+                         * change that: its time is not needed.
                          */
                         if (o->ram_bytes > 0 && m->cpu_bytes > o->ram_bytes) {
+                                if (oc->gpu_fit && oc->ram_need_bytes &&
+                                    m->cpu_bytes >= oc->ram_need_bytes)
+                                        continue;
+                                if (!run_timed(sr, m, g, count, k, (enum est_strategy)st, network))
+                                        continue;
+                                oc->gpu_fit = true;
                                 if (!oc->ram_need_bytes || m->cpu_bytes < oc->ram_need_bytes)
                                         oc->ram_need_bytes = m->cpu_bytes;
                                 continue;
                         }
+                        if (!m->timed && found &&
+                            after(sh->floor_key[count][st], scale, best_key)) {
+                                sr->out->skipped++;
+                                continue;
+                        }
+                        if (!run_timed(sr, m, g, count, k, (enum est_strategy)st, network))
+                                continue;
+                        oc->gpu_fit = true;
                         oc->any_fit = true;
                         /* The plan's figures; its input (large) is written
                          * only when it becomes the best. */
@@ -666,7 +776,10 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                        (enum plan_saver)sv);
                                 best->input.gpu_index = 0;
                                 best->input.inter_node_bytes_per_s = network;
+                                best_key = plan_key(best, c->rank_by, sr->out->has_hours);
                                 found = true;
+                                if (!sh->floors)
+                                        shape_floors(sr, sh, g);
                         }
                 }
         }
@@ -928,6 +1041,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                         continue;
                 }
                 sr->floor_in = *sr->base;
+                sr->rate = 0;
                 for (uint32_t count = 1; count <= c->max_gpus; count++)
                         for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                                 if (!strategy_used(sr, count, (enum est_strategy)st))
