@@ -862,6 +862,11 @@ void estimate_time(const struct estimate_input *in, const struct estimate_prepar
  * nodes or inter_node_bytes_per_s, which only estimate_floor_step_seconds
  * reads.  traffic_bytes only raises the floor: the least of several
  * layouts' traffic gives a floor under each of them.  Inference: all zero.
+ *
+ * cpu_bytes is a floor under the run's cpu_total_bytes (the CPU memory of
+ * one node), from the same model with one process on the node (every node
+ * runs at least one, and each adds its share) and no offloaded
+ * activations.
  */
 struct estimate_floor {
         double traffic_bytes; /* data-parallel bytes per GPU per optimizer step */
@@ -869,6 +874,7 @@ struct estimate_floor {
         double data_seconds;  /* the input pipeline's time per step */
         double steps;         /* optimizer steps of the job (as estimate_result.steps) */
         double tokens_per_step; /* as estimate_result.tokens_per_step */
+        uint64_t cpu_bytes;     /* <= estimate_result.cpu_total_bytes */
 };
 
 int estimate_floor_prepare(const struct estimate_input *in, struct estimate_floor *f,

@@ -396,8 +396,19 @@ static const struct floor_memo *floor_at(struct search *sr, uint32_t count, enum
                 fm->f.data_seconds = fmin(fm->f.data_seconds, f.data_seconds);
                 fm->f.steps = fmin(fm->f.steps, f.steps);
                 fm->f.tokens_per_step = fmax(fm->f.tokens_per_step, f.tokens_per_step);
+                if (f.cpu_bytes < fm->f.cpu_bytes)
+                        fm->f.cpu_bytes = f.cpu_bytes;
         }
         return fm;
+}
+
+/* A floor under the CPU memory of a node of (count, st), whatever its
+ * saver and instance size; 0 when there is none to trust. */
+static uint64_t cpu_floor(struct search *sr, uint32_t count, enum est_strategy st)
+{
+        const struct floor_memo *fm = floor_at(sr, count, st);
+
+        return fm->ok ? fm->f.cpu_bytes : 0;
 }
 
 /*
@@ -683,6 +694,15 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         /* A run not made yet is skipped when it cannot beat
                          * the best plan so far (the floor under its time). */
                         if (!m->done && found && after(sh->floor_key[count][st], scale, best_key)) {
+                                sr->out->skipped++;
+                                continue;
+                        }
+                        /* Short of CPU memory with a layout that held
+                         * (below), one needing no less cannot change the
+                         * reason: not worth its memory model either. */
+                        if (!m->done && !found && o->ram_bytes > 0 && oc->gpu_fit &&
+                            oc->ram_need_bytes && sr->training &&
+                            cpu_floor(sr, count, (enum est_strategy)st) >= oc->ram_need_bytes) {
                                 sr->out->skipped++;
                                 continue;
                         }

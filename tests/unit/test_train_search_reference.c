@@ -575,8 +575,9 @@ static void test_prepared_layout_times_like_a_run(void **state)
  * estimate_floor: for every training workload above, on every GPU, one and
  * several nodes, every strategy and saver, the floor is under the run's
  * seconds per step, its total and its effective (goodput) time (to
- * rounding: the plan search keeps a margin a billion times wider), and its
- * steps and tokens are the run's; the figures do not move with the nodes.
+ * rounding: the plan search keeps a margin a billion times wider), its CPU
+ * memory under the run's, and its steps and tokens are the run's; the
+ * figures do not move with the nodes.
  */
 static void test_floor_is_under_every_run(void **state)
 {
@@ -644,6 +645,8 @@ static void test_floor_is_under_every_run(void **state)
                                                                         run->total_seconds <=
                                                                         run->goodput
                                                                                 .effective_seconds);
+                                                        assert_true(f.cpu_bytes <=
+                                                                    run->cpu_total_bytes);
                                                         assert_true(f.steps == run->steps);
                                                         assert_true(f.tokens_per_step ==
                                                                     run->tokens_per_step);
