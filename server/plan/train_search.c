@@ -433,11 +433,16 @@ static double floor_key(struct search *sr, const struct gpu_spec *g, uint32_t co
         step_s = estimate_floor_step_seconds(&sr->floor_in, &fm->f, g);
         if (!(step_s > 0) || !isfinite(step_s))
                 return 0;
+        /* Only the figures plan_key() reads: hours and cost when the job
+         * has a dataset size, throughput and its price when not. */
         lb.gpus = count;
-        lb.hours = has_hours ? step_s * fm->f.steps / 3600 : -1;
-        lb.cost_usd = lb.hours >= 0 ? count * lb.hours : -1;
-        lb.tokens_per_second = fm->f.tokens_per_step / step_s;
-        lb.usd_per_million_tokens = count / 3600.0 / lb.tokens_per_second * 1e6;
+        if (has_hours) {
+                lb.hours = step_s * fm->f.steps / 3600;
+                lb.cost_usd = count * lb.hours;
+        } else {
+                lb.tokens_per_second = fm->f.tokens_per_step / step_s;
+                lb.usd_per_million_tokens = count / 3600.0 / lb.tokens_per_second * 1e6;
+        }
         return plan_key(&lb, sr->c->rank_by, has_hours);
 }
 
@@ -951,19 +956,16 @@ struct rank_entry {
  * Stable insertion sort by rank (qsort would need the rank in a global,
  * and the ranking's tolerance makes its order depend on the algorithm:
  * this one stays).  The plans are large, so their keys are sorted and the
- * plans moved once.  Returns -1 when memory runs out (p unsorted).
+ * plans then moved into place, one cycle of the permutation at a time.
+ * Returns -1 when memory runs out (p unsorted).
  */
 static int sort_plans(struct plan_train_plan *p, size_t n, enum plan_rank rank, bool has_hours)
 {
         enum plan_rank other = rank == PLAN_RANK_COST ? PLAN_RANK_TIME : PLAN_RANK_COST;
         struct rank_entry *e = malloc((n + 1) * sizeof(*e));
-        struct plan_train_plan *sorted = malloc((n + 1) * sizeof(*sorted));
 
-        if (!e || !sorted) {
-                free(e);
-                free(sorted);
+        if (!e)
                 return -1;
-        }
         for (size_t i = 0; i < n; i++) {
                 struct rank_entry v = {plan_key(&p[i], rank, has_hours),
                                        plan_key(&p[i], other, has_hours), p[i].gpus, i};
@@ -976,10 +978,24 @@ static int sort_plans(struct plan_train_plan *p, size_t n, enum plan_rank rank, 
                 }
                 e[j] = v;
         }
-        for (size_t i = 0; i < n; i++)
-                sorted[i] = p[e[i].at];
-        memcpy(p, sorted, n * sizeof(*p));
-        free(sorted);
+        /* Place i takes plan e[i].at; a place done points at itself. */
+        for (size_t i = 0; i < n; i++) {
+                struct plan_train_plan first;
+                size_t j = i;
+
+                if (e[i].at == i)
+                        continue;
+                first = p[i];
+                while (e[j].at != i) {
+                        size_t from = e[j].at;
+
+                        p[j] = p[from];
+                        e[j].at = j;
+                        j = from;
+                }
+                p[j] = first;
+                e[j].at = j;
+        }
         free(e);
         return 0;
 }
@@ -1019,8 +1035,10 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         out->has_hours = sr->training && (base->dataset_samples > 0 || base->dataset_tokens > 0);
         sr->cap_plans = n_off;
         sr->cap_excluded = n_gpus + n_off;
-        out->plans = calloc(sr->cap_plans + 1, sizeof(*out->plans));
-        out->excluded = calloc(sr->cap_excluded + 1, sizeof(*out->excluded));
+        /* Room for every offering; each entry is written whole when used
+         * (hundreds of KiB that need no zeroing). */
+        out->plans = malloc((sr->cap_plans + 1) * sizeof(*out->plans));
+        out->excluded = malloc((sr->cap_excluded + 1) * sizeof(*out->excluded));
         by_gpu = malloc((n_off + 1) * sizeof(*by_gpu));
         first = calloc(n_gpus + 2, sizeof(*first));
         if (!out->plans || !out->excluded || !by_gpu || !first) {
