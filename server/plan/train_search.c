@@ -381,8 +381,8 @@ static const struct floor_memo *floor_at(struct search *sr, uint32_t count, enum
                 layout(sr, &x, count, 1, st, (enum plan_saver)sv);
                 sr->out->engine_calls++;
                 if (estimate_floor_prepare(&x, &f, &e)) {
-                        /* A refused level ends the run (run_lightest) before
-                         * any slower one: no floor to trust. */
+                        /* The engine refuses a level: whether a run reaches
+                         * it depends on the GPU, so no floor is trusted. */
                         fm->ok = false;
                         return fm;
                 }
@@ -473,13 +473,13 @@ static void shape_floors(struct search *sr, struct shape *sh, const struct gpu_s
 }
 
 /*
- * True when a plan whose key is at least floor x scale ranks after the
+ * True when a plan whose key is at least key_floor x scale ranks after the
  * plan of key best by more than plan_better()'s tolerance (1e-3: ten
  * times it, far above rounding), so that it could not replace it.
  */
-static bool after(double floor, double scale, double best)
+static bool after(double key_floor, double scale, double best)
 {
-        return floor * scale * (1 - 1e-3) > best;
+        return key_floor * scale * (1 - 1e-3) > best;
 }
 
 /* State the allocator's reserve of layout (count, st, sv) in x, replaying
