@@ -14,8 +14,9 @@
 #include "api/answer_cached.h"
 #include "api/catalog_api.h"
 #include "api/catalog_json.h"
-#include "api/fields.h"
 #include "api/estimate_decode.h"
+#include "api/fields.h"
+#include "api/jsonw.h"
 #include "api/price_options.h"
 #include "plan/train_search.h"
 
@@ -51,164 +52,196 @@ static const struct {
         {"optimizer_offload", PLAN_ALLOW_OFFLOAD},
 };
 
+/*
+ * The answer is written with the JSON writer (api/jsonw.h), not built as a
+ * jansson tree: a compare answer has a row per offering (hundreds, with
+ * imported prices), and one allocation per value plus jansson's dump was
+ * most of a fresh compare's CPU time.  The text is what json_dumps(tree,
+ * JSON_COMPACT | JSON_REAL_PRECISION(15)) gave for the same members in the
+ * same order.
+ */
+#define COMPARE_TEXT_INITIAL_BYTES (64 * 1024)
+#define COMPARE_TEXT_MAX_BYTES     (32 * 1024 * 1024)
+
 /* "flash_attention", "selective_checkpointing", ... for each saver a plan adds. */
-static json_t *savers_json(const struct estimate_input *base, const struct estimate_input *run)
+static void savers_write(struct jsonw *w, const struct estimate_input *base,
+                         const struct estimate_input *run)
 {
         unsigned added = plan_train_search_savers_added(base, run);
-        json_t *arr = json_array();
 
-        for (size_t i = 0; arr && i < sizeof(saver_names) / sizeof(saver_names[0]); i++)
+        jsonw_array_begin(w);
+        for (size_t i = 0; i < sizeof(saver_names) / sizeof(saver_names[0]); i++)
                 if (added & saver_names[i].bit)
-                        json_array_append_new(arr, json_string(saver_names[i].name));
-        return arr;
+                        jsonw_string(w, saver_names[i].name);
+        jsonw_array_end(w);
 }
 
-/* A finite number or null. */
-static json_t *num_or_null(double v)
+/* A finite number >= 0, or null. */
+static void kreal_or_null(struct jsonw *w, const char *key, double v)
 {
-        return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+        if (v >= 0 && isfinite(v))
+                jsonw_kreal(w, key, v);
+        else
+                jsonw_knull(w, key);
 }
 
 /* What a reader must know before trusting a plan. */
-static json_t *plan_warnings_json(const struct estimate_input *base,
-                                  const struct plan_train_plan *p)
+static void plan_warnings_write(struct jsonw *w, const struct estimate_input *base,
+                                const struct plan_train_plan *p)
 {
-        json_t *arr = json_array();
         char text[256];
 
-        if (!arr)
-                return NULL;
+        jsonw_array_begin(w);
         if (p->precision_substituted) {
                 snprintf(text, sizeof(text),
                          "planned at fp16_mixed instead of %s: the GPU has no bf16 rate (it"
                          " would emulate bf16 far below its fp16 speed); fp16 needs loss scaling",
                          estimate_precision_name(base->precision));
-                json_array_append_new(arr, json_string(text));
+                jsonw_string(w, text);
         }
         if (p->ram_unknown) {
                 snprintf(text, sizeof(text),
                          "the catalog has no RAM figure for this instance: check that it has"
                          " the %.1f GB of CPU memory the plan needs per instance",
                          (double)p->cpu_bytes_per_instance / 1e9);
-                json_array_append_new(arr, json_string(text));
+                jsonw_string(w, text);
         }
-        return arr;
+        jsonw_array_end(w);
 }
 
-static json_t *plan_json(const struct catalog_snapshot *s, const struct estimate_input *base,
-                         const struct plan_train_constraints *c, const struct plan_train_plan *p,
-                         double restart)
+static void plan_write(struct jsonw *w, const struct catalog_snapshot *s,
+                       const struct estimate_input *base, const struct plan_train_constraints *c,
+                       const struct plan_train_plan *p, double restart)
 {
         size_t n, n_off;
         const struct gpu_spec *g = catalog_gpus(s, &n) + p->gpu_index;
         const struct catalog_offering *o = catalog_offerings(s, &n_off) + p->offering_index;
-        json_t *doc;
         double epochs = base->epochs > 0 ? base->epochs : 1;
 
-        doc = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:o, s:I, s:I, s:o, s:o, s:f, s:f,"
-                        " s:s, s:s, s:s}",
-                        "gpu", g->id, "gpu_name", g->name, "provider", o->provider_id, "offering",
-                        o->id, "gpus", (json_int_t)p->gpus, "instances", (json_int_t)p->instances,
-                        "strategy", estimate_strategy_name(p->strategy), "memory_savers",
-                        savers_json(base, &p->input), "per_gpu_bytes", (json_int_t)p->per_gpu_bytes,
-                        "gpu_memory_bytes", (json_int_t)g->usable_memory_bytes, "hours",
-                        num_or_null(p->hours >= 0 ? p->hours * (1 + restart) : -1), "cost_usd",
-                        num_or_null(p->cost_usd >= 0 ? p->cost_usd * (1 + restart) : -1),
-                        "usd_per_gpu_hour", p->usd_per_gpu_hour, "usd_per_hour",
-                        p->price->usd_per_hour, "pricing", catalog_pricing_name(p->price->pricing),
-                        "price_as_of", p->price->as_of, "price_source", p->price->source);
-        if (!doc)
-                return NULL;
-        json_object_set_new(doc, "instance_type", json_string(o->instance_type));
-        json_object_set_new(doc, "gpus_per_instance", json_integer(o->gpus_per_instance));
-        json_object_set_new(doc, "nodes", json_integer((json_int_t)p->input.nodes));
-        json_object_set_new(doc, "tensor_parallel",
-                            json_integer((json_int_t)p->input.tensor_parallel));
-        json_object_set_new(doc, "checkpointing",
-                            json_string(estimate_checkpointing_name(p->input.checkpointing)));
-        json_object_set_new(doc, "flash_attention", json_boolean(p->input.flash_attention));
-        json_object_set_new(doc, "offload", json_string(estimate_offload_name(p->input.offload)));
-        json_object_set_new(doc, "cost_per_epoch_usd",
-                            num_or_null(p->cost_usd >= 0 ? p->cost_usd * (1 + restart) / epochs
-                                                         : -1));
-        api_price_options_plan_fields(doc, o->region, p->price, p->price_regions, &c->prices);
+        jsonw_object_begin(w);
+        jsonw_kstring(w, "gpu", g->id);
+        jsonw_kstring(w, "gpu_name", g->name);
+        jsonw_kstring(w, "provider", o->provider_id);
+        jsonw_kstring(w, "offering", o->id);
+        jsonw_kint(w, "gpus", p->gpus);
+        jsonw_kint(w, "instances", p->instances);
+        jsonw_kstring(w, "strategy", estimate_strategy_name(p->strategy));
+        jsonw_key(w, "memory_savers");
+        savers_write(w, base, &p->input);
+        jsonw_kint(w, "per_gpu_bytes", (int64_t)p->per_gpu_bytes);
+        jsonw_kint(w, "gpu_memory_bytes", (int64_t)g->usable_memory_bytes);
+        kreal_or_null(w, "hours", p->hours >= 0 ? p->hours * (1 + restart) : -1);
+        kreal_or_null(w, "cost_usd", p->cost_usd >= 0 ? p->cost_usd * (1 + restart) : -1);
+        jsonw_kreal(w, "usd_per_gpu_hour", p->usd_per_gpu_hour);
+        jsonw_kreal(w, "usd_per_hour", p->price->usd_per_hour);
+        jsonw_kstring(w, "pricing", catalog_pricing_name(p->price->pricing));
+        jsonw_kstring(w, "price_as_of", p->price->as_of);
+        jsonw_kstring(w, "price_source", p->price->source);
+        jsonw_kstring(w, "instance_type", o->instance_type);
+        jsonw_kint(w, "gpus_per_instance", o->gpus_per_instance);
+        jsonw_kint(w, "nodes", p->input.nodes);
+        jsonw_kint(w, "tensor_parallel", p->input.tensor_parallel);
+        jsonw_kstring(w, "checkpointing", estimate_checkpointing_name(p->input.checkpointing));
+        jsonw_kbool(w, "flash_attention", p->input.flash_attention);
+        jsonw_kstring(w, "offload", estimate_offload_name(p->input.offload));
+        kreal_or_null(w, "cost_per_epoch_usd",
+                      p->cost_usd >= 0 ? p->cost_usd * (1 + restart) / epochs : -1);
+        api_price_options_plan_fields_write(w, o->region, p->price, p->price_regions, &c->prices);
         if (restart > 0)
-                json_object_set_new(doc, "restart_overhead_fraction", json_real(restart));
-        json_object_set_new(doc, "usd_per_million_tokens", num_or_null(p->usd_per_million_tokens));
-        json_object_set_new(doc, "tokens_per_second", num_or_null(p->tokens_per_second));
-        json_object_set_new(doc, "seconds_per_step", num_or_null(p->seconds_per_step));
-        json_object_set_new(doc, "bottleneck",
-                            json_string(estimate_bottleneck_name(p->bottleneck)));
-        json_object_set_new(doc, "precision",
-                            json_string(estimate_precision_name(p->input.precision)));
-        json_object_set_new(doc, "cpu_bytes_per_instance",
-                            json_integer((json_int_t)p->cpu_bytes_per_instance));
-        json_object_set_new(doc, "instance_ram_bytes", catalog_json_u64(o->ram_bytes));
-        json_object_set_new(doc, "warnings", plan_warnings_json(base, p));
-        return doc;
+                jsonw_kreal(w, "restart_overhead_fraction", restart);
+        kreal_or_null(w, "usd_per_million_tokens", p->usd_per_million_tokens);
+        kreal_or_null(w, "tokens_per_second", p->tokens_per_second);
+        kreal_or_null(w, "seconds_per_step", p->seconds_per_step);
+        jsonw_kstring(w, "bottleneck", estimate_bottleneck_name(p->bottleneck));
+        jsonw_kstring(w, "precision", estimate_precision_name(p->input.precision));
+        jsonw_kint(w, "cpu_bytes_per_instance", (int64_t)p->cpu_bytes_per_instance);
+        if (o->ram_bytes == 0 || o->ram_bytes > (uint64_t)INT64_MAX)
+                jsonw_knull(w, "instance_ram_bytes");
+        else
+                jsonw_kint(w, "instance_ram_bytes", (int64_t)o->ram_bytes);
+        jsonw_key(w, "warnings");
+        plan_warnings_write(w, base, p);
+        jsonw_object_end(w);
 }
 
-static json_t *result_json(const struct catalog_snapshot *s, const struct estimate_input *base,
-                           const struct plan_train_constraints *c,
-                           const struct plan_train_result *r, double restart)
+static void constraints_write(struct jsonw *w, const struct plan_train_constraints *c)
+{
+        jsonw_object_begin(w);
+        jsonw_key(w, "providers");
+        jsonw_array_begin(w);
+        for (size_t i = 0; i < c->n_providers; i++)
+                jsonw_string(w, c->providers[i]);
+        jsonw_array_end(w);
+        jsonw_kstring(w, "pricing", catalog_pricing_name(c->pricing));
+        jsonw_kint(w, "max_gpus", c->max_gpus);
+        if (c->deadline_hours > 0)
+                jsonw_kreal(w, "deadline_hours", c->deadline_hours);
+        else
+                jsonw_knull(w, "deadline_hours");
+        if (c->budget_usd > 0)
+                jsonw_kreal(w, "budget_usd", c->budget_usd);
+        else
+                jsonw_knull(w, "budget_usd");
+        jsonw_kstring(w, "rank_by", c->rank_by == PLAN_RANK_TIME ? "time" : "cost");
+        jsonw_key(w, "memory_savers");
+        jsonw_array_begin(w);
+        for (size_t i = 0; i < sizeof(saver_names) / sizeof(saver_names[0]); i++)
+                if (c->savers_allowed & saver_names[i].bit)
+                        jsonw_string(w, saver_names[i].name);
+        jsonw_array_end(w);
+        api_price_options_echo_write(w, &c->prices);
+        jsonw_object_end(w);
+}
+
+/* The answer's text (malloc'd, *len_out its length), or NULL when memory ran out. */
+static char *result_text(const struct catalog_snapshot *s, const struct estimate_input *base,
+                         const struct plan_train_constraints *c, const struct plan_train_result *r,
+                         double restart, size_t *len_out)
 {
         size_t n, n_off;
         const struct gpu_spec *gpus = catalog_gpus(s, &n);
         const struct catalog_offering *off = catalog_offerings(s, &n_off);
-        json_t *plans = json_array(), *excluded = json_array(), *providers = json_array();
-        json_t *doc;
+        struct jsonw w;
 
-        for (size_t i = 0; plans && i < r->n_plans; i++)
-                json_array_append_new(plans, plan_json(s, base, c, &r->plans[i], restart));
-        for (size_t i = 0; excluded && i < r->n_excluded; i++) {
+        jsonw_init(&w, COMPARE_TEXT_INITIAL_BYTES, COMPARE_TEXT_MAX_BYTES);
+        jsonw_object_begin(&w);
+        jsonw_key(&w, "plans");
+        jsonw_array_begin(&w);
+        for (size_t i = 0; i < r->n_plans; i++)
+                plan_write(&w, s, base, c, &r->plans[i], restart);
+        jsonw_array_end(&w);
+        jsonw_key(&w, "excluded");
+        jsonw_array_begin(&w);
+        for (size_t i = 0; i < r->n_excluded; i++) {
                 const struct plan_train_excluded *e = &r->excluded[i];
                 const struct catalog_offering *o =
                         e->offering_index == SIZE_MAX ? NULL : &off[e->offering_index];
 
-                json_array_append_new(
-                        excluded,
-                        json_pack("{s:s, s:o, s:o, s:s}", "gpu", gpus[e->gpu_index].id, "provider",
-                                  catalog_json_str(o ? o->provider_id : NULL), "offering",
-                                  catalog_json_str(o ? o->id : NULL), "reason", e->reason));
+                jsonw_object_begin(&w);
+                jsonw_kstring(&w, "gpu", gpus[e->gpu_index].id);
+                jsonw_kstring(&w, "provider", o ? o->provider_id : NULL);
+                jsonw_kstring(&w, "offering", o ? o->id : NULL);
+                jsonw_kstring(&w, "reason", e->reason);
+                jsonw_object_end(&w);
         }
-        json_t *savers = json_array();
-
-        for (size_t i = 0; providers && i < c->n_providers; i++)
-                json_array_append_new(providers, json_string(c->providers[i]));
-        for (size_t i = 0; savers && i < sizeof(saver_names) / sizeof(saver_names[0]); i++)
-                if (c->savers_allowed & saver_names[i].bit)
-                        json_array_append_new(savers, json_string(saver_names[i].name));
-        doc = json_pack("{s:o, s:o, s:I, s:I, s:s, s:{s:o, s:s, s:I, s:o, s:o, s:s}}", "plans",
-                        plans ? plans : json_array(), "excluded",
-                        excluded ? excluded : json_array(), "evaluated", (json_int_t)r->evaluated,
-                        "engine_calls", (json_int_t)r->engine_calls, "ranked_by",
-                        c->rank_by == PLAN_RANK_TIME
-                                ? (r->has_hours ? "hours" : "tokens_per_second")
-                                : (r->has_hours ? "cost_usd" : "usd_per_million_tokens"),
-                        "constraints", "providers", providers ? providers : json_array(), "pricing",
-                        catalog_pricing_name(c->pricing), "max_gpus", (json_int_t)c->max_gpus,
-                        "deadline_hours",
-                        c->deadline_hours > 0 ? json_real(c->deadline_hours) : json_null(),
-                        "budget_usd", c->budget_usd > 0 ? json_real(c->budget_usd) : json_null(),
-                        "rank_by", c->rank_by == PLAN_RANK_TIME ? "time" : "cost");
-        if (doc) {
-                json_object_set_new(json_object_get(doc, "constraints"), "memory_savers",
-                                    savers ? savers : json_array());
-                api_price_options_echo(json_object_get(doc, "constraints"), &c->prices);
-        } else {
-                json_decref(savers);
-        }
-        if (doc)
-                json_object_set_new(
-                        doc, "assumptions",
-                        json_pack("[s, s, s]",
-                                  "GPU counts are whole instances; instances beyond the first are"
-                                  " separate nodes",
-                                  "between instances without a network figure in the catalog:"
-                                  " 10 Gb/s Ethernet (1.25e9 bytes/s per instance)",
-                                  "a notebook tier (provider kind notebook) is one session, one"
-                                  " instance"));
-        if (doc && c->pricing == CATALOG_SPOT) {
+        jsonw_array_end(&w);
+        jsonw_kint(&w, "evaluated", (int64_t)r->evaluated);
+        jsonw_kint(&w, "engine_calls", (int64_t)r->engine_calls);
+        jsonw_kstring(&w, "ranked_by",
+                      c->rank_by == PLAN_RANK_TIME
+                              ? (r->has_hours ? "hours" : "tokens_per_second")
+                              : (r->has_hours ? "cost_usd" : "usd_per_million_tokens"));
+        jsonw_key(&w, "constraints");
+        constraints_write(&w, c);
+        jsonw_key(&w, "assumptions");
+        jsonw_array_begin(&w);
+        jsonw_string(&w, "GPU counts are whole instances; instances beyond the first are"
+                         " separate nodes");
+        jsonw_string(&w, "between instances without a network figure in the catalog:"
+                         " 10 Gb/s Ethernet (1.25e9 bytes/s per instance)");
+        jsonw_string(&w, "a notebook tier (provider kind notebook) is one session, one"
+                         " instance");
+        if (c->pricing == CATALOG_SPOT) {
                 char text[400];
 
                 snprintf(text, sizeof(text),
@@ -218,23 +251,20 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct estima
                          " first order)",
                          restart * 100, SPOT_CHECKPOINT_WRITE_H * 60, SPOT_CHECKPOINT_INTERVAL_H,
                          SPOT_RESTORE_H * 60, SPOT_MTBI_H);
-                json_array_append_new(json_object_get(doc, "assumptions"), json_string(text));
+                jsonw_string(&w, text);
         }
-        if (doc)
-                json_array_append_new(
-                        json_object_get(doc, "assumptions"),
-                        json_string(c->prices.per_region
-                                            ? "every region of an instance type is its own plan"
-                                            : "an instance type listed in several regions is"
-                                              " planned once, in its cheapest region"
-                                              " (price_regions); set per_region for one plan per"
-                                              " region"));
-        if (doc && !r->has_hours)
-                json_object_set_new(doc, "note",
-                                    json_string("the workload has no dataset size, so hours and"
-                                                " total costs are unknown; plans are ranked per"
-                                                " million tokens"));
-        return doc;
+        jsonw_string(&w, c->prices.per_region ? "every region of an instance type is its own plan"
+                                              : "an instance type listed in several regions is"
+                                                " planned once, in its cheapest region"
+                                                " (price_regions); set per_region for one plan per"
+                                                " region");
+        jsonw_array_end(&w);
+        if (!r->has_hours)
+                jsonw_kstring(&w, "note",
+                              "the workload has no dataset size, so hours and total costs are"
+                              " unknown; plans are ranked per million tokens");
+        jsonw_object_end(&w);
+        return jsonw_finish(&w, len_out);
 }
 
 /* ---- the handler --------------------------------------------------------- */
@@ -345,6 +375,8 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
         struct plan_train_constraints c;
         struct plan_train_result r;
         double restart = 0;
+        char *text;
+        size_t len;
 
         (void)ctx;
         memset(&r, 0, sizeof(r));
@@ -385,7 +417,16 @@ static void compare_answer(const struct catalog_snapshot *s, json_t *body, void 
         }
         c.deadline_hours *= 1 + restart;
         c.budget_usd *= 1 + restart;
-        api_reply_json(rs, 200, result_json(s, in, &c, &r, restart));
+        text = result_text(s, in, &c, &r, restart, &len);
+        if (!text) {
+                api_problem(rs, 500, "out of memory");
+                goto out;
+        }
+        free(rs->body);
+        rs->status = 200;
+        rs->content_type = "application/json";
+        rs->body = text;
+        rs->body_len = len;
 out:
         plan_train_search_result_free(&r);
         free(in);

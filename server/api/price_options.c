@@ -96,34 +96,56 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
         return 0;
 }
 
+/* Days since the quote, or -1 when its date does not parse. */
+static long price_age_days(const struct catalog_price *p, const struct plan_price_rules *r)
+{
+        long as_of = plan_price_pick_days(p->as_of);
+
+        return as_of >= 0 ? r->today_days - as_of : -1;
+}
+
 void api_price_options_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
                                    unsigned regions, const struct plan_price_rules *r)
 {
-        long as_of = plan_price_pick_days(p->as_of);
+        long age = price_age_days(p, r);
 
         if (!row)
                 return;
         json_object_set_new(row, "region", json_string(region));
         json_object_set_new(row, "price_age_days",
-                            as_of >= 0 ? json_integer((json_int_t)(r->today_days - as_of))
-                                       : json_null());
+                            age >= 0 ? json_integer((json_int_t)age) : json_null());
         if (regions > 1)
                 json_object_set_new(row, "price_regions", json_integer((json_int_t)regions));
         if (p->pricing == CATALOG_SPOT)
                 json_object_set_new(row, "interruptible", json_true());
 }
 
-void api_price_options_echo(json_t *constraints, const struct plan_price_rules *r)
+void api_price_options_plan_fields_write(struct jsonw *w, const char *region,
+                                         const struct catalog_price *p, unsigned regions,
+                                         const struct plan_price_rules *r)
 {
-        json_t *regions = json_array();
+        long age = price_age_days(p, r);
 
-        if (!constraints)
-                return;
-        for (size_t i = 0; regions && i < r->n_regions; i++)
-                json_array_append_new(regions, json_string(r->regions[i]));
-        json_object_set_new(constraints, "regions", regions ? regions : json_array());
-        json_object_set_new(constraints, "per_region", json_boolean(r->per_region));
-        json_object_set_new(constraints, "include_stale_prices", json_boolean(r->include_stale));
-        json_object_set_new(constraints, "include_notebooks", json_boolean(r->include_notebooks));
-        json_object_set_new(constraints, "price_max_age_days", json_integer(r->max_age_days));
+        jsonw_kstring(w, "region", region);
+        if (age >= 0)
+                jsonw_kint(w, "price_age_days", age);
+        else
+                jsonw_knull(w, "price_age_days");
+        if (regions > 1)
+                jsonw_kint(w, "price_regions", regions);
+        if (p->pricing == CATALOG_SPOT)
+                jsonw_kbool(w, "interruptible", true);
+}
+
+void api_price_options_echo_write(struct jsonw *w, const struct plan_price_rules *r)
+{
+        jsonw_key(w, "regions");
+        jsonw_array_begin(w);
+        for (size_t i = 0; i < r->n_regions; i++)
+                jsonw_string(w, r->regions[i]);
+        jsonw_array_end(w);
+        jsonw_kbool(w, "per_region", r->per_region);
+        jsonw_kbool(w, "include_stale_prices", r->include_stale);
+        jsonw_kbool(w, "include_notebooks", r->include_notebooks);
+        jsonw_kint(w, "price_max_age_days", r->max_age_days);
 }

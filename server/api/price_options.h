@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "api/handler.h"
+#include "api/jsonw.h"
 #include "catalog/catalog.h"
 #include "plan/price_pick.h"
 
@@ -42,8 +43,13 @@ int api_price_options_decode(struct api_response *rs, json_t *constraints,
  */
 void api_price_options_plan_fields(json_t *row, const char *region, const struct catalog_price *p,
                                    unsigned regions, const struct plan_price_rules *r);
+/* The same members, written to w (inside the row's object). */
+void api_price_options_plan_fields_write(struct jsonw *w, const char *region,
+                                         const struct catalog_price *p, unsigned regions,
+                                         const struct plan_price_rules *r);
 
-/* The rules as the response's constraints echo them. */
-void api_price_options_echo(json_t *constraints, const struct plan_price_rules *r);
+/* The rules as the response's constraints echo them: members written to w
+ * (inside the constraints object). */
+void api_price_options_echo_write(struct jsonw *w, const struct plan_price_rules *r);
 
 #endif

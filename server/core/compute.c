@@ -351,6 +351,120 @@ static double train_step_seconds(const struct estimate_input *in, const struct d
         return steps * micro + opt;
 }
 
+/* Tokens of one optimizer step over every data-parallel rank. */
+static double train_tokens_per_step(const struct estimate_input *in, const struct derived *d)
+{
+        return (double)in->batch_size * d->s * in->gradient_accumulation * d->dp;
+}
+
+/* Tokens of one epoch of the dataset; 0 when the request gives no size. */
+static double train_dataset_tokens(const struct estimate_input *in, const struct derived *d)
+{
+        double tokens = (double)in->dataset_tokens;
+        if (tokens <= 0 && in->dataset_samples > 0)
+                tokens = (double)in->dataset_samples * d->s;
+        return tokens;
+}
+
+/* Optimizer steps of the whole job (every epoch); 1 when the dataset size
+ * is unknown. */
+static double train_steps(const struct estimate_input *in, const struct derived *d, double tokens)
+{
+        double dataset_tokens = train_dataset_tokens(in, d);
+        double epochs = in->epochs > 0 ? in->epochs : 1;
+        return dataset_tokens > 0 ? ceil(dataset_tokens / tokens) * epochs : 1;
+}
+
+/* Seconds the input pipeline of one process takes to load one step's
+ * samples (batch x accumulation). */
+static double data_seconds_per_step(const struct estimate_input *in, const struct derived *d)
+{
+        return (double)in->batch_size * in->gradient_accumulation / data_samples_per_s(in, d->s);
+}
+
+/*
+ * The link data-parallel collectives run over, bytes/s: NVLink (or the
+ * host link) inside a node, capped by the network between nodes.
+ * *assumed_ib receives the network figure when the request states none
+ * (0 otherwise).
+ */
+static double dp_link_bytes_per_s(const struct estimate_input *in, const struct gpu_spec *g,
+                                  double *assumed_ib)
+{
+        double link = g->link_bytes_per_s > 0
+                              ? g->link_bytes_per_s
+                              : (g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
+                                                              : default_pcie_bytes_per_s);
+        *assumed_ib = 0;
+        if (in->nodes > 1) {
+                /* DGX A100: eight 200 Gb/s HDR NICs per node, one per
+                 * GPU; DGX H100/B200: eight 400 Gb/s ConnectX-7 (NVIDIA
+                 * DGX user guides). */
+                double def = g->flops[GPU_BF16] >= 500e12 ? 2 * default_inter_node_bytes_per_s
+                                                          : default_inter_node_bytes_per_s;
+                double ib = in->inter_node_bytes_per_s > 0 ? in->inter_node_bytes_per_s : def;
+                link = fmin(link, ib);
+                if (!(in->inter_node_bytes_per_s > 0))
+                        *assumed_ib = ib;
+        }
+        return link;
+}
+
+/* The rate collectives reach on that link. */
+static double dp_link_rate(const struct estimate_input *in, double link)
+{
+        return link * (in->nodes > 1 ? 1 : collective_link_efficiency);
+}
+
+/* Data-parallel bytes each GPU sends per optimizer step.  Ring
+ * algorithms: all-reduce moves 2 (n-1)/n of the buffer, all-gather and
+ * reduce-scatter (n-1)/n each (Patarasuk & Yuan 2009). */
+static double dp_traffic_bytes(const struct estimate_input *in, const struct derived *d)
+{
+        double n = d->dp;
+        double Ptr = d->P_trainable / (in->tensor_parallel * in->pipeline_parallel);
+        if (!(n > 1))
+                return 0;
+        if (d->stage >= 3) {
+                /* Every micro-batch gathers the weights in the compute
+                 * dtype twice (forward, backward) and reduce-scatters the
+                 * gradients in theirs, once per step under no_sync (FSDP
+                 * MixedPrecision param_dtype / reduce_dtype). */
+                double ga = in->gradient_accumulation;
+                double e_c = d->mixed || d->pure_half ? d->e_a : d->e_w;
+                double P = d->P / (in->tensor_parallel * in->pipeline_parallel);
+                return (n - 1) / n *
+                       (2 * P * e_c * ga + Ptr * d->e_g * (in->fsdp_no_sync ? 1 : ga));
+        }
+        return speed_ring_all_reduce_bytes(Ptr * d->e_g, n);
+}
+
+void compute_floor(const struct estimate_input *in, const struct derived *d,
+                   struct estimate_floor *f)
+{
+        memset(f, 0, sizeof(*f));
+        if (!d->training)
+                return;
+        f->traffic_bytes = dp_traffic_bytes(in, d);
+        f->blocks = (double)in->arch.layers + in->arch.decoder_layers;
+        f->data_seconds = data_seconds_per_step(in, d);
+        f->tokens_per_step = train_tokens_per_step(in, d);
+        f->steps = train_steps(in, d, f->tokens_per_step);
+}
+
+double compute_floor_step_seconds(const struct estimate_input *in, const struct estimate_floor *f,
+                                  const struct gpu_spec *g)
+{
+        double assumed_ib;
+        /* compute_fill: the step is busy for compute + exposed + ... and
+         * the traffic is exposed beyond the compute, plus one block's
+         * share: busy >= comm (1 + 1 / blocks); comm >= the traffic at
+         * the link's rate. */
+        double comm = f->traffic_bytes / dp_link_rate(in, dp_link_bytes_per_s(in, g, &assumed_ib));
+        double busy = comm > 0 && f->blocks > 0 ? comm + comm / f->blocks : comm;
+        return fmax(busy, f->data_seconds);
+}
+
 void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r)
 {
@@ -382,7 +496,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
         const struct est_speed *sp = &r->speed;
         if (d->training) {
                 double s = d->s;
-                double tokens = (double)in->batch_size * s * in->gradient_accumulation * d->dp;
+                double tokens = train_tokens_per_step(in, d);
                 /* Training = forward + backward (2x forward): 6 N per token
                  * (Kaplan et al. 2020; Narayanan et al. 2021); full
                  * recomputation repeats the forward: x 4/3.  LoRA skips the
@@ -417,16 +531,9 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                                       ((double)in->arch.layers + in->arch.decoder_layers) * tokens;
                 r->flops_per_step = flops_step;
                 r->tokens_per_step = tokens;
-                double dataset_tokens = (double)in->dataset_tokens;
-                if (dataset_tokens <= 0 && in->dataset_samples > 0)
-                        dataset_tokens = (double)in->dataset_samples * s;
-                double epochs = in->epochs > 0 ? in->epochs : 1;
-                if (dataset_tokens > 0) {
-                        r->steps = ceil(dataset_tokens / tokens) * epochs;
-                } else {
-                        r->steps = 1;
+                r->steps = train_steps(in, d, tokens);
+                if (!(train_dataset_tokens(in, d) > 0))
                         ASSUME(r, EST_A_DATASET_UNKNOWN, 0, 0);
-                }
                 r->flops_total = r->flops_per_step * r->steps;
                 if (!g || peak <= 0)
                         return;
@@ -441,44 +548,13 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                         compute += matmul_seconds(sp, vision_step, gpus);
                 r->compute_seconds_per_step = compute;
 
-                /* Communication per optimizer step, per GPU, ring algorithms:
-                 * all-reduce moves 2 (n-1)/n of the buffer, all-gather and
-                 * reduce-scatter (n-1)/n each (Patarasuk & Yuan 2009). */
-                double link = g->link_bytes_per_s > 0
-                                      ? g->link_bytes_per_s
-                                      : (g->host_link_bytes_per_s > 0 ? g->host_link_bytes_per_s
-                                                                      : default_pcie_bytes_per_s);
-                if (in->nodes > 1) {
-                        /* DGX A100: eight 200 Gb/s HDR NICs per node, one per
-                         * GPU; DGX H100/B200: eight 400 Gb/s ConnectX-7 (NVIDIA
-                         * DGX user guides). */
-                        double def = g->flops[GPU_BF16] >= 500e12
-                                             ? 2 * default_inter_node_bytes_per_s
-                                             : default_inter_node_bytes_per_s;
-                        double ib =
-                                in->inter_node_bytes_per_s > 0 ? in->inter_node_bytes_per_s : def;
-                        link = fmin(link, ib);
-                        if (!(in->inter_node_bytes_per_s > 0))
-                                ASSUME(r, EST_A_INTER_NODE, ib, 0);
-                }
-                double n = d->dp, bytes = 0;
+                /* Communication per optimizer step, per GPU. */
+                double assumed_ib;
+                double link = dp_link_bytes_per_s(in, g, &assumed_ib);
+                if (assumed_ib > 0)
+                        ASSUME(r, EST_A_INTER_NODE, assumed_ib, 0);
+                double bytes = dp_traffic_bytes(in, d);
                 double Ptr = d->P_trainable / (in->tensor_parallel * in->pipeline_parallel);
-                if (n > 1) {
-                        if (d->stage >= 3) {
-                                /* Every micro-batch gathers the weights in the
-                                 * compute dtype twice (forward, backward) and
-                                 * reduce-scatters the gradients in theirs, once
-                                 * per step under no_sync (FSDP MixedPrecision
-                                 * param_dtype / reduce_dtype). */
-                                double ga = in->gradient_accumulation;
-                                double e_c = d->mixed || d->pure_half ? d->e_a : d->e_w;
-                                double P = d->P / (in->tensor_parallel * in->pipeline_parallel);
-                                bytes = (n - 1) / n *
-                                        (2 * P * e_c * ga +
-                                         Ptr * d->e_g * (in->fsdp_no_sync ? 1 : ga));
-                        } else
-                                bytes = speed_ring_all_reduce_bytes(Ptr * d->e_g, n);
-                }
                 double tp_bytes = 0;
                 if (in->tensor_parallel > 1) {
                         double tt = in->tensor_parallel;
@@ -534,8 +610,7 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                 r->offload_seconds_per_step = offload;
                 r->comm_bytes_per_step = bytes + tp_bytes;
                 r->link_bytes_per_s = link;
-                double comm = bytes / (link * (in->nodes > 1 ? 1 : collective_link_efficiency)) +
-                              host_link;
+                double comm = bytes / dp_link_rate(in, link) + host_link;
                 /* Tensor-parallel all-reduces sit on the critical path; the
                  * pass model already charges them when it is used. */
                 double tp_time =
@@ -556,10 +631,9 @@ void compute_fill(const struct estimate_input *in, const struct derived *d,
                  * accumulation samples per step.  Loader workers prefetch
                  * (PyTorch DataLoader prefetch_factor), so loading overlaps
                  * the step and only the slowest part counts. */
-                double rate = data_samples_per_s(in, s);
-                double data = (double)in->batch_size * in->gradient_accumulation / rate;
+                double data = data_seconds_per_step(in, d);
                 r->data_seconds_per_step = data;
-                ASSUME(r, EST_A_DATA_LOADING, rate, data);
+                ASSUME(r, EST_A_DATA_LOADING, data_samples_per_s(in, s), data);
                 double busy = compute + exposed + tp_time + offload;
                 r->seconds_per_step = fmax(busy, data);
                 if (data >= busy)

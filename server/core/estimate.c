@@ -714,7 +714,7 @@ static int run_memory(const struct estimate_input *in, struct derived *d, struct
         ASSUME(r, EST_A_TOTAL_IS_PEAK, r->peak_phase, 0);
 
         /* CPU: steady-state offloaded states, load copies, runtime, data. */
-        memory_cpu(in, d, mm);
+        memory_cpu(in, d, mm->cpu);
         double cpu_total = 0;
         for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++) {
                 r->cpu[c] = (uint64_t)llround(mm->cpu[c]);
@@ -830,4 +830,35 @@ void estimate_time(const struct estimate_input *in, const struct estimate_prepar
         struct gpu_spec variant;
         compute_fill(in, &d, gpu_as_run(in, g, &variant), r);
         compute_goodput(in, &d, r);
+}
+
+/* ---- a floor under a layout's time ------------------------------------------------------ */
+
+int estimate_floor_prepare(const struct estimate_input *in, struct estimate_floor *f,
+                           struct estimate_error *err)
+{
+        struct derived d;
+
+        memset(f, 0, sizeof(*f));
+        double cpu[EST_CPU_COMPONENT_COUNT] = {0}, cpu_total = 0;
+
+        if (validate_input(in, NULL, err) || derive_input(in, &d, NULL, err))
+                return -1;
+        compute_floor(in, &d, f);
+        if (!d.training)
+                return 0;
+        d.procs_per_node = 1;
+        memory_cpu(in, &d, cpu);
+        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
+                cpu_total += cpu[c];
+        f->cpu_bytes = cpu_total < EST_BYTES_LIMIT ? (uint64_t)llround(cpu_total) : 0;
+        return 0;
+}
+
+double estimate_floor_step_seconds(const struct estimate_input *in, const struct estimate_floor *f,
+                                   const struct gpu_spec *g)
+{
+        struct gpu_spec variant;
+
+        return compute_floor_step_seconds(in, f, gpu_as_run(in, g, &variant));
 }

@@ -841,6 +841,48 @@ int estimate_prepare(const struct estimate_input *in, struct estimate_prepared *
 void estimate_time(const struct estimate_input *in, const struct estimate_prepared *p,
                    const struct gpu_spec *g, struct estimate_result *out);
 
+/*
+ * A floor under a training layout's time, for a search that skips layouts
+ * which cannot beat a plan it already has.  Whatever else a step does, it
+ * sends its data-parallel traffic (all of it is on the critical path once
+ * it outlasts the compute, and one block's share always is) and it waits
+ * for its input pipeline; the job takes its steps, and interruptions and
+ * checkpoints only add to that.  So, for the same input on the same GPU:
+ *   estimate_floor_step_seconds() <= seconds_per_step, and
+ *   that x steps <= total_seconds <= goodput.effective_seconds,
+ * where estimate_run() gives the right-hand sides, to rounding (the floor
+ * adds the same terms in another order: a caller compares with a margin).
+ * The figures come from the engine's own time model (compute.c), not a
+ * second copy of it.
+ *
+ * estimate_floor_prepare works out the GPU-independent figures from a
+ * layout's input without its memory model (validation and the derived
+ * quantities only: a fraction of estimate_prepare's cost); 0, or -1 with
+ * err filled where the engine refuses in.  They depend on the input's GPU
+ * count, strategy, precision, savers and workload, not on gpu_index,
+ * nodes or inter_node_bytes_per_s, which only estimate_floor_step_seconds
+ * reads.  traffic_bytes only raises the floor: the least of several
+ * layouts' traffic gives a floor under each of them.  Inference: all zero.
+ *
+ * cpu_bytes is a floor under the run's cpu_total_bytes (the CPU memory of
+ * one node), from the same model with one process on the node (every node
+ * runs at least one, and each adds its share) and no offloaded
+ * activations.
+ */
+struct estimate_floor {
+        double traffic_bytes; /* data-parallel bytes per GPU per optimizer step */
+        double blocks;        /* transformer blocks (one block's share of the traffic is exposed) */
+        double data_seconds;  /* the input pipeline's time per step */
+        double steps;         /* optimizer steps of the job (as estimate_result.steps) */
+        double tokens_per_step; /* as estimate_result.tokens_per_step */
+        uint64_t cpu_bytes;     /* <= estimate_result.cpu_total_bytes */
+};
+
+int estimate_floor_prepare(const struct estimate_input *in, struct estimate_floor *f,
+                           struct estimate_error *err);
+double estimate_floor_step_seconds(const struct estimate_input *in, const struct estimate_floor *f,
+                                   const struct gpu_spec *g);
+
 /* notes.c: the sentence for one note, into buf (always NUL-terminated); returns buf. */
 const char *notes_text(const struct est_note *note, char *buf, size_t len);
 /* A stable machine name for a note code, e.g. "default_batch_size"; "" if unknown. */

@@ -140,7 +140,10 @@ int derive_input(const struct estimate_input *in, struct derived *d, struct esti
 int memory_model_build(const struct estimate_input *in, const struct derived *d,
                        struct mem_model *mm, struct estimate_result *res,
                        struct estimate_error *err);
-void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm);
+/* CPU memory of one node but the offloaded activations (which the GPU
+ * model works out): adds to cpu[], which the caller zeroes. */
+void memory_cpu(const struct estimate_input *in, const struct derived *d,
+                double cpu[EST_CPU_COMPONENT_COUNT]);
 /* QLoRA: bytes per sample the 4-bit matmuls keep beyond frozen layers. */
 bool memory_qlora_keeps_inputs(const struct estimate_input *in);
 /* How a chunked loss keeps its fp32 chunks (memory.c, logits_bytes). */
@@ -222,6 +225,12 @@ void compute_goodput(const struct estimate_input *in, const struct derived *d,
                      struct estimate_result *r);
 void compute_fill(const struct estimate_input *in, const struct derived *d,
                   const struct gpu_spec *g, struct estimate_result *r);
+/* The GPU-independent figures of a training step's floor (estimate.h,
+ * struct estimate_floor), and the floor on one GPU. */
+void compute_floor(const struct estimate_input *in, const struct derived *d,
+                   struct estimate_floor *f);
+double compute_floor_step_seconds(const struct estimate_input *in, const struct estimate_floor *f,
+                                  const struct gpu_spec *g);
 
 /* fit.c */
 uint32_t fit_max_batch(const struct mem_model *mm, double cap);

@@ -750,7 +750,8 @@ static void phase_set(struct phase_mem *p, enum est_component c, double fixed, d
         p->per_sample[c] += per;
 }
 
-void memory_cpu(const struct estimate_input *in, const struct derived *d, struct mem_model *mm)
+void memory_cpu(const struct estimate_input *in, const struct derived *d,
+                double cpu[EST_CPU_COMPONENT_COUNT])
 {
         double procs = d->procs_per_node;
         /* The CPU optimizer (DeepSpeed CPUAdam, FSDP CPUOffload) keeps fp32
@@ -761,16 +762,15 @@ void memory_cpu(const struct estimate_input *in, const struct derived *d, struct
                 bool eight_bit = in->optimizer == EST_OPT_ADAMW_8BIT ||
                                  in->optimizer == EST_OPT_PAGED_ADAMW_8BIT;
                 double per_param = 4 + 4 + (d->pure_half && !eight_bit ? d->e_opt * 2 : d->e_opt);
-                mm->cpu[EST_CPU_OFFLOADED] = d->P_trainable * per_param / d->shard * procs;
+                cpu[EST_CPU_OFFLOADED] = d->P_trainable * per_param / d->shard * procs;
         }
         /* Loading: each process (or rank 0 only) reads the checkpoint into
          * CPU memory; counted as resident for the run (an upper bound: the
          * allocator seldom gives it back). */
         double load_bytes = d->P * (d->e_w > 2 ? d->e_w : 2);
-        mm->cpu[EST_CPU_MODEL_LOAD] =
-                load_bytes * (in->model_load == EST_LOAD_RANK_ZERO ? 1.0 : procs);
-        mm->cpu[EST_CPU_RUNTIME] = memory_cpu_runtime_bytes * procs;
-        mm->cpu[EST_CPU_DATA] = memory_cpu_data_bytes * procs;
+        cpu[EST_CPU_MODEL_LOAD] = load_bytes * (in->model_load == EST_LOAD_RANK_ZERO ? 1.0 : procs);
+        cpu[EST_CPU_RUNTIME] = memory_cpu_runtime_bytes * procs;
+        cpu[EST_CPU_DATA] = memory_cpu_data_bytes * procs;
 }
 
 /* Build the phases of one configuration.  Returns 0 or -1 (err filled). */

@@ -7,14 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "YYYY-MM-DD" exactly (how PostgreSQL writes a date): true with its
+ * parts; a search reads one date per offering, and sscanf is most of that. */
+static bool iso_date(const char *s, int *y, int *m, int *d)
+{
+        for (int i = 0; i < 10; i++)
+                if (i == 4 || i == 7 ? s[i] != '-' : s[i] < '0' || s[i] > '9')
+                        return false;
+        if (s[10])
+                return false;
+        *y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+        *m = (s[5] - '0') * 10 + (s[6] - '0');
+        *d = (s[8] - '0') * 10 + (s[9] - '0');
+        return true;
+}
+
 long plan_price_pick_days(const char *date)
 {
         int y, m, d;
         char tail;
         long era, yoe, doy, doe;
 
-        if (!date || sscanf(date, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 ||
-            d < 1 || d > 31)
+        if (!date ||
+            (!iso_date(date, &y, &m, &d) &&
+             sscanf(date, "%4d-%2d-%2d%c", &y, &m, &d, &tail) != 3) ||
+            m < 1 || m > 12 || d < 1 || d > 31)
                 return -1;
         /* Days from civil (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
          * days_from_civil): March-based years so that leap days fall last. */
@@ -63,7 +80,9 @@ struct ranked {
 static int ranked_cmp(const void *a, const void *b)
 {
         const struct ranked *x = a, *y = b;
-        int c = strcmp(x->o->provider_id, y->o->provider_id);
+        /* Providers are sorted by id (catalog.h): their order is the ids'. */
+        int c = (x->o->provider_index > y->o->provider_index) -
+                (x->o->provider_index < y->o->provider_index);
 
         if (!c)
                 c = strcmp(x->o->instance_type, y->o->instance_type);
@@ -78,7 +97,7 @@ static int ranked_cmp(const void *a, const void *b)
 
 static bool same_type(const struct ranked *x, const struct ranked *y)
 {
-        return strcmp(x->o->provider_id, y->o->provider_id) == 0 &&
+        return x->o->provider_index == y->o->provider_index &&
                strcmp(x->o->instance_type, y->o->instance_type) == 0 &&
                x->o->gpu_index == y->o->gpu_index &&
                x->o->gpus_per_instance == y->o->gpus_per_instance;
@@ -87,8 +106,9 @@ static bool same_type(const struct ranked *x, const struct ranked *y)
 struct plan_price_pick *plan_price_pick_all(const struct catalog_snapshot *s,
                                             const struct plan_price_rules *r)
 {
-        size_t n = 0, n_ok = 0;
+        size_t n = 0, n_ok = 0, n_prices = 0, at = 0;
         const struct catalog_offering *off = catalog_offerings(s, &n);
+        const struct catalog_price *prices = catalog_prices(s, &n_prices);
         struct plan_price_pick *picks = calloc(n + 1, sizeof(*picks));
         struct ranked *ok;
 
@@ -98,7 +118,17 @@ struct plan_price_pick *plan_price_pick_all(const struct catalog_snapshot *s,
                 struct plan_price_pick *p = &picks[i];
                 long as_of;
 
-                p->quote = catalog_price(s, off[i].id, r->pricing);
+                /* Offerings and prices are both sorted by offering id
+                 * (catalog.h): walked together, not searched per offering. */
+                while (at < n_prices && strcmp(prices[at].offering_id, off[i].id) < 0)
+                        at++;
+                p->quote = NULL;
+                for (size_t k = at; k < n_prices && strcmp(prices[k].offering_id, off[i].id) == 0;
+                     k++)
+                        if (prices[k].pricing == r->pricing) {
+                                p->quote = &prices[k];
+                                break;
+                        }
                 p->age_days = -1;
                 if (!p->quote) {
                         p->verdict = PLAN_PRICE_NONE;

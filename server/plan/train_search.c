@@ -20,6 +20,9 @@
  *      The memory model of a run does not read the GPU either: it is built
  *      once per layout (estimate_prepare) and only the time model runs per
  *      GPU (estimate_time), with the same figures estimate_run() gives.
+ *      Counts are tried in increasing order, and once an offering has a
+ *      plan, a layout not run yet whose time floor (estimate_floor) prices
+ *      it after that plan is skipped: it could not replace it.
  *   3. cost: gpus x hours x usd_per_gpu_hour, where usd_per_gpu_hour is the
  *      stored instance price / gpus_per_instance (so = instances x instance
  *      price x hours); per million tokens = gpus x usd_per_gpu_hour / 3600
@@ -51,6 +54,7 @@
 /* One engine run, remembered for offerings of the same shape. */
 struct run_memo {
         bool done, ok;
+        bool timed;              /* the time figures below are worked out */
         bool none_fits;          /* the memory table's lower bound rules every saver out */
         int saver;               /* the lightest saver whose full estimate fits */
         bool no_rate;            /* refused: no throughput figure at the precision run */
@@ -65,6 +69,17 @@ struct shape {
         int gpus_per_instance;
         double network_bytes_per_s;
         struct run_memo runs[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+        /*
+         * The floor under each layout's time (estimate_floor) as a ranking
+         * key: plan_key() of the plan the floor gives at 1 USD per GPU-hour
+         * (a plan's cost scales with its price; its time does not), 0 when
+         * there is no floor to trust, by GPU count; and the least of them
+         * over k instances and more, by k.  Worked out when an offering of
+         * the shape first has a plan to compare with.
+         */
+        bool floors;
+        double floor_key[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+        double floor_rest[PLAN_GPUS_MAX + 2];
 };
 
 typedef uint64_t memory_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
@@ -94,6 +109,18 @@ struct reserve_memo {
 typedef struct reserve_memo reserve_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT]
                                            [PLAN_SAVER_COUNT];
 
+/*
+ * The floor under the time of a layout (estimate_floor), per GPU count and
+ * strategy, at the least traffic of the saver levels the search may add:
+ * whichever saver a run ends at, its time is at least this.  Worked out
+ * when an offering first asks whether a layout can beat its best plan.
+ */
+struct floor_memo {
+        bool done, ok;
+        struct estimate_floor f;
+};
+typedef struct floor_memo floor_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT];
+
 struct search {
         const struct catalog_provider *providers; /* by offering.provider_index */
         const struct estimate_input *base;        /* the variant being searched (see below) */
@@ -108,6 +135,8 @@ struct search {
         memory_table_t mem_request;
         reserve_table_t *rsv; /* paired with mem */
         reserve_table_t rsv_request;
+        floor_table_t *floor; /* paired with mem */
+        floor_table_t floor_request;
         /*
          * The request re-planned at fp16 mixed precision, for GPUs without
          * bf16 (see bf16_substitute()); built on first use.
@@ -115,6 +144,7 @@ struct search {
         struct estimate_input fp16_input;
         memory_table_t mem_fp16;
         reserve_table_t rsv_fp16;
+        floor_table_t floor_fp16;
         int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
         struct estimate_error fp16_error;
         struct shape *shapes[SHAPES_MAX]; /* allocated on first use, reused by later GPUs */
@@ -129,6 +159,10 @@ struct search {
         size_t n_prep, cap_prep;
         struct estimate_result res;    /* scratch for estimate_run (about 20 KiB) */
         struct estimate_input scratch; /* the input of a run not yet remembered */
+        struct estimate_input floor_in; /* the variant searched, for estimate_floor_step_seconds */
+        /* The GPU's peak rate at the precision run, the same for every
+         * layout (compute.c): 0 = not seen yet, 1 = a rate, -1 = none. */
+        int rate;
         struct plan_train_result *out;
         size_t cap_plans, cap_excluded;
 };
@@ -307,21 +341,145 @@ static double plan_key(const struct plan_train_plan *p, enum plan_rank rank, boo
         return p->usd_per_million_tokens >= 0 ? p->usd_per_million_tokens : HUGE_VAL;
 }
 
+/* The ranking on the keys alone: key first, within 0.01% the other
+ * criterion, then fewer GPUs. */
+static bool keys_better(double ka, double kb, double oa, double ob, uint32_t ga, uint32_t gb)
+{
+        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb)))
+                return ka < kb;
+        if (fabs(oa - ob) > 1e-4 * fmax(fabs(oa), fabs(ob)))
+                return oa < ob;
+        return ga < gb;
+}
+
 static bool plan_better(const struct plan_train_plan *a, const struct plan_train_plan *b,
                         enum plan_rank rank, bool has_hours)
 {
-        double ka = plan_key(a, rank, has_hours), kb = plan_key(b, rank, has_hours);
         enum plan_rank other = rank == PLAN_RANK_COST ? PLAN_RANK_TIME : PLAN_RANK_COST;
 
-        /* Within 0.01% the other criterion decides, then fewer GPUs. */
-        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb))) {
-                return ka < kb;
+        return keys_better(plan_key(a, rank, has_hours), plan_key(b, rank, has_hours),
+                           plan_key(a, other, has_hours), plan_key(b, other, has_hours), a->gpus,
+                           b->gpus);
+}
+
+/* The floor of (count, st) over the saver levels allowed, worked out on first use. */
+static const struct floor_memo *floor_at(struct search *sr, uint32_t count, enum est_strategy st)
+{
+        struct floor_memo *fm = &(*sr->floor)[count][st];
+
+        if (fm->done)
+                return fm;
+        fm->done = true;
+        for (int sv = 0; sv < (int)savers_used(sr); sv++) {
+                struct estimate_input x;
+                struct estimate_floor f;
+                struct estimate_error e;
+
+                if (!sr->level_ok[sv])
+                        continue;
+                /* The figures do not depend on the nodes (estimate.h). */
+                layout(sr, &x, count, 1, st, (enum plan_saver)sv);
+                sr->out->engine_calls++;
+                if (estimate_floor_prepare(&x, &f, &e)) {
+                        /* The engine refuses a level: whether a run reaches
+                         * it depends on the GPU, so no floor is trusted. */
+                        fm->ok = false;
+                        return fm;
+                }
+                if (!fm->ok) {
+                        fm->f = f;
+                        fm->ok = true;
+                        continue;
+                }
+                fm->f.traffic_bytes = fmin(fm->f.traffic_bytes, f.traffic_bytes);
+                fm->f.blocks = fmax(fm->f.blocks, f.blocks);
+                fm->f.data_seconds = fmin(fm->f.data_seconds, f.data_seconds);
+                fm->f.steps = fmin(fm->f.steps, f.steps);
+                fm->f.tokens_per_step = fmax(fm->f.tokens_per_step, f.tokens_per_step);
+                if (f.cpu_bytes < fm->f.cpu_bytes)
+                        fm->f.cpu_bytes = f.cpu_bytes;
         }
-        ka = plan_key(a, other, has_hours);
-        kb = plan_key(b, other, has_hours);
-        if (fabs(ka - kb) > 1e-4 * fmax(fabs(ka), fabs(kb)))
-                return ka < kb;
-        return a->gpus < b->gpus;
+        return fm;
+}
+
+/* A floor under the CPU memory of a node of (count, st), whatever its
+ * saver and instance size; 0 when there is none to trust. */
+static uint64_t cpu_floor(struct search *sr, uint32_t count, enum est_strategy st)
+{
+        const struct floor_memo *fm = floor_at(sr, count, st);
+
+        return fm->ok ? fm->f.cpu_bytes : 0;
+}
+
+/*
+ * The ranking key of the plan the floor of layout (count GPUs in k
+ * instances of network bytes/s each, strategy st) gives on GPU g at 1 USD
+ * per GPU-hour, worked out as search_offering() works out a plan's
+ * figures; 0 when there is no floor to trust.  Whatever saver the run ends
+ * at, its plan's key is at least this (times the price, by cost).
+ */
+static double floor_key(struct search *sr, const struct gpu_spec *g, uint32_t count, uint32_t k,
+                        enum est_strategy st, double network)
+{
+        const struct floor_memo *fm = floor_at(sr, count, st);
+        struct plan_train_plan lb;
+        bool has_hours = sr->out->has_hours;
+        double step_s;
+
+        if (!fm->ok || !(fm->f.tokens_per_step > 0))
+                return 0;
+        sr->floor_in.nodes = k;
+        sr->floor_in.inter_node_bytes_per_s = network;
+        step_s = estimate_floor_step_seconds(&sr->floor_in, &fm->f, g);
+        if (!(step_s > 0) || !isfinite(step_s))
+                return 0;
+        /* Only the figures plan_key() reads: hours and cost when the job
+         * has a dataset size, throughput and its price when not. */
+        lb.gpus = count;
+        if (has_hours) {
+                lb.hours = step_s * fm->f.steps / 3600;
+                lb.cost_usd = count * lb.hours;
+        } else {
+                lb.tokens_per_second = fm->f.tokens_per_step / step_s;
+                lb.usd_per_million_tokens = count / 3600.0 / lb.tokens_per_second * 1e6;
+        }
+        return plan_key(&lb, sr->c->rank_by, has_hours);
+}
+
+/* Fill the shape's floor keys (training only: an inference run has no floor). */
+static void shape_floors(struct search *sr, struct shape *sh, const struct gpu_spec *g)
+{
+        uint32_t gpi = (uint32_t)sh->gpus_per_instance;
+        uint32_t top = sr->c->max_gpus / gpi;
+
+        sh->floors = true;
+        sh->floor_rest[top + 1] = HUGE_VAL;
+        for (uint32_t k = top; k >= 1; k--) {
+                uint32_t count = k * gpi;
+                double least = sh->floor_rest[k + 1];
+
+                for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
+                        double key = 0;
+
+                        if (sr->training && strategy_used(sr, count, (enum est_strategy)st))
+                                key = floor_key(sr, g, count, k, (enum est_strategy)st,
+                                                sh->network_bytes_per_s);
+                        sh->floor_key[count][st] = key;
+                        if (strategy_used(sr, count, (enum est_strategy)st))
+                                least = fmin(least, key);
+                }
+                sh->floor_rest[k] = least;
+        }
+}
+
+/*
+ * True when a plan whose key is at least key_floor x scale ranks after the
+ * plan of key best by more than plan_better()'s tolerance (1e-3: ten
+ * times it, far above rounding), so that it could not replace it.
+ */
+static bool after(double key_floor, double scale, double best)
+{
+        return key_floor * scale * (1 - 1e-3) > best;
 }
 
 /* State the allocator's reserve of layout (count, st, sv) in x, replaying
@@ -330,8 +488,10 @@ static bool pin_reserve(struct search *sr, struct estimate_input *x, uint32_t co
                         enum est_strategy st, enum plan_saver sv)
 {
         /* DDP keeps every tensor whole on every GPU: one replay serves
-         * every count */
-        struct reserve_memo *r = &(*sr->rsv)[st == EST_DDP ? 2 : count][st][sv];
+         * every count.  Not with the optimizer offloaded: the engine runs
+         * that as ZeRO-Offload (stage 2), which shards the gradients. */
+        bool whole = st == EST_DDP && x->offload == EST_OFFLOAD_NONE;
+        struct reserve_memo *r = &(*sr->rsv)[whole ? 2 : count][st][sv];
         if (!r->done) {
                 struct estimate_error e;
                 r->done = true;
@@ -390,56 +550,94 @@ static const struct estimate_prepared *prepared(struct search *sr, const struct 
 }
 
 /*
+ * Time the layout in sr->scratch (prepared as pp) on g into m; false when
+ * the run has no plan: no throughput figure at the precision run (the
+ * engine's peak is 0), or interrupted faster than it progresses.
+ */
+static bool time_layout(struct search *sr, struct run_memo *m, const struct estimate_prepared *pp,
+                        const struct gpu_spec *g)
+{
+        sr->out->engine_calls++;
+        estimate_time(&sr->scratch, pp, g, &sr->res);
+        m->timed = true;
+        sr->rate = sr->res.peak_flops_per_gpu > 0 ? 1 : -1;
+        m->no_rate = sr->rate < 0;
+        /* The wall time a run really takes: interruptions, restarts and
+         * checkpoint saves included (core/compute.c, goodput). */
+        if (m->no_rate || (sr->res.goodput.present && !(sr->res.goodput.effective_seconds > 0))) {
+                m->ok = false;
+                return false;
+        }
+        m->total_seconds =
+                sr->res.goodput.present ? sr->res.goodput.effective_seconds : sr->res.total_seconds;
+        m->tokens_per_second = sr->res.tokens_per_second;
+        m->seconds_per_step = sr->res.seconds_per_step;
+        m->bottleneck = sr->res.bottleneck;
+        return true;
+}
+
+/* Lay out saver sv of (count, k, st) in sr->scratch, its reserve pinned,
+ * and return it prepared; NULL when the engine refuses it. */
+static const struct estimate_prepared *lay_out(struct search *sr, uint32_t count, uint32_t k,
+                                               enum est_strategy st, int sv, double network)
+{
+        layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
+        sr->scratch.gpu_index = 0;
+        sr->scratch.inter_node_bytes_per_s = network;
+        if (!pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv))
+                return NULL;
+        /* The memory model is the same on every GPU: prepared once. */
+        return prepared(sr, &sr->scratch, (int)(count / k), count, st, sv);
+}
+
+/*
  * Run the engine on GPU g for count GPUs in k instances with strategy st,
  * from saver sv (the lightest the memory table's lower bound allows) up,
  * until the full estimate - reserve included - fits; remember it in m.
+ * A saver that does not fit is timed at once (a run without an end stops
+ * the climb); the one that fits is timed when an offering needs its time
+ * (run_timed), since one short of CPU memory may not.
  */
 static void run_lightest(struct search *sr, struct run_memo *m, const struct gpu_spec *g,
                          uint32_t count, uint32_t k, enum est_strategy st, int sv, double network)
 {
         for (; sv >= 0; sv = lightest_fit_from(sr, count, st, g->usable_memory_bytes, sv + 1)) {
-                m->saver = sv;
-                layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
-                sr->scratch.gpu_index = 0;
-                sr->scratch.inter_node_bytes_per_s = network;
-                m->ok = pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv);
-                if (m->ok) {
-                        /* The memory model is the same on every GPU:
-                         * prepared once, timed here on g. */
-                        const struct estimate_prepared *pp =
-                                prepared(sr, &sr->scratch, (int)(count / k), count, st, sv);
+                const struct estimate_prepared *pp = lay_out(sr, count, k, st, sv, network);
 
-                        m->ok = pp != NULL;
-                        if (m->ok) {
-                                sr->out->engine_calls++;
-                                estimate_time(&sr->scratch, pp, g, &sr->res);
-                        }
-                }
-                /* No throughput figure at the precision run (the engine's
-                 * peak is 0): no time, so no plan. */
-                m->no_rate = m->ok && sr->res.peak_flops_per_gpu <= 0;
-                if (m->no_rate)
-                        m->ok = false;
+                m->saver = sv;
+                m->timed = false;
+                m->ok = pp != NULL;
                 if (!m->ok)
                         return;
-                m->per_gpu_bytes = sr->res.per_gpu_total_bytes;
-                m->per_gpu_needed = sr->res.per_gpu_needed_bytes;
-                m->cpu_bytes = sr->res.cpu_total_bytes;
-                /* The wall time a run really takes: interruptions, restarts
-                 * and checkpoint saves included (core/compute.c, goodput);
-                 * a run interrupted faster than it progresses has no plan. */
-                if (sr->res.goodput.present && !(sr->res.goodput.effective_seconds > 0)) {
+                m->per_gpu_bytes = pp->per_gpu_total_bytes;
+                m->per_gpu_needed = pp->per_gpu_needed_bytes;
+                m->cpu_bytes = pp->cpu_total_bytes;
+                if (sr->rate < 0) { /* no rate on this GPU: no time, so no plan */
+                        m->no_rate = true;
                         m->ok = false;
                         return;
                 }
-                m->total_seconds = sr->res.goodput.present ? sr->res.goodput.effective_seconds
-                                                           : sr->res.total_seconds;
-                m->tokens_per_second = sr->res.tokens_per_second;
-                m->seconds_per_step = sr->res.seconds_per_step;
-                m->bottleneck = sr->res.bottleneck;
-                if (m->per_gpu_needed <= g->usable_memory_bytes)
+                if (m->per_gpu_needed <= g->usable_memory_bytes && sr->rate > 0)
+                        return;
+                if (!time_layout(sr, m, pp, g) || m->per_gpu_needed <= g->usable_memory_bytes)
                         return;
         }
+}
+
+/* m's time figures, worked out if not yet; false when the run has no plan. */
+static bool run_timed(struct search *sr, struct run_memo *m, const struct gpu_spec *g,
+                      uint32_t count, uint32_t k, enum est_strategy st, double network)
+{
+        const struct estimate_prepared *pp;
+
+        if (!m->ok || m->timed)
+                return m->ok;
+        pp = lay_out(sr, count, k, st, m->saver, network);
+        if (!pp) { /* it was prepared before: memory ran out */
+                m->ok = false;
+                return false;
+        }
+        return time_layout(sr, m, pp, g);
 }
 
 struct offering_outcome {
@@ -467,6 +665,9 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                          : c->max_gpus / (uint32_t)gpi;
         struct shape *sh = shape_for(sr, gpi, network);
         double per_gpu_hour = price->usd_per_hour / gpi;
+        /* Floor keys are at 1 USD per GPU-hour: a cost scales with the price. */
+        double scale = c->rank_by == PLAN_RANK_COST ? per_gpu_hour : 1;
+        double best_key = HUGE_VAL;
         bool found = false;
 
         oc->gpu_fit = false;
@@ -482,6 +683,12 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
 
                 if (!sr->training && k > 1)
                         break; /* tensor parallel stays inside one instance */
+                /* No layout of this count or a larger one can beat the
+                 * plan found: nothing left to run. */
+                if (found && after(sh->floor_rest[k], scale, best_key)) {
+                        sr->out->skipped++;
+                        break;
+                }
                 for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                         struct run_memo *m = &sh->runs[count][st];
                         int sv;
@@ -489,6 +696,21 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
 
                         if (!strategy_used(sr, count, (enum est_strategy)st))
                                 continue;
+                        /* A run not made yet is skipped when it cannot beat
+                         * the best plan so far (the floor under its time). */
+                        if (!m->done && found && after(sh->floor_key[count][st], scale, best_key)) {
+                                sr->out->skipped++;
+                                continue;
+                        }
+                        /* Short of CPU memory with a layout that held
+                         * (below), one needing no less cannot change the
+                         * reason: not worth its memory model either. */
+                        if (!m->done && !found && o->ram_bytes > 0 && oc->gpu_fit &&
+                            oc->ram_need_bytes && sr->training &&
+                            cpu_floor(sr, count, (enum est_strategy)st) >= oc->ram_need_bytes) {
+                                sr->out->skipped++;
+                                continue;
+                        }
                         /* The lower bound and the run are the same for every
                          * offering of this shape: worked out for the first. */
                         if (!m->done) {
@@ -503,24 +725,45 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                         if (m->none_fits)
                                 continue;
                         sv = m->saver;
-                        if (m->no_rate)
+                        if (m->no_rate) {
                                 oc->no_rate = true;
+                                /* No layout on this GPU has a rate: nothing
+                                 * else can change the outcome. */
+                                if (sr->rate < 0)
+                                        return false;
+                        }
                         /* The engine's own full estimate must fit, not just the memory pass. */
                         if (!m->ok || m->per_gpu_needed > g->usable_memory_bytes)
                                 continue;
-                        oc->gpu_fit = true;
                         /*
                          * CPU memory: the engine's CPU total is per node, and
                          * every instance is one node running gpus_per_instance
                          * processes, so it is what one instance must hold
                          * (offloaded optimizer states, checkpoint copies while
-                         * loading, runtime and data loader buffers).
+                         * loading, runtime and data loader buffers).  Short of
+                         * it, a run only states the least CPU memory needed,
+                         * and one needing no less than a run that held cannot
+                         * change that: its time is not needed.
                          */
                         if (o->ram_bytes > 0 && m->cpu_bytes > o->ram_bytes) {
+                                if (oc->gpu_fit && oc->ram_need_bytes &&
+                                    m->cpu_bytes >= oc->ram_need_bytes)
+                                        continue;
+                                if (!run_timed(sr, m, g, count, k, (enum est_strategy)st, network))
+                                        continue;
+                                oc->gpu_fit = true;
                                 if (!oc->ram_need_bytes || m->cpu_bytes < oc->ram_need_bytes)
                                         oc->ram_need_bytes = m->cpu_bytes;
                                 continue;
                         }
+                        if (!m->timed && found &&
+                            after(sh->floor_key[count][st], scale, best_key)) {
+                                sr->out->skipped++;
+                                continue;
+                        }
+                        if (!run_timed(sr, m, g, count, k, (enum est_strategy)st, network))
+                                continue;
+                        oc->gpu_fit = true;
                         oc->any_fit = true;
                         /* The plan's figures; its input (large) is written
                          * only when it becomes the best. */
@@ -558,7 +801,10 @@ static bool search_offering(struct search *sr, const struct gpu_spec *g,
                                        (enum plan_saver)sv);
                                 best->input.gpu_index = 0;
                                 best->input.inter_node_bytes_per_s = network;
+                                best_key = plan_key(best, c->rank_by, sr->out->has_hours);
                                 found = true;
+                                if (!sh->floors)
+                                        shape_floors(sr, sh, g);
                         }
                 }
         }
@@ -659,6 +905,7 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
                 sr->base = sr->request;
                 sr->mem = &sr->mem_request;
                 sr->rsv = &sr->rsv_request;
+                sr->floor = &sr->floor_request;
                 sr->prep_at = &sr->prep_request;
                 return 0;
         }
@@ -673,6 +920,7 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
         sr->base = &sr->fp16_input;
         sr->mem = &sr->mem_fp16;
         sr->rsv = &sr->rsv_fp16;
+        sr->floor = &sr->floor_fp16;
         sr->prep_at = &sr->prep_fp16;
         return sr->fp16_state == 1 ? 0 : -1;
 }
@@ -697,19 +945,59 @@ static uint64_t memory_floor(struct search *sr, uint32_t *count_out)
         return best;
 }
 
-/* Stable insertion sort by rank (qsort would need the rank in a global). */
-static void sort_plans(struct plan_train_plan *p, size_t n, enum plan_rank rank, bool has_hours)
+/* A plan's place in the ranking: its keys, worked out once. */
+struct rank_entry {
+        double key, other;
+        uint32_t gpus;
+        size_t at; /* index into the unsorted plans */
+};
+
+/*
+ * Stable insertion sort by rank (qsort would need the rank in a global,
+ * and the ranking's tolerance makes its order depend on the algorithm:
+ * this one stays).  The plans are large, so their keys are sorted and the
+ * plans then moved into place, one cycle of the permutation at a time.
+ * Returns -1 when memory runs out (p unsorted).
+ */
+static int sort_plans(struct plan_train_plan *p, size_t n, enum plan_rank rank, bool has_hours)
 {
-        for (size_t i = 1; i < n; i++) {
-                struct plan_train_plan v = p[i];
+        enum plan_rank other = rank == PLAN_RANK_COST ? PLAN_RANK_TIME : PLAN_RANK_COST;
+        struct rank_entry *e = malloc((n + 1) * sizeof(*e));
+
+        if (!e)
+                return -1;
+        for (size_t i = 0; i < n; i++) {
+                struct rank_entry v = {plan_key(&p[i], rank, has_hours),
+                                       plan_key(&p[i], other, has_hours), p[i].gpus, i};
                 size_t j = i;
 
-                while (j > 0 && plan_better(&v, &p[j - 1], rank, has_hours)) {
-                        p[j] = p[j - 1];
+                while (j > 0 && keys_better(v.key, e[j - 1].key, v.other, e[j - 1].other, v.gpus,
+                                            e[j - 1].gpus)) {
+                        e[j] = e[j - 1];
                         j--;
                 }
-                p[j] = v;
+                e[j] = v;
         }
+        /* Place i takes plan e[i].at; a place done points at itself. */
+        for (size_t i = 0; i < n; i++) {
+                struct plan_train_plan first;
+                size_t j = i;
+
+                if (e[i].at == i)
+                        continue;
+                first = p[i];
+                while (e[j].at != i) {
+                        size_t from = e[j].at;
+
+                        p[j] = p[from];
+                        e[j].at = j;
+                        j = from;
+                }
+                p[j] = first;
+                e[j].at = j;
+        }
+        free(e);
+        return 0;
 }
 
 int plan_train_search(const struct catalog_snapshot *s, const struct estimate_input *base,
@@ -722,6 +1010,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         struct search *sr = calloc(1, sizeof(*sr));
         struct plan_price_rules rules = c->prices;
         struct plan_price_pick *picks;
+        size_t *by_gpu = NULL, *first = NULL; /* offerings grouped by GPU, in index order */
         int rc = -1;
 
         memset(out, 0, sizeof(*out));
@@ -738,6 +1027,7 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         sr->request = base;
         sr->mem = &sr->mem_request;
         sr->rsv = &sr->rsv_request;
+        sr->floor = &sr->floor_request;
         sr->prep_at = &sr->prep_request;
         sr->c = c;
         sr->out = out;
@@ -745,14 +1035,27 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
         out->has_hours = sr->training && (base->dataset_samples > 0 || base->dataset_tokens > 0);
         sr->cap_plans = n_off;
         sr->cap_excluded = n_gpus + n_off;
-        out->plans = calloc(sr->cap_plans + 1, sizeof(*out->plans));
-        out->excluded = calloc(sr->cap_excluded + 1, sizeof(*out->excluded));
-        if (!out->plans || !out->excluded) {
+        /* Room for every offering; each entry is written whole when used
+         * (hundreds of KiB that need no zeroing). */
+        out->plans = malloc((sr->cap_plans + 1) * sizeof(*out->plans));
+        out->excluded = malloc((sr->cap_excluded + 1) * sizeof(*out->excluded));
+        by_gpu = malloc((n_off + 1) * sizeof(*by_gpu));
+        first = calloc(n_gpus + 2, sizeof(*first));
+        if (!out->plans || !out->excluded || !by_gpu || !first) {
                 snprintf(err->detail, sizeof(err->detail), "out of memory");
                 goto out;
         }
         if (memory_table(sr, err))
                 goto out;
+        /* A counting sort: first[gi] .. first[gi + 1] are GPU gi's offerings. */
+        for (size_t oi = 0; oi < n_off; oi++)
+                if (off[oi].gpu_index < n_gpus)
+                        first[off[oi].gpu_index + 2]++;
+        for (size_t gi = 0; gi < n_gpus; gi++)
+                first[gi + 2] += first[gi + 1];
+        for (size_t oi = 0; oi < n_off; oi++)
+                if (off[oi].gpu_index < n_gpus)
+                        by_gpu[first[off[oi].gpu_index + 1]++] = oi;
 
         for (size_t gi = 0; gi < n_gpus; gi++) {
                 const struct gpu_spec *g = &gpus[gi];
@@ -775,6 +1078,8 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                                      sr->fp16_error.detail);
                         continue;
                 }
+                sr->floor_in = *sr->base;
+                sr->rate = 0;
                 for (uint32_t count = 1; count <= c->max_gpus; count++)
                         for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
                                 if (!strategy_used(sr, count, (enum est_strategy)st))
@@ -802,13 +1107,14 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                         continue;
                 }
                 sr->n_shapes = 0;
-                for (size_t oi = 0; oi < n_off; oi++) {
+                for (size_t at = first[gi]; at < first[gi + 1]; at++) {
+                        size_t oi = by_gpu[at];
                         const struct catalog_offering *o = &off[oi];
                         const struct catalog_price *price;
                         struct plan_train_plan best;
                         struct offering_outcome oc;
 
-                        if (o->gpu_index != gi || !provider_listed(c, o->provider_id))
+                        if (!provider_listed(c, o->provider_id))
                                 continue;
                         price = picks[oi].price;
                         if (!price) {
@@ -869,7 +1175,10 @@ int plan_train_search(const struct catalog_snapshot *s, const struct estimate_in
                 snprintf(err->detail, sizeof(err->detail), "out of memory");
                 goto out;
         }
-        sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours);
+        if (sort_plans(out->plans, out->n_plans, c->rank_by, out->has_hours)) {
+                snprintf(err->detail, sizeof(err->detail), "out of memory");
+                goto out;
+        }
         rc = 0;
 out:
         if (rc)
@@ -879,6 +1188,8 @@ out:
         free(sr->prep);
         free(sr);
         free(picks);
+        free(by_gpu);
+        free(first);
         return rc;
 }
 

@@ -16,8 +16,12 @@
  *
  * Work shared within one search: each layout's memory model is built once
  * (estimate_prepare) and timed on every GPU (estimate_time); the memory
- * table is filled where the search first asks.  The plans are the ones an
- * exhaustive search gives (tests/unit/test_train_search_reference.c).
+ * table is filled where the search first asks.  Work skipped: once an
+ * offering has a plan, a layout whose time floor (estimate_floor: its
+ * data-parallel traffic and input pipeline alone) already ranks it after
+ * that plan is not run - with the default 10 Gb/s between instances, most
+ * layouts of several instances.  The plans are the ones an exhaustive
+ * search gives (tests/unit/test_train_search_reference.c).
  *
  * Thread-safety: the search keeps no state between calls; any number may
  * run at once on one snapshot.
@@ -106,8 +110,11 @@ struct plan_train_result {
         struct plan_train_excluded *excluded;
         size_t n_excluded;
         uint64_t evaluated;    /* GPU x count x strategy x saver points checked */
-        uint64_t engine_calls; /* memory-table entries, allocator replays, layouts
-                                  prepared, layouts timed on a GPU */
+        uint64_t engine_calls; /* memory-table entries, time floors, allocator
+                                  replays, layouts prepared, layouts timed on a GPU */
+        uint64_t skipped;      /* (GPU, shape, count, strategy) runs not made: the
+                                  floor under their time ranks them after the
+                                  offering's best plan */
         bool has_hours;        /* the workload has a dataset size: hours and costs are known */
 };
 

@@ -2,13 +2,14 @@
  * bench_compare.c - time one compare search over the whole plan space.
  *
  * Loads the real catalog from DATABASE_URL (a migrated database), decodes
- * the XLM-R XL fine-tuning request of the article "Hardware Requirements for Training of Language Models" (batch 16, sequence 128,
- * 3 labels, 10 000 tweets, AdamW) with the estimate decoder, and runs
- * plan_train_search() with max_gpus 64 on this one thread, repeatedly.
- * Prints the plans evaluated, engine calls, plans and exclusions, and the
- * minimum and median milliseconds per search.
+ * the XLM-R XL fine-tuning request of the article "Hardware Requirements for Training of Language
+ * Models" (batch 16, sequence 128, 3 labels, 10 000 tweets, AdamW) - or the compare body in the
+ * file named by the second argument (tests/bench/run.sh's, say) - with the estimate decoder, and
+ * runs plan_train_search() with max_gpus 64 on this one thread, repeatedly.  Prints the plans
+ * evaluated, engine calls, runs skipped, plans and exclusions, and the minimum and median
+ * milliseconds per search.
  *
- *   DATABASE_URL=postgresql://... build/bench_compare [runs]
+ *   DATABASE_URL=postgresql://... build/bench_compare [runs [body.json]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,8 @@ int main(int argc, char **argv)
         size_t n_gpus, n_off;
 
         if (!url || !*url || runs < 1 || runs > 100000) {
-                fprintf(stderr, "usage: DATABASE_URL=postgresql://... %s [runs 1..100000]\n",
+                fprintf(stderr,
+                        "usage: DATABASE_URL=postgresql://... %s [runs 1..100000 [body.json]]\n",
                         argv[0]);
                 return 2;
         }
@@ -78,7 +80,7 @@ int main(int argc, char **argv)
                 return 1;
         }
         s = catalog_acquire(cat);
-        body = json_loads(request_json, 0, NULL);
+        body = argc > 2 ? json_load_file(argv[2], 0, NULL) : json_loads(request_json, 0, NULL);
         memset(&aerr, 0, sizeof(aerr));
         if (!body || estimate_decode_request(body, s, NULL, &in, &aerr)) {
                 fprintf(stderr, "request refused: %s %s\n", aerr.pointer, aerr.detail);
@@ -103,11 +105,17 @@ int main(int argc, char **argv)
         catalog_gpus(s, &n_gpus);
         catalog_offerings(s, &n_off);
         printf("catalog: %zu accelerators, %zu offerings\n", n_gpus, n_off);
-        printf("workload: XLM-R XL full fine-tune, batch 16 x 128 tokens, 10000 samples, AdamW\n");
+        if (argc > 2)
+                printf("workload: %s\n", argv[2]);
+        else
+                printf("workload: XLM-R XL full fine-tune, batch 16 x 128 tokens, 10000 samples,"
+                       " AdamW\n");
         printf("plans evaluated: %llu (GPU x count 1..%u x strategy x saver)\n",
                (unsigned long long)r.evaluated, c.max_gpus);
-        printf("engine calls: %llu; plans: %zu; excluded: %zu\n",
-               (unsigned long long)r.engine_calls, r.n_plans, r.n_excluded);
+        printf("engine calls: %llu; runs skipped by their time floor: %llu; plans: %zu;"
+               " excluded: %zu\n",
+               (unsigned long long)r.engine_calls, (unsigned long long)r.skipped, r.n_plans,
+               r.n_excluded);
         printf("compare search: min %.2f ms, median %.2f ms over %d runs (one thread)\n", ms[0],
                ms[runs / 2], runs);
         plan_train_search_result_free(&r);

@@ -1,13 +1,16 @@
 /*
  * test_train_search_reference.c - the plan search behind compare (server/
  * plan/train_search.c) prepares each layout's memory model once and times
- * it on every GPU, and works out its memory table only where the search
- * looks.  It must rank exactly the plans the exhaustive search ranked,
- * which runs every layout through estimate_run() on every GPU
+ * it on every GPU, works out its memory table only where the search
+ * looks, and skips layouts whose time floor ranks them after a plan it
+ * already has.  It must rank exactly the plans the exhaustive search
+ * ranked, which runs every layout through estimate_run() on every GPU
  * (train_search_reference.c).  Both run here over a varied catalog and a
- * varied set of requests and constraints, and every plan, every exclusion
- * reason and the count of points evaluated must be the same, figure for
- * figure (no tolerance: the same engine arithmetic on the same inputs).
+ * varied set of requests and constraints (80 chosen, 120 drawn at random
+ * from a fixed seed), and every plan, every exclusion reason and the count
+ * of points evaluated must be the same, figure for figure (no tolerance:
+ * the same engine arithmetic on the same inputs).  The floor itself is
+ * checked against estimate_run() layout by layout.
  *
  * Catalog (ids in bytewise order, as the loader sorts them):
  *   a100-80   80 GiB, bf16 312 TFLOP/s, NVLink 300 GB/s
@@ -329,6 +332,7 @@ static void same_plan(const struct plan_train_plan *a, const struct plan_train_p
 /* What the varied cases reached, so that the comparison is not vacuous. */
 struct reach {
         size_t plans, multi_instance, substituted, offloaded, by_token, inference_tp;
+        uint64_t skipped; /* runs the pruned search skipped */
         size_t excluded_memory, excluded_ram, excluded_rate, excluded_deadline, excluded_budget;
 };
 
@@ -355,6 +359,47 @@ static void tally(struct reach *t, const struct plan_train_result *r)
         }
 }
 
+/*
+ * Both searches on one request: the same answer, plan for plan and reason
+ * for reason.  Returns false when the engine refuses the request (both
+ * must, with the same words); tallies what the answer reached.
+ */
+static bool same_answer(const struct catalog_snapshot *s, const struct estimate_input *in,
+                        const struct plan_train_constraints *c, int w, int k, struct reach *t)
+{
+        struct plan_train_result ref, got;
+        struct estimate_error e_ref, e_got;
+        int rc_ref, rc_got;
+
+        memset(&e_ref, 0, sizeof(e_ref));
+        memset(&e_got, 0, sizeof(e_got));
+        rc_ref = train_search_reference(s, in, c, &ref, &e_ref);
+        rc_got = plan_train_search(s, in, c, &got, &e_got);
+        assert_int_equal(rc_got, rc_ref);
+        if (rc_ref) {
+                assert_string_equal(e_got.detail, e_ref.detail);
+                return false;
+        }
+        assert_int_equal(got.has_hours, ref.has_hours);
+        assert_int_equal(got.evaluated, ref.evaluated);
+        if (got.n_plans != ref.n_plans)
+                fail_msg("workload %d, constraints %d: %zu plans (reference %zu)", w, k,
+                         got.n_plans, ref.n_plans);
+        for (size_t i = 0; i < ref.n_plans; i++)
+                same_plan(&ref.plans[i], &got.plans[i], w, k, i);
+        assert_int_equal(got.n_excluded, ref.n_excluded);
+        for (size_t i = 0; i < ref.n_excluded; i++) {
+                assert_int_equal(got.excluded[i].gpu_index, ref.excluded[i].gpu_index);
+                assert_int_equal(got.excluded[i].offering_index, ref.excluded[i].offering_index);
+                assert_string_equal(got.excluded[i].reason, ref.excluded[i].reason);
+        }
+        tally(t, &ref);
+        t->skipped += got.skipped;
+        plan_train_search_result_free(&ref);
+        plan_train_search_result_free(&got);
+        return true;
+}
+
 static void test_same_plans_as_the_exhaustive_search(void **state)
 {
         const struct catalog_snapshot *s = catalog_acquire(*state);
@@ -366,40 +411,10 @@ static void test_same_plans_as_the_exhaustive_search(void **state)
                 for (int k = 0; k < C_COUNT; k++) {
                         struct estimate_input in;
                         struct plan_train_constraints c;
-                        struct plan_train_result ref, got;
-                        struct estimate_error e_ref, e_got;
-                        int rc_ref, rc_got;
 
                         workload(&in, (enum workload_kind)w);
                         constraints(&c, (enum constraint_kind)k);
-                        memset(&e_ref, 0, sizeof(e_ref));
-                        memset(&e_got, 0, sizeof(e_got));
-                        rc_ref = train_search_reference(s, &in, &c, &ref, &e_ref);
-                        rc_got = plan_train_search(s, &in, &c, &got, &e_got);
-                        assert_int_equal(rc_got, rc_ref);
-                        if (rc_ref) {
-                                assert_string_equal(e_got.detail, e_ref.detail);
-                                continue;
-                        }
-                        cases++;
-                        assert_int_equal(got.has_hours, ref.has_hours);
-                        assert_int_equal(got.evaluated, ref.evaluated);
-                        if (got.n_plans != ref.n_plans)
-                                fail_msg("workload %d, constraints %d: %zu plans (reference %zu)",
-                                         w, k, got.n_plans, ref.n_plans);
-                        for (size_t i = 0; i < ref.n_plans; i++)
-                                same_plan(&ref.plans[i], &got.plans[i], w, k, i);
-                        assert_int_equal(got.n_excluded, ref.n_excluded);
-                        for (size_t i = 0; i < ref.n_excluded; i++) {
-                                assert_int_equal(got.excluded[i].gpu_index,
-                                                 ref.excluded[i].gpu_index);
-                                assert_int_equal(got.excluded[i].offering_index,
-                                                 ref.excluded[i].offering_index);
-                                assert_string_equal(got.excluded[i].reason, ref.excluded[i].reason);
-                        }
-                        tally(&t, &ref);
-                        plan_train_search_result_free(&ref);
-                        plan_train_search_result_free(&got);
+                        cases += same_answer(s, &in, &c, w, k, &t);
                 }
         }
         /* Every request above is valid, and between them they reach every
@@ -416,6 +431,71 @@ static void test_same_plans_as_the_exhaustive_search(void **state)
         assert_true(t.excluded_rate > 0);
         assert_true(t.excluded_deadline > 0);
         assert_true(t.excluded_budget > 0);
+        assert_true(t.skipped > 0);
+        catalog_release(s);
+}
+
+/* A small deterministic generator (Knuth's MMIX LCG), so that every run
+ * checks the same bodies. */
+static uint32_t next_random(uint64_t *x)
+{
+        *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+        return (uint32_t)(*x >> 33);
+}
+
+#define PICK(x, arr) ((arr)[next_random(x) % (sizeof(arr) / sizeof((arr)[0]))])
+
+/*
+ * Many more bodies: each workload above with its batch, sequence, gradient
+ * accumulation, dataset, epochs, precision and optimizer drawn at random,
+ * under random constraints.  Between them the pruned search must skip
+ * layouts (its floor bites) and still answer as the exhaustive one.
+ */
+static void test_same_plans_on_many_bodies(void **state)
+{
+        static const uint32_t batches[] = {1, 2, 4, 8, 16, 32};
+        static const uint32_t sequences[] = {128, 256, 512, 1024, 2048};
+        static const uint32_t accumulations[] = {1, 2, 4, 8};
+        static const uint64_t samples[] = {0, 500, 20000, 1000000};
+        static const double epochs[] = {1, 3};
+        static const enum est_precision precisions[] = {EST_BF16_MIXED, EST_FP16_MIXED, EST_FP32,
+                                                        EST_BF16};
+        static const enum est_optimizer optimizers[] = {EST_OPT_ADAMW, EST_OPT_SGD_MOMENTUM,
+                                                        EST_OPT_ADAMW_8BIT, EST_OPT_ADAFACTOR};
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        struct reach t;
+        uint64_t x = 26;
+        size_t cases = 0;
+
+        memset(&t, 0, sizeof(t));
+        for (int i = 0; i < 120; i++) {
+                struct estimate_input in;
+                struct plan_train_constraints c;
+                int w = (int)(next_random(&x) % W_COUNT), k = (int)(next_random(&x) % C_COUNT);
+
+                workload(&in, (enum workload_kind)w);
+                in.batch_size = PICK(&x, batches);
+                in.sequence_length = PICK(&x, sequences);
+                if (in.mode != EST_INFERENCE) {
+                        in.gradient_accumulation = PICK(&x, accumulations);
+                        in.dataset_samples = PICK(&x, samples);
+                        in.epochs = PICK(&x, epochs);
+                        in.precision = PICK(&x, precisions);
+                        if (in.mode != EST_QLORA)
+                                in.optimizer = PICK(&x, optimizers);
+                }
+                constraints(&c, (enum constraint_kind)k);
+                if (next_random(&x) % 2)
+                        c.rank_by = c.rank_by == PLAN_RANK_TIME ? PLAN_RANK_COST : PLAN_RANK_TIME;
+                cases += same_answer(s, &in, &c, w, k, &t);
+        }
+        assert_true(cases >= 100);
+        assert_true(t.plans > 0);
+        assert_true(t.multi_instance > 0);
+        assert_true(t.substituted > 0);
+        assert_true(t.offloaded > 0);
+        assert_true(t.by_token > 0);
+        assert_true(t.skipped > 0);
         catalog_release(s);
 }
 
@@ -491,12 +571,107 @@ static void test_prepared_layout_times_like_a_run(void **state)
         catalog_release(s);
 }
 
+/*
+ * estimate_floor: for every training workload above, on every GPU, one and
+ * several nodes, every strategy and saver, the floor is under the run's
+ * seconds per step, its total and its effective (goodput) time (to
+ * rounding: the plan search keeps a margin a billion times wider), its CPU
+ * memory under the run's, and its steps and tokens are the run's; the
+ * figures do not move with the nodes.
+ */
+static void test_floor_is_under_every_run(void **state)
+{
+        const struct catalog_snapshot *s = catalog_acquire(*state);
+        size_t n_gpus, checked = 0, traffic = 0;
+        const struct gpu_spec *gpus = catalog_gpus(s, &n_gpus);
+        static const uint32_t counts[] = {1, 2, 4, 8, 16};
+        struct estimate_result *run = calloc(1, sizeof(*run));
+        struct estimate_error e;
+
+        assert_non_null(run);
+        for (int w = 0; w < W_COUNT; w++) {
+                for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+                        for (int st = 0; st < EST_STRATEGY_COUNT; st++) {
+                                for (int sv = 0; sv < 4; sv++) {
+                                        struct estimate_input in;
+                                        struct estimate_floor f, f_nodes;
+                                        uint32_t count = counts[ci];
+
+                                        workload(&in, (enum workload_kind)w);
+                                        if (in.mode == EST_INFERENCE ||
+                                            (count == 1) != (st == EST_SINGLE))
+                                                continue;
+                                        in.gpus = count;
+                                        in.strategy = (enum est_strategy)st;
+                                        in.set |= EST_SET_STRATEGY;
+                                        in.flash_attention = sv >= 1;
+                                        if (sv >= 2)
+                                                in.checkpointing = EST_CKPT_FULL;
+                                        if (sv >= 3)
+                                                in.offload = EST_OFFLOAD_OPTIMIZER;
+                                        if (estimate_floor_prepare(&in, &f, &e))
+                                                continue;
+                                        in.nodes = count;
+                                        assert_int_equal(estimate_floor_prepare(&in, &f_nodes, &e),
+                                                         0);
+                                        assert_memory_equal(&f, &f_nodes, sizeof(f));
+                                        traffic += f.traffic_bytes > 0;
+                                        for (size_t g = 0; g < n_gpus; g++) {
+                                                for (uint32_t nodes = 1; nodes <= count;
+                                                     nodes *= count > 1 ? count : 2) {
+                                                        double floor_s;
+
+                                                        in.gpu_index = (int)g;
+                                                        in.nodes = nodes;
+                                                        in.inter_node_bytes_per_s =
+                                                                g % 2 ? 0 : 1.25e9;
+                                                        if (estimate_run(&in, gpus, n_gpus, run,
+                                                                         &e) ||
+                                                            !(run->seconds_per_step > 0))
+                                                                continue;
+                                                        floor_s = estimate_floor_step_seconds(
+                                                                &in, &f, &gpus[g]);
+                                                        assert_true(floor_s > 0);
+                                                        /* Up to rounding: the floor adds
+                                                         * the same terms in another order. */
+                                                        assert_true(floor_s <=
+                                                                    run->seconds_per_step *
+                                                                            (1 + 1e-12));
+                                                        assert_true(floor_s * f.steps <=
+                                                                    run->total_seconds *
+                                                                            (1 + 1e-12));
+                                                        if (run->goodput.present)
+                                                                assert_true(
+                                                                        run->total_seconds <=
+                                                                        run->goodput
+                                                                                .effective_seconds);
+                                                        assert_true(f.cpu_bytes <=
+                                                                    run->cpu_total_bytes);
+                                                        assert_true(f.steps == run->steps);
+                                                        assert_true(f.tokens_per_step ==
+                                                                    run->tokens_per_step);
+                                                        checked++;
+                                                }
+                                        }
+                                }
+                        }
+                }
+        }
+        /* Single GPUs, several, across nodes: the floor has traffic to bound. */
+        assert_true(checked > 1000);
+        assert_true(traffic > 100);
+        free(run);
+        catalog_release(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_same_plans_as_the_exhaustive_search),
+                cmocka_unit_test(test_same_plans_on_many_bodies),
                 cmocka_unit_test(test_searches_share_nothing),
                 cmocka_unit_test(test_prepared_layout_times_like_a_run),
+                cmocka_unit_test(test_floor_is_under_every_run),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,7 +2,8 @@
  * train_search_reference.c - the plan search behind compare as it was
  * before it shared work between GPUs (the exhaustive version): the whole
  * memory table up front, then every (GPU, offering shape, count, strategy)
- * run through estimate_run() in full.  Kept for the tests only, as the
+ * run through estimate_run() in full, the allocator's reserve replayed
+ * inside each run for that layout alone.  Kept for the tests only, as the
  * reference server/plan/train_search.c must agree with plan for plan.
  * Same contract as plan_train_search() (plan/train_search.h).
  */
@@ -46,15 +47,6 @@ struct shape {
 
 typedef uint64_t memory_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT][PLAN_SAVER_COUNT];
 
-/* The caching allocator's reserve of one layout (estimate_allocator_reserve),
- * replayed once and stated in every run of that layout on any GPU. */
-struct reserve_memo {
-        bool done, ok;
-        double reserve, held;
-};
-typedef struct reserve_memo reserve_table_t[PLAN_GPUS_MAX + 1][EST_STRATEGY_COUNT]
-                                           [PLAN_SAVER_COUNT];
-
 struct search {
         const struct catalog_provider *providers; /* by offering.provider_index */
         const struct estimate_input *base;        /* the variant being searched (see below) */
@@ -67,15 +59,12 @@ struct search {
          * reserve (a lower bound), 0 = not a valid layout */
         memory_table_t *mem;
         memory_table_t mem_request;
-        reserve_table_t *rsv; /* paired with mem */
-        reserve_table_t rsv_request;
         /*
          * The request re-planned at fp16 mixed precision, for GPUs without
          * bf16 (see bf16_substitute()); built on first use.
          */
         struct estimate_input fp16_input;
         memory_table_t mem_fp16;
-        reserve_table_t rsv_fp16;
         int fp16_state; /* 0 = not built, 1 = built, -1 = the engine refused it */
         struct estimate_error fp16_error;
         struct shape shapes[SHAPES_MAX];
@@ -212,26 +201,6 @@ static bool plan_better(const struct plan_train_plan *a, const struct plan_train
         return a->gpus < b->gpus;
 }
 
-/* State the allocator's reserve of layout (count, st, sv) in x, replaying
- * it on first use; false when the engine refuses the layout. */
-static bool pin_reserve(struct search *sr, struct estimate_input *x, uint32_t count,
-                        enum est_strategy st, enum plan_saver sv)
-{
-        /* DDP keeps every tensor whole on every GPU: one replay serves
-         * every count */
-        struct reserve_memo *r = &(*sr->rsv)[st == EST_DDP ? 2 : count][st][sv];
-        if (!r->done) {
-                struct estimate_error e;
-                r->done = true;
-                sr->out->engine_calls++;
-                r->ok = estimate_allocator_reserve(x, &r->reserve, &r->held, &e) == 0;
-        }
-        x->set |= EST_SET_RESERVE | EST_SET_HELD;
-        x->allocator_reserve_fraction = r->reserve;
-        x->allocator_held_fraction = r->held;
-        return r->ok;
-}
-
 /*
  * Run the engine on GPU g for count GPUs in k instances with strategy st,
  * from saver sv (the lightest the memory table's lower bound allows) up,
@@ -247,11 +216,10 @@ static void run_lightest(struct search *sr, struct run_memo *m, const struct gpu
                 layout(sr, &sr->scratch, count, k, st, (enum plan_saver)sv);
                 sr->scratch.gpu_index = 0;
                 sr->scratch.inter_node_bytes_per_s = network;
-                m->ok = pin_reserve(sr, &sr->scratch, count, st, (enum plan_saver)sv);
-                if (m->ok) {
-                        sr->out->engine_calls++;
-                        m->ok = estimate_run(&sr->scratch, g, 1, &sr->res, &e) == 0;
-                }
+                /* The allocator's reserve replayed inside the run, for
+                 * this layout alone. */
+                sr->out->engine_calls++;
+                m->ok = estimate_run(&sr->scratch, g, 1, &sr->res, &e) == 0;
                 /* No throughput figure at the precision run (the engine's
                  * peak is 0): no time, so no plan. */
                 m->no_rate = m->ok && sr->res.peak_flops_per_gpu <= 0;
@@ -507,7 +475,6 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
         if (!bf16_substitute(sr->request, g)) {
                 sr->base = sr->request;
                 sr->mem = &sr->mem_request;
-                sr->rsv = &sr->rsv_request;
                 return 0;
         }
         if (sr->fp16_state == 0) {
@@ -515,12 +482,10 @@ static int select_variant(struct search *sr, const struct gpu_spec *g)
                 sr->fp16_input.precision = EST_FP16_MIXED;
                 sr->base = &sr->fp16_input;
                 sr->mem = &sr->mem_fp16;
-                sr->rsv = &sr->rsv_fp16;
                 sr->fp16_state = memory_table(sr, &sr->fp16_error) == 0 ? 1 : -1;
         }
         sr->base = &sr->fp16_input;
         sr->mem = &sr->mem_fp16;
-        sr->rsv = &sr->rsv_fp16;
         return sr->fp16_state == 1 ? 0 : -1;
 }
 
@@ -576,7 +541,6 @@ int train_search_reference(const struct catalog_snapshot *s, const struct estima
         sr->base = base;
         sr->request = base;
         sr->mem = &sr->mem_request;
-        sr->rsv = &sr->rsv_request;
         sr->c = c;
         sr->out = out;
         sr->training = base->mode != EST_INFERENCE;
