@@ -228,6 +228,77 @@ test('AWS: the shipped prices are the file\'s GPU rows, the lowest quote per ins
                         assert.equal(got.get(key)[pricing], w[pricing] === undefined ? undefined : Math.round(w[pricing] * 1e6) / 1e6, `${key} ${pricing}`);
 });
 
+test('RunPod: the whole v7 file is shipped; its prices are the lowest quote per instance type and region', () => {
+        // prices/skypilot/catalogs/v7/runpod/vms.csv is the complete file (CRLF line
+        // ends, as in the repository): 2 750 rows, 750 of them CPU-only, the GPU rows
+        // of 20 accelerator names in 4 shapes (1x, 2x, 4x, 8x) and 8 regions, one row
+        // per zone; 8x_RTXA6000_SECURE is listed in 7 regions only (no US row).
+        const runpod = SOURCES.find((s) => s.cloud === 'runpod');
+        assert.equal(runpod.path, 'catalogs/v7/runpod/vms.csv');
+        const names = new Set(psql("SELECT name FROM skypilot_accelerators WHERE cloud IN ('runpod', '*') AND instance_like = '%'"));
+        assert.equal(psql("SELECT count(*) FROM skypilot_accelerators WHERE cloud = 'runpod' AND instance_like <> '%'")[0], '0');
+        const [head, ...rows] = readFileSync(join(SNAPSHOT, runpod.path), 'utf8').trim().split('\r\n');
+        assert.equal(rows.length, 2750);
+        const col = Object.fromEntries(head.split(',').map((h, i) => [h, i]));
+        const want = new Map();
+        const skipped = new Set();
+        const offerings = new Set();
+        for (const line of rows) {
+                const f = line.split(',');
+                assert.equal(f.length, 10, line);
+                const name = f[col.AcceleratorName];
+                if (name === '')
+                        continue;
+                const key = `${f[col.InstanceType]}|${f[col.Region]}`;
+                offerings.add(key);
+                if (!names.has(name)) {
+                        skipped.add(name);
+                        continue;
+                }
+                const w = want.get(key) ?? {};
+                for (const [pricing, c] of [['on_demand', col.Price], ['spot', col.SpotPrice]]) {
+                        const v = Number(f[c]);
+                        if (f[c] !== '' && v > 0 && !(w[pricing] <= v))
+                                w[pricing] = v;
+                }
+                want.set(key, w);
+        }
+        // 20 names x 4 shapes x 8 regions, less the missing US 8x RTX A6000.
+        assert.equal(offerings.size, 20 * 4 * 8 - 1);
+        // Without a catalog GPU: RTX 4000 Ada, RTX A4000, A4500 and A5000.
+        assert.deepEqual([...skipped].sort(), ['RTX4000-Ada', 'RTXA4000', 'RTXA4500', 'RTXA5000']);
+        const got = new Map();
+        for (const r of psql('SELECT o.instance_type, o.region, p.pricing, p.usd_per_hour FROM prices p' +
+                             ` JOIN offerings o ON o.id = p.offering_id WHERE p.source_commit = '${runpod.commit}'`)) {
+                const [type, region, pricing, usd] = r.split('|');
+                const g = got.get(`${type}|${region}`) ?? {};
+                assert.equal(g[pricing], undefined, `${type} ${region} ${pricing} twice`);
+                g[pricing] = Number(usd);
+                got.set(`${type}|${region}`, g);
+        }
+        assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
+        for (const [key, w] of want)
+                for (const pricing of ['on_demand', 'spot'])
+                        assert.equal(got.get(key)[pricing], w[pricing] === undefined ? undefined : Math.round(w[pricing] * 1e6) / 1e6, `${key} ${pricing}`);
+        // 16 names mapped: 16 x 32 offerings less one = 511 on-demand prices; spot
+        // quotes only for A100-80GB, H100-SXM, H200-SXM, L40, L40S, RTX4090 and
+        // RTXA6000: 7 x 32 - 1 = 223.
+        const [onDemand, spot] = ['on_demand', 'spot'].map((k) => [...got.values()].filter((g) => g[k] !== undefined).length);
+        assert.equal(onDemand, 511);
+        assert.equal(spot, 223);
+        // Read off the file by hand: "1x_H100_SECURE,H100,1.0,16.0,80.0,H100,US,,2.39,US-CA-1"
+        // (RunPod's "H100" is the PCIe card, migrations/0038) and
+        // "8x_H200-SXM_SECURE,...,SE,28.72,31.92,EU-SE-1".
+        assert.deepEqual(psql("SELECT o.accelerator_id || ' ' || p.pricing || ' ' || p.usd_per_hour FROM prices p" +
+                              " JOIN offerings o ON o.id = p.offering_id WHERE o.provider_id = 'runpod'" +
+                              ` AND p.source_commit = '${runpod.commit}' AND o.region IN ('US', 'SE')` +
+                              " AND o.instance_type IN ('1x_H100_SECURE', '8x_H200-SXM_SECURE')" +
+                              ' ORDER BY o.instance_type, o.region, p.pricing'),
+                         ['h100-pcie-80gb on_demand 2.390000', 'h100-pcie-80gb on_demand 2.390000',
+                          'h200-sxm-141gb on_demand 31.920000', 'h200-sxm-141gb spot 28.720000',
+                          'h200-sxm-141gb on_demand 31.920000', 'h200-sxm-141gb spot 28.720000']);
+});
+
 test('Vast: the file\'s SpotPrice of 0.00 is no spot quote; every offer has its on-demand price', () => {
         const vast = SOURCES.find((s) => s.cloud === 'vast');
         const rows = psql("SELECT p.pricing, min(p.usd_per_hour) FROM prices p" +
