@@ -247,43 +247,57 @@ void jsonw_int(struct jsonw *w, int64_t v)
 }
 
 /*
- * "%.15g" for 1e-4 <= |v| < 1e15, where %g prints fixed-point, without
- * printf (which was a tenth of an estimate's CPU time: a fit table has a
- * real per GPU).  The 15 significant digits are round(|v| * 10^(14 - e)),
- * e = floor(log10 |v|).  10^(14 - e) for e in [-4, 14] is at most 10^18 =
- * 2^18 * 5^18, exact in a long double's 64-bit significand (x87 extended,
- * or more), so the product carries one rounding: relative error at most
- * 2^-64, absolute error under 1e15 * 2^-64 < 1e-4.  When the fraction is
- * that close to one half the rounding direction is uncertain (and exact
- * ties follow printf's rounding mode), so those values return 0 and go to
- * printf.  Writes text (at most 18 bytes) and returns its length, or 0.
+ * "%.15g" without printf (which was a tenth of an estimate's CPU time: a
+ * fit table has a real per GPU, and FLOP counts print in exponent form),
+ * for 1e-13 <= |v| < 1e42.  The 15 significant digits are
+ * round(|v| * 10^(14 - e)), e = floor(log10 |v|), as a product for e <= 14
+ * and a quotient |v| / 10^(e - 14) above.  Every power used is at most
+ * 10^27 = 2^27 * 5^27, and 5^27 < 2^64, so it is exact in a long double's
+ * 64-bit significand (x87 extended, or more) and the product or quotient
+ * carries one rounding: relative error at most 2^-64, absolute error under
+ * 1e15 * 2^-64 < 1e-4.  When the fraction is that close to one half the
+ * rounding direction is uncertain (and exact ties follow printf's rounding
+ * mode), so those values return 0 and go to printf.  As %g does (C11
+ * 7.21.6.1), the text is fixed-point for -4 <= e < 15 and d.ddde+XX
+ * otherwise, trailing zeros after the point dropped.  Writes text (at
+ * most 22 bytes) and returns its length, or 0.
  */
-static size_t real_fixed15(double v, char *text)
+#define REAL_E_MIN (-13)
+#define REAL_E_MAX 41
+
+static long double real_scale(double a, int e)
 {
         static const long double pow10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
                                             1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
-                                            1e14L, 1e15L, 1e16L, 1e17L, 1e18L};
+                                            1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                            1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+        return e <= 14 ? (long double)a * pow10[14 - e] : (long double)a / pow10[e - 14];
+}
+
+static size_t real_fixed15(double v, char *text)
+{
         double a = fabs(v);
         long double scaled, whole, frac;
         uint64_t m;
         char digits[16];
-        int e;
+        int e, last = 14;
         size_t n = 0;
 
-        if (LDBL_MANT_DIG < 64 || !(a >= 1e-4 && a < 1e15))
+        if (LDBL_MANT_DIG < 64 || !(a >= 1e-13 && a < 1e42))
                 return 0;
         e = (int)floor(log10(a));
-        if (e < -4)
-                e = -4;
-        if (e > 14)
-                e = 14;
-        scaled = (long double)a * pow10[14 - e];
+        if (e < REAL_E_MIN)
+                e = REAL_E_MIN;
+        if (e > REAL_E_MAX)
+                e = REAL_E_MAX;
+        scaled = real_scale(a, e);
         /* log10 may be one off next to a power of ten: step to the decade
          * that gives 15 digits. */
-        if (scaled < 1e14L && e > -4)
-                scaled = (long double)a * pow10[14 - --e];
-        else if (scaled >= 1e15L && e < 14)
-                scaled = (long double)a * pow10[14 - ++e];
+        if (scaled < 1e14L && e > REAL_E_MIN)
+                scaled = real_scale(a, --e);
+        else if (scaled >= 1e15L && e < REAL_E_MAX)
+                scaled = real_scale(a, ++e);
         if (scaled < 1e14L || scaled >= 1e15L)
                 return 0;
         whole = floorl(scaled);
@@ -293,18 +307,40 @@ static size_t real_fixed15(double v, char *text)
         m = (uint64_t)whole + (frac > 0.5L);
         if (m == 1000000000000000ull) { /* rounded up into the next decade */
                 m = 100000000000000ull;
-                if (++e > 14)
-                        return 0; /* 1e15 reads "1e+15": printf's */
+                if (++e > REAL_E_MAX)
+                        return 0;
         }
         for (int i = 14; i >= 0; i--, m /= 10u)
                 digits[i] = (char)('0' + m % 10u);
-        /* %g drops trailing zeros after the point; with no digit left
-         * after it, the point goes too. */
-        int last = 14;
-        while (last > e && last > 0 && digits[last] == '0')
-                last--;
         if (v < 0)
                 text[n++] = '-';
+        if (e < -4 || e >= 15) {
+                /* d[.ddd]e+XX: at least two exponent digits, as printf. */
+                int x = e < 0 ? -e : e;
+                while (last > 0 && digits[last] == '0')
+                        last--;
+                text[n++] = digits[0];
+                if (last > 0) {
+                        text[n++] = '.';
+                        for (int i = 1; i <= last; i++)
+                                text[n++] = digits[i];
+                }
+                text[n++] = 'e';
+                text[n++] = e < 0 ? '-' : '+';
+                if (x >= 10) {
+                        text[n++] = (char)('0' + x / 10);
+                        text[n++] = (char)('0' + x % 10);
+                } else {
+                        text[n++] = '0';
+                        text[n++] = (char)('0' + x);
+                }
+                text[n] = '\0';
+                return n;
+        }
+        /* %g drops trailing zeros after the point; with no digit left
+         * after it, the point goes too. */
+        while (last > e && last > 0 && digits[last] == '0')
+                last--;
         if (e < 0) {
                 text[n++] = '0';
                 text[n++] = '.';

@@ -167,7 +167,8 @@ static void same_as_jansson(double v)
  * The writer prints most reals without printf (fixed-point, 15 digits);
  * jansson, which uses printf, is the oracle: ratios such as a fit's
  * utilization, decimal fractions, ties at the 16th digit, and the edges
- * of the fixed-point range (1e-4 and 1e15, where %g turns scientific).
+ * of the fixed-point range (1e-4 and 1e15, where %g turns scientific) and
+ * of the exponent form the writer prints itself (1e-13 and 1e42).
  */
 static void test_reals_fast_path(void **state)
 {
@@ -178,6 +179,11 @@ static void test_reals_fast_path(void **state)
         for (int k = 1; k <= 20000; k++)
                 for (int p = -6; p <= 16; p += 2)
                         same_as_jansson((double)k * pow(10.0, p) / 1000.0);
+        /* The exponent form, 1e-13 <= |v| < 1e42: FLOP counts, tiny rates. */
+        for (int k = 1; k <= 5000; k++)
+                for (int p = -14; p <= 44; p += 3)
+                        same_as_jansson((double)k * pow(10.0, p) / 1000.0 +
+                                        (double)k / 7.0 * pow(10.0, p - 9));
         static const double edges[] = {
                 1e-4,
                 1.00000000000001e-4,
@@ -198,6 +204,17 @@ static void test_reals_fast_path(void **state)
                 1e14,
                 1e14 - 1,
                 0.30000000000000004,
+                1e-13,
+                9.99999999999999e-14,
+                1e42,
+                9.99999999999999e41,
+                9.999999999999995e41,
+                1e-5,
+                1e16,
+                1.5e19,
+                3.2e20,
+                6.02214076e23,
+                -1.25e-7,
         };
         for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
                 same_as_jansson(edges[i]);
