@@ -498,7 +498,7 @@ static void vision_bytes(const struct estimate_input *in, const struct derived *
         double n = in->images, s = v->tokens, L = v->layers;
         struct estimate_input vin;
         *live = *saved = *recompute = 0;
-        if (!n || !L || !s)
+        if (n == 0 || L == 0 || s == 0)
                 return;
         vision_input(in, &vin);
         *live = n * live_block_bytes(&vin.arch, &vin, d, s);
