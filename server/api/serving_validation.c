@@ -11,7 +11,7 @@
 #include "api/catalog_api.h"
 #include "api/catalog.h"
 #include "api/accuracy.h"
-#include "db/serving_queries.h"
+#include "db/engine_queries.h"
 
 #define METRICS 2
 
@@ -149,7 +149,7 @@ void api_serving_validation_handle(const struct api_request *rq, struct api_resp
 
         if (!snap)
                 return;
-        rows = accuracy_load_rows(rq, rs, serving_queries_loadtests_json, "serving load tests");
+        rows = accuracy_load_rows(rq, rs, engine_queries_loadtests_json, "serving load tests");
         if (!rows) {
                 catalog_release(snap);
                 return;

@@ -579,9 +579,8 @@ int catalog_queries_prices(PGconn *conn, const struct price_filter *f, struct ca
 
 /* ---- writes -------------------------------------------------------------- */
 
-/* Run one parameterised statement; NULL (with e filled) unless it succeeded. */
-static PGresult *exec_params(PGconn *conn, const char *sql, int n, const char *const *v,
-                             struct db_error *e)
+PGresult *catalog_queries_exec_params(PGconn *conn, const char *sql, int n, const char *const *v,
+                                      struct db_error *e)
 {
         PGresult *res = PQexecParams(conn, sql, n, NULL, v, NULL, NULL, 0);
         ExecStatusType st = PQresultStatus(res);
@@ -595,7 +594,7 @@ static PGresult *exec_params(PGconn *conn, const char *sql, int n, const char *c
 
 static int begin(PGconn *conn, struct db_error *e)
 {
-        PGresult *res = exec_params(conn, "BEGIN", 0, NULL, e);
+        PGresult *res = catalog_queries_exec_params(conn, "BEGIN", 0, NULL, e);
 
         if (!res)
                 return -1;
@@ -613,7 +612,7 @@ static int finish(PGconn *conn, int rc, struct db_error *e)
                         PQclear(PQexecParams(conn, "ROLLBACK", 0, NULL, NULL, NULL, NULL, 0));
                 return rc;
         }
-        res = exec_params(conn, "COMMIT", 0, NULL, e);
+        res = catalog_queries_exec_params(conn, "COMMIT", 0, NULL, e);
         if (!res)
                 return -1;
         /* A COMMIT of an aborted transaction answers ROLLBACK without an error. */
@@ -633,10 +632,11 @@ static int audit(PGconn *conn, const struct db_actor *who, const char *action, c
 {
         const char *v[6] = {who->actor, action,          entity,
                             entity_id,  who->request_id, who->payload_json};
-        PGresult *res = exec_params(conn,
-                                    "INSERT INTO audit_log (actor, action, entity, entity_id,"
-                                    " request_id, payload) VALUES ($1, $2, $3, $4, $5, $6::jsonb)",
-                                    6, v, e);
+        PGresult *res = catalog_queries_exec_params(
+                conn,
+                "INSERT INTO audit_log (actor, action, entity, entity_id,"
+                " request_id, payload) VALUES ($1, $2, $3, $4, $5, $6::jsonb)",
+                6, v, e);
 
         if (!res)
                 return -1;
@@ -672,7 +672,7 @@ static int insert_with_audit(PGconn *conn, const char *sql, int n, const char *c
 
         if (begin(conn, e))
                 return -1;
-        res = exec_params(conn, sql, n, v, e);
+        res = catalog_queries_exec_params(conn, sql, n, v, e);
         rc = res && PQntuples(res) == 1 ? 0 : -1;
         if (res && rc) {
                 memset(e, 0, sizeof(*e));
@@ -735,7 +735,7 @@ static int upsert_with_audit(PGconn *conn, const char *sql, int n, const char *c
 
         if (begin(conn, e))
                 return -1;
-        res = exec_params(conn, sql, n, v, e);
+        res = catalog_queries_exec_params(conn, sql, n, v, e);
         rc = res && PQntuples(res) == 1 ? 0 : -1;
         if (res && rc) {
                 memset(e, 0, sizeof(*e));

@@ -103,4 +103,10 @@ int catalog_queries_upsert_setting(PGconn *conn, const struct catalog_setting *s
  */
 void catalog_queries_error_from(PGconn *conn, const PGresult *res, struct db_error *e);
 
+/* Run one parameterised statement (n text values); the result when it
+ * returned rows or completed, else NULL with e filled as
+ * catalog_queries_error_from() does.  The caller PQclear()s the result. */
+PGresult *catalog_queries_exec_params(PGconn *conn, const char *sql, int n, const char *const *v,
+                                      struct db_error *e);
+
 #endif

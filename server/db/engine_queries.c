@@ -29,6 +29,13 @@ static const char sql_throughput[] =
         " 'method', method, 'notes', notes, 'request', request)"
         " ORDER BY id COLLATE \"C\"), '[]'::json)::text FROM throughput_measurements";
 
+static const char sql_loadtests[] =
+        "SELECT coalesce(json_agg(json_build_object("
+        " 'id', id, 'engine', engine, 'engine_version', engine_version, 'gpu', gpu,"
+        " 'tensor_parallel', tensor_parallel, 'load', load, 'measured', measured,"
+        " 'source', source, 'date', date, 'request', request)"
+        " ORDER BY id COLLATE \"C\"), '[]'::json)::text FROM serving_loadtests";
+
 static char *one_text(PGconn *conn, const char *sql, char *err, size_t errlen)
 {
         PGresult *res = PQexecParams(conn, sql, 0, NULL, NULL, NULL, NULL, 0);
@@ -59,4 +66,9 @@ char *engine_queries_scenarios_json(PGconn *conn, char *err, size_t errlen)
 char *engine_queries_throughput_json(PGconn *conn, char *err, size_t errlen)
 {
         return one_text(conn, sql_throughput, err, errlen);
+}
+
+char *engine_queries_loadtests_json(PGconn *conn, char *err, size_t errlen)
+{
+        return one_text(conn, sql_loadtests, err, errlen);
 }

@@ -1,7 +1,9 @@
 /*
  * engine_queries.h - the SQL behind the engine's own data: the measured
- * cases of GET /api/v1/validation and the seed scenarios of
- * GET /api/v1/scenarios (tables of migrations/0005_engine_data.sql).
+ * cases of GET /api/v1/validation, the published serving load tests of
+ * GET /api/v1/validation/serving (migrations/0028_serving_loadtests.sql)
+ * and the seed scenarios of GET /api/v1/scenarios (tables of
+ * migrations/0005_engine_data.sql).
  *
  * Each function runs one parameterless SELECT that aggregates the table
  * into one JSON array (json_agg in PostgreSQL) and returns it as text.
@@ -37,5 +39,12 @@ char *engine_queries_throughput_json(PGconn *conn, char *err, size_t errlen);
  * request}, ordered by table_name, position.  NULL on failure.
  */
 char *engine_queries_scenarios_json(PGconn *conn, char *err, size_t errlen);
+
+/*
+ * Every serving_loadtests row as a JSON array of objects {id, engine,
+ * engine_version, gpu, tensor_parallel, load, measured, source, date,
+ * request}, ordered by id.  NULL on failure.
+ */
+char *engine_queries_loadtests_json(PGconn *conn, char *err, size_t errlen);
 
 #endif

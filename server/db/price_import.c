@@ -232,22 +232,9 @@ static void note_unknown(struct price_import_report *rep, const char *name)
         rep->n_unknown++;
 }
 
-static PGresult *exec_params(PGconn *conn, const char *sql, int n, const char *const *v,
-                             struct db_error *e)
-{
-        PGresult *res = PQexecParams(conn, sql, n, NULL, v, NULL, NULL, 0);
-        ExecStatusType st = PQresultStatus(res);
-
-        if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
-                return res;
-        catalog_queries_error_from(conn, res, e);
-        PQclear(res);
-        return NULL;
-}
-
 static int exec_simple(PGconn *conn, const char *sql, struct db_error *e)
 {
-        PGresult *res = exec_params(conn, sql, 0, NULL, e);
+        PGresult *res = catalog_queries_exec_params(conn, sql, 0, NULL, e);
 
         if (!res)
                 return -1;
@@ -294,10 +281,11 @@ static int upsert(PGconn *conn, const struct price_import_source *src, const cha
         v[12] = src->file;
         v[13] = src->commit;
         v[14] = src->actor;
-        res = exec_params(conn,
-                          "SELECT price_import_upsert($1, $2, $3, $4, $5::integer, $6::integer,"
-                          " $7::bigint, $8, $9, $10::numeric, $11::date, $12, $13, $14, $15)",
-                          15, v, e);
+        res = catalog_queries_exec_params(
+                conn,
+                "SELECT price_import_upsert($1, $2, $3, $4, $5::integer, $6::integer,"
+                " $7::bigint, $8, $9, $10::numeric, $11::date, $12, $13, $14, $15)",
+                15, v, e);
         if (!res)
                 return -1;
         outcome = PQgetvalue(res, 0, 0);
@@ -331,12 +319,13 @@ static int check_source(PGconn *conn, const struct price_import_source *src, con
         memcpy(text, csv, len);
         text[len] = '\0';
         v[2] = text;
-        res = exec_params(conn,
-                          "SELECT EXISTS (SELECT 1 FROM providers WHERE id = $1),"
-                          " encode(sha256(convert_to($3, 'UTF8')), 'hex'),"
-                          " EXISTS (SELECT 1 FROM price_imports WHERE source_file = $2"
-                          "   AND sha256 = encode(sha256(convert_to($3, 'UTF8')), 'hex'))",
-                          3, v, e);
+        res = catalog_queries_exec_params(
+                conn,
+                "SELECT EXISTS (SELECT 1 FROM providers WHERE id = $1),"
+                " encode(sha256(convert_to($3, 'UTF8')), 'hex'),"
+                " EXISTS (SELECT 1 FROM price_imports WHERE source_file = $2"
+                "   AND sha256 = encode(sha256(convert_to($3, 'UTF8')), 'hex'))",
+                3, v, e);
         free(text);
         if (!res)
                 return -1;
@@ -376,12 +365,13 @@ static int record_import(PGconn *conn, const struct price_import_source *src,
         v[7] = n[2];
         v[8] = n[3];
         v[9] = src->actor;
-        res = exec_params(conn,
-                          "INSERT INTO price_imports (importer, cloud, source_file, source_commit,"
-                          " sha256, as_of, added, changed, unchanged, unknown, imported_by)"
-                          " VALUES ('skypilot', $1, $2, $3, $4, $5::date, $6::integer,"
-                          " $7::integer, $8::integer, $9::integer, $10)",
-                          10, v, e);
+        res = catalog_queries_exec_params(
+                conn,
+                "INSERT INTO price_imports (importer, cloud, source_file, source_commit,"
+                " sha256, as_of, added, changed, unchanged, unknown, imported_by)"
+                " VALUES ('skypilot', $1, $2, $3, $4, $5::date, $6::integer,"
+                " $7::integer, $8::integer, $9::integer, $10)",
+                10, v, e);
         if (!res)
                 return -1;
         PQclear(res);

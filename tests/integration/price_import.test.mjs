@@ -183,6 +183,41 @@ test('every shipped file gave prices with its path, commit and date; one provide
                                  ' WHERE p.source_commit IS NOT NULL')[0]), clouds.size);
 });
 
+
+// The lowest on-demand and spot quote of a row's instance type and region
+// (a file lists one row per zone), as the import is to record them.
+function lowestQuote(want, key, f, col) {
+        const w = want.get(key) ?? {};
+        for (const [pricing, c] of [['on_demand', col.Price], ['spot', col.SpotPrice]]) {
+                const v = Number(f[c]);
+                if (f[c] !== '' && v > 0 && !(w[pricing] <= v))
+                        w[pricing] = v;
+        }
+        want.set(key, w);
+}
+
+// The prices the import recorded from one source commit, by instance type
+// and region; a pricing recorded twice fails.
+function recordedPrices(commit) {
+        const got = new Map();
+        for (const r of psql('SELECT o.instance_type, o.region, p.pricing, p.usd_per_hour FROM prices p' +
+                             ` JOIN offerings o ON o.id = p.offering_id WHERE p.source_commit = '${commit}'`)) {
+                const [type, region, pricing, usd] = r.split('|');
+                const g = got.get(`${type}|${region}`) ?? {};
+                assert.equal(g[pricing], undefined, `${type} ${region} ${pricing} twice`);
+                g[pricing] = Number(usd);
+                got.set(`${type}|${region}`, g);
+        }
+        return got;
+}
+
+// Every expected quote recorded, to the 6 decimals the database keeps.
+function samePrices(got, want) {
+        for (const [key, w] of want)
+                for (const pricing of ['on_demand', 'spot'])
+                        assert.equal(got.get(key)[pricing], w[pricing] === undefined ? undefined : Math.round(w[pricing] * 1e6) / 1e6, `${key} ${pricing}`);
+}
+
 test('AWS: the shipped prices are the file\'s GPU rows, the lowest quote per instance type and region', () => {
         // Folded here from the CSV itself: one offering per (InstanceType, Region),
         // the lowest non-zero Price and SpotPrice over its availability zones,
@@ -202,30 +237,14 @@ test('AWS: the shipped prices are the file\'s GPU rows, the lowest quote per ins
                         continue;
                 }
                 const key = `${f[col.InstanceType]}|${f[col.Region]}`;
-                const w = want.get(key) ?? {};
-                for (const [pricing, c] of [['on_demand', col.Price], ['spot', col.SpotPrice]]) {
-                        const v = Number(f[c]);
-                        if (f[c] !== '' && v > 0 && !(w[pricing] <= v))
-                                w[pricing] = v;
-                }
-                want.set(key, w);
+                lowestQuote(want, key, f, col);
         }
-        const got = new Map();
-        for (const r of psql('SELECT o.instance_type, o.region, p.pricing, p.usd_per_hour FROM prices p' +
-                             ` JOIN offerings o ON o.id = p.offering_id WHERE p.source_commit = '${aws.commit}'`)) {
-                const [type, region, pricing, usd] = r.split('|');
-                const g = got.get(`${type}|${region}`) ?? {};
-                assert.equal(g[pricing], undefined, `${type} ${region} ${pricing} twice`);
-                g[pricing] = Number(usd);
-                got.set(`${type}|${region}`, g);
-        }
+        const got = recordedPrices(aws.commit);
         // The file's names without a catalog GPU, reported by the import and skipped.
         assert.deepEqual([...skipped].sort(), ['B300', 'RTX PRO Server 6000']);
         assert.ok(want.size > 500, `${want.size} offerings`);
         assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
-        for (const [key, w] of want)
-                for (const pricing of ['on_demand', 'spot'])
-                        assert.equal(got.get(key)[pricing], w[pricing] === undefined ? undefined : Math.round(w[pricing] * 1e6) / 1e6, `${key} ${pricing}`);
+        samePrices(got, want);
 });
 
 test('RunPod: the whole v7 file is shipped; its prices are the lowest quote per instance type and region', () => {
@@ -255,31 +274,15 @@ test('RunPod: the whole v7 file is shipped; its prices are the lowest quote per 
                         skipped.add(name);
                         continue;
                 }
-                const w = want.get(key) ?? {};
-                for (const [pricing, c] of [['on_demand', col.Price], ['spot', col.SpotPrice]]) {
-                        const v = Number(f[c]);
-                        if (f[c] !== '' && v > 0 && !(w[pricing] <= v))
-                                w[pricing] = v;
-                }
-                want.set(key, w);
+                lowestQuote(want, key, f, col);
         }
         // 20 names x 4 shapes x 8 regions, less the missing US 8x RTX A6000.
         assert.equal(offerings.size, 20 * 4 * 8 - 1);
         // Without a catalog GPU: RTX 4000 Ada, RTX A4000, A4500 and A5000.
         assert.deepEqual([...skipped].sort(), ['RTX4000-Ada', 'RTXA4000', 'RTXA4500', 'RTXA5000']);
-        const got = new Map();
-        for (const r of psql('SELECT o.instance_type, o.region, p.pricing, p.usd_per_hour FROM prices p' +
-                             ` JOIN offerings o ON o.id = p.offering_id WHERE p.source_commit = '${runpod.commit}'`)) {
-                const [type, region, pricing, usd] = r.split('|');
-                const g = got.get(`${type}|${region}`) ?? {};
-                assert.equal(g[pricing], undefined, `${type} ${region} ${pricing} twice`);
-                g[pricing] = Number(usd);
-                got.set(`${type}|${region}`, g);
-        }
+        const got = recordedPrices(runpod.commit);
         assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
-        for (const [key, w] of want)
-                for (const pricing of ['on_demand', 'spot'])
-                        assert.equal(got.get(key)[pricing], w[pricing] === undefined ? undefined : Math.round(w[pricing] * 1e6) / 1e6, `${key} ${pricing}`);
+        samePrices(got, want);
         // 16 names mapped: 16 x 32 offerings less one = 511 on-demand prices; spot
         // quotes only for A100-80GB, H100-SXM, H200-SXM, L40, L40S, RTX4090 and
         // RTXA6000: 7 x 32 - 1 = 223.
