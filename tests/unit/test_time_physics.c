@@ -112,34 +112,32 @@ static struct model_arch tiny_decoder(void)
         return a;
 }
 
+/* The tiny decoder generating 64 tokens after 16, fp16, batch 1, with
+ * framework fw's defaults applied. */
+static void tiny_decode(struct estimate_input *in, enum est_framework fw)
+{
+        estimate_input_defaults(in);
+        in->arch = tiny_decoder();
+        in->mode = EST_INFERENCE;
+        in->precision = EST_FP16;
+        in->batch_size = 1;
+        in->prompt_tokens = 16;
+        in->generated_tokens = 64;
+        in->framework = fw;
+        in->gpu_index = 0;
+        estimate_apply_framework(in);
+}
+
 static void test_decode_kernel_floor(void **state)
 {
         (void)state;
         struct estimate_input in;
         struct gpu_spec g = gpu("a100", 80e9, 2.0e12, 312e12);
-        estimate_input_defaults(&in);
-        in.arch = tiny_decoder();
-        in.mode = EST_INFERENCE;
-        in.precision = EST_FP16;
-        in.batch_size = 1;
-        in.prompt_tokens = 16;
-        in.generated_tokens = 64;
-        in.framework = EST_FW_VLLM;
-        in.gpu_index = 0;
-        estimate_apply_framework(&in);
+        tiny_decode(&in, EST_FW_VLLM);
         run(&in, &g, 1);
         assert_close(res.decode_tokens_per_second, 1.0 / 877.6e-6, 1e-6);
 
-        estimate_input_defaults(&in);
-        in.arch = tiny_decoder();
-        in.mode = EST_INFERENCE;
-        in.precision = EST_FP16;
-        in.batch_size = 1;
-        in.prompt_tokens = 16;
-        in.generated_tokens = 64;
-        in.framework = EST_FW_LLAMA_CPP;
-        in.gpu_index = 0;
-        estimate_apply_framework(&in);
+        tiny_decode(&in, EST_FW_LLAMA_CPP);
         in.flash_attention = false;
         run(&in, &g, 1);
         assert_close(res.decode_tokens_per_second, 1.0 / 3.572e-3, 1e-6);
@@ -189,6 +187,19 @@ static void test_encoder_inference_throughput(void **state)
         assert_close(res.mfu, 715112054784.0 / (312e12 * res.prefill_seconds), 1e-3);
 }
 
+/* LLaMA-2-7B pre-training in fp32, one sequence of 512 tokens on GPU 0;
+ * each test names its own optimizer. */
+static void fp32_pre_train_7b(struct estimate_input *in)
+{
+        estimate_input_defaults(in);
+        in->arch = llama2_7b();
+        in->mode = EST_PRE_TRAIN;
+        in->precision = EST_FP32;
+        in->batch_size = 1;
+        in->sequence_length = 512;
+        in->gpu_index = 0;
+}
+
 /* A paged 32-bit AdamW (8 B per parameter of states) beside an fp32
  * LLaMA-2-7B on a 16 GB card: the weights alone (4 x 6.74e9 = 27 GB)
  * exceed the card, so every state byte is
@@ -201,14 +212,8 @@ static void test_paged_overflow(void **state)
         struct estimate_input in;
         struct gpu_spec g = gpu("card16", 16e9, 1.0e12, 165e12);
         g.host_link_bytes_per_s = 32e9;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_PRE_TRAIN;
-        in.precision = EST_FP32;
+        fp32_pre_train_7b(&in);
         in.optimizer = EST_OPT_PAGED_ADAMW;
-        in.batch_size = 1;
-        in.sequence_length = 512;
-        in.gpu_index = 0;
         run(&in, &g, 1);
         assert_int_equal(res.paged_overflow_bytes, 53907324928ull);
         assert_close(res.offload_seconds_per_step, 2.10575, 1e-5);
@@ -234,17 +239,11 @@ static void test_cpu_offloaded_step(void **state)
         struct estimate_input in;
         struct gpu_spec g = gpu("a100", 80e9, 2.0e12, 312e12);
         g.host_link_bytes_per_s = 32e9;
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_PRE_TRAIN;
-        in.precision = EST_FP32;
+        fp32_pre_train_7b(&in);
         in.optimizer = EST_OPT_ADAMW;
         in.optimizer_impl = EST_OPT_IMPL_FUSED;
         in.offload = EST_OFFLOAD_OPTIMIZER;
         in.host_memory_bytes_per_s = 100e9;
-        in.batch_size = 1;
-        in.sequence_length = 512;
-        in.gpu_index = 0;
         run(&in, &g, 1);
         assert_close(res.offload_seconds_per_step, P7 * (28 / 100e9 + 8 / 32e9), 1e-9);
         in.strategy = EST_FSDP;
