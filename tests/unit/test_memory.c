@@ -28,6 +28,14 @@ static void run(const struct estimate_input *in, const struct gpu_spec *g, size_
         run_into(&res, in, g, n);
 }
 
+/* No allocator reserve, stated as the caller's choice, so phase totals
+ * are the sums of their tensors. */
+static void no_reserve(struct estimate_input *in)
+{
+        in->allocator_reserve_fraction = 0;
+        in->set |= EST_SET_RESERVE;
+}
+
 static uint64_t states(void)
 {
         return res.per_gpu[EST_C_WEIGHTS] + res.per_gpu[EST_C_GRADIENTS] +
@@ -237,8 +245,7 @@ static void test_activations_korthikanti(void **state)
          * 2,048,000 = 290,930,688. */
         in.checkpointing = EST_CKPT_FULL;
         in.batch_size = 16;
-        in.allocator_reserve_fraction = 0;
-        in.set |= EST_SET_RESERVE;
+        no_reserve(&in);
         run(&in, NULL, 0);
         assert_int_equal(res.peak_phase, EST_PHASE_BLOCK_BACKWARD);
         assert_int_equal(res.per_gpu[EST_C_ACTIVATIONS], 394788864);
@@ -311,8 +318,7 @@ static int64_t forward_delta(struct estimate_input *in, const struct model_arch 
                              const struct model_arch *to)
 {
         uint64_t before;
-        in->allocator_reserve_fraction = 0;
-        in->set |= EST_SET_RESERVE;
+        no_reserve(in);
         in->arch = *from;
         run(in, NULL, 0);
         before = res.phase_total_bytes[EST_PHASE_FORWARD];
@@ -404,8 +410,7 @@ static struct estimate_input bf16_fine_tune(struct model_arch a)
         in.optimizer = EST_OPT_SGD;
         in.batch_size = 2;
         in.sequence_length = 512;
-        in.allocator_reserve_fraction = 0;
-        in.set |= EST_SET_RESERVE;
+        no_reserve(&in);
         return in;
 }
 
@@ -817,6 +822,20 @@ static void test_mxfp4_gpt_oss_checkpoint(void **state)
         assert_string_equal(e.pointer, "/quantization");
 }
 
+/* What one image per sample adds to the forward phase's bytes and to
+ * the FLOPs of a step, against none. */
+static void one_image_more(struct estimate_input *in, uint64_t *bytes, double *flops)
+{
+        in->images = 0;
+        run(in, NULL, 0);
+        *bytes = res.phase_total_bytes[EST_PHASE_FORWARD];
+        *flops = res.flops_per_step;
+        in->images = 1;
+        run(in, NULL, 0);
+        *bytes = res.phase_total_bytes[EST_PHASE_FORWARD] - *bytes;
+        *flops = res.flops_per_step - *flops;
+}
+
 /*
  * The vision tower's activations and FLOPs, on LLaMA-2-7B's language model
  * with Gemma 3's SigLIP tower (modeling_siglip.py: 27 pre-norm blocks,
@@ -865,12 +884,11 @@ static void test_vision_tower_activations(void **state)
         in.flash_attention = false;
         in.batch_size = 1;
         in.sequence_length = 128;
-        in.allocator_reserve_fraction = 0;
-        in.set |= EST_SET_RESERVE;
+        no_reserve(&in);
         in.arch = vlm;
         run(&in, NULL, 0);
-        uint64_t before = res.phase_total_bytes[EST_PHASE_PREFILL];
-        double flops_before = res.flops_per_step;
+        uint64_t before = res.phase_total_bytes[EST_PHASE_PREFILL], bytes;
+        double flops_before = res.flops_per_step, flops;
         in.images = 2;
         run(&in, NULL, 0);
         assert_int_equal(res.phase_total_bytes[EST_PHASE_PREFILL] - before, 2231304192ull);
@@ -885,24 +903,14 @@ static void test_vision_tower_activations(void **state)
         in.optimizer = EST_OPT_SGD;
         in.flash_attention = true;
         in.sequence_length = 512;
-        in.images = 0;
-        run(&in, NULL, 0);
-        before = res.phase_total_bytes[EST_PHASE_FORWARD];
-        flops_before = res.flops_per_step;
-        in.images = 1;
-        run(&in, NULL, 0);
-        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD] - before, 3949461504ull);
-        assert_true(fabs(res.flops_per_step - flops_before - 3 * fwd_flops) < 1e3);
+        one_image_more(&in, &bytes, &flops);
+        assert_int_equal(bytes, 3949461504ull);
+        assert_true(fabs(flops - 3 * fwd_flops) < 1e3);
 
         in.mode = EST_LORA;
-        in.images = 0;
-        run(&in, NULL, 0);
-        before = res.phase_total_bytes[EST_PHASE_FORWARD];
-        flops_before = res.flops_per_step;
-        in.images = 1;
-        run(&in, NULL, 0);
-        assert_int_equal(res.phase_total_bytes[EST_PHASE_FORWARD], before);
-        assert_true(fabs(res.flops_per_step - flops_before - fwd_flops) < 1e3);
+        one_image_more(&in, &bytes, &flops);
+        assert_int_equal(bytes, 0);
+        assert_true(fabs(flops - fwd_flops) < 1e3);
 }
 
 int main(void)
