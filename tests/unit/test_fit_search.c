@@ -40,6 +40,20 @@ static void fine_tune_7b(struct estimate_input *in)
         in->gpu_index = 0;
 }
 
+/* LLaMA-2-7B inference in bf16, batch 1, 512 prompt and 128 generated
+ * tokens, on g. */
+static void inference_7b(struct estimate_input *in)
+{
+        estimate_input_defaults(in);
+        in->arch = llama2_7b();
+        in->mode = EST_INFERENCE;
+        in->precision = EST_BF16;
+        in->batch_size = 1;
+        in->prompt_tokens = 512;
+        in->generated_tokens = 128;
+        in->gpu_index = 0;
+}
+
 static void search(const struct estimate_input *in, const struct gpu_spec *g, bool adapters)
 {
         struct plan_fit_options o;
@@ -138,14 +152,7 @@ static void test_fits_already(void **state)
         struct estimate_input in;
         struct gpu_spec g = gpu("80gb", 80e9, 2e12, 989e12);
 
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_INFERENCE;
-        in.precision = EST_BF16;
-        in.batch_size = 1;
-        in.prompt_tokens = 512;
-        in.generated_tokens = 128;
-        in.gpu_index = 0;
+        inference_7b(&in);
         search(&in, &g, false);
         assert_true(res.fits_already);
         assert_int_equal(res.n_options, 0);
@@ -165,14 +172,7 @@ static void test_inference_int4_alone(void **state)
         struct gpu_spec g = gpu("6gb", 6e9, 360e9, 30e12);
         bool quant_alone = false;
 
-        estimate_input_defaults(&in);
-        in.arch = llama2_7b();
-        in.mode = EST_INFERENCE;
-        in.precision = EST_BF16;
-        in.batch_size = 1;
-        in.prompt_tokens = 512;
-        in.generated_tokens = 128;
-        in.gpu_index = 0;
+        inference_7b(&in);
         search(&in, &g, false);
         assert_false(res.fits_already);
         for (size_t i = 0; i < res.n_options; i++) {
