@@ -1,9 +1,10 @@
 /*
  * catalog_fixtures.h - helpers for the unit tests that build a small
  * catalog by hand (test_train_search.c, test_rent_vs_buy.c): strings
- * copied into the tables' arena, an on-demand offering with its price, and
- * a relative-tolerance comparison; and the plan searches' workload.
- * Include after cmocka.h and catalog/catalog_tables.h.
+ * copied into the tables' arena, a GPU's identity, a provider, an
+ * on-demand offering with its price, installing the tables and freeing the
+ * catalog, and a relative-tolerance comparison; and the plan searches'
+ * workload.  Include after cmocka.h.
  */
 #ifndef GPUPLAN_TESTS_CATALOG_FIXTURES_H
 #define GPUPLAN_TESTS_CATALOG_FIXTURES_H
@@ -11,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "catalog/catalog.h"
+#include "catalog/catalog_tables.h"
 #include "core/estimate.h"
 
 /* a == b to a relative tolerance (cmocka 1.1.5's float assertion is absolute). */
@@ -28,6 +31,32 @@ static inline const char *dup(struct catalog_tables *t, const char *s)
 
         assert_non_null(out);
         return out;
+}
+
+/* GPU i of the tables: id (also its name), vendor "Test", kind "gpu",
+ * memory_bytes all usable, one chip per board, a placeholder source.  The
+ * caller sets its rates. */
+static inline struct gpu_spec *fixture_gpu(struct catalog_tables *t, size_t i, const char *id,
+                                           uint64_t memory_bytes)
+{
+        struct gpu_spec *g = &t->gpus[i];
+
+        strcpy(g->id, id);
+        strcpy(g->name, id);
+        strcpy(g->vendor, "Test");
+        strcpy(g->kind, "gpu");
+        g->memory_bytes = memory_bytes;
+        g->usable_memory_bytes = memory_bytes;
+        t->gpu_infos[i].source = dup(t, "https://example.org");
+        t->gpu_infos[i].chips_per_board = 1;
+        return g;
+}
+
+/* Provider i of the tables. */
+static inline void fixture_provider(struct catalog_tables *t, size_t i, const char *id,
+                                    const char *kind)
+{
+        t->providers[i] = (struct catalog_provider){.id = dup(t, id), .kind = dup(t, kind)};
 }
 
 /* Offering i of the tables (instance type = id, region "test") renting
@@ -48,6 +77,22 @@ static inline void fixture_offering(struct catalog_tables *t, size_t i, const ch
                                               .usd_per_hour = usd_per_hour,
                                               .as_of = dup(t, "2026-01-01"),
                                               .source = dup(t, "https://example.org/prices")};
+}
+
+/* Links the tables (content hash hash) and installs them into c, which
+ * takes them. */
+static inline void fixture_install(struct catalog *c, struct catalog_tables *t, uint64_t hash)
+{
+        t->content_hash[0] = hash;
+        assert_int_equal(catalog_tables_link(t, (char[64]){0}, 64), 0);
+        assert_int_equal(catalog_install(c, t), 0);
+}
+
+/* cmocka group teardown for the catalog a setup left in *state. */
+static inline int fixture_catalog_teardown(void **state)
+{
+        catalog_free(*state);
+        return 0;
 }
 
 /* A 1.3B-parameter decoder (24 layers, hidden 2048, GPT-2 vocabulary),

@@ -31,17 +31,10 @@
 
 static void gpu(struct catalog_tables *t, size_t i, const char *id, double tdp_watts, int chips)
 {
-        struct gpu_spec *g = &t->gpus[i];
+        struct gpu_spec *g = fixture_gpu(t, i, id, 40000000000);
 
-        strcpy(g->id, id);
-        strcpy(g->name, id);
-        strcpy(g->vendor, "Test");
-        strcpy(g->kind, "gpu");
-        g->memory_bytes = 40e9;
-        g->usable_memory_bytes = g->memory_bytes;
         g->tdp_watts = tdp_watts;
         g->can_train = true;
-        t->gpu_infos[i].source = dup(t, "https://example.org");
         t->gpu_infos[i].chips_per_board = chips;
 }
 
@@ -72,12 +65,9 @@ static int setup(void **state)
         gpu(&t, 3, "rtx-3090", 350, 1);
         t.n_providers = 3;
         t.providers = calloc(3, sizeof(*t.providers));
-        t.providers[0] =
-                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
-        t.providers[1] =
-                (struct catalog_provider){.id = dup(&t, "beta"), .kind = dup(&t, "gpu_cloud")};
-        t.providers[2] =
-                (struct catalog_provider){.id = dup(&t, "gamma"), .kind = dup(&t, "gpu_cloud")};
+        fixture_provider(&t, 0, "alpha", "gpu_cloud");
+        fixture_provider(&t, 1, "beta", "gpu_cloud");
+        fixture_provider(&t, 2, "gamma", "gpu_cloud");
         t.n_offerings = t.n_prices = 3;
         t.offerings = calloc(3, sizeof(*t.offerings));
         t.prices = calloc(3, sizeof(*t.prices));
@@ -88,16 +78,8 @@ static int setup(void **state)
         t.purchase_prices = calloc(2, sizeof(*t.purchase_prices));
         purchase(&t, 0, "a100-sxm-40gb", "new", 10000);
         purchase(&t, 1, "a100-sxm-40gb", "used", 6000);
-        t.content_hash[0] = 1;
-        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
-        assert_int_equal(catalog_install(c, &t), 0);
+        fixture_install(c, &t, 1);
         *state = c;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        catalog_free(*state);
         return 0;
 }
 
@@ -415,5 +397,5 @@ int main(void)
                 cmocka_unit_test(test_gpu_family),
         };
 
-        return cmocka_run_group_tests_name("rent_vs_buy", tests, setup, teardown);
+        return cmocka_run_group_tests_name("rent_vs_buy", tests, setup, fixture_catalog_teardown);
 }

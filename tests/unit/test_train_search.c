@@ -30,14 +30,10 @@
 
 static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_gib, bool train)
 {
-        struct gpu_spec *g = &t->gpus[i];
-
-        strcpy(g->id, id);
-        strcpy(g->name, id);
-        strcpy(g->vendor, "Test");
-        strcpy(g->kind, "gpu");
-        g->memory_bytes = (uint64_t)(mem_gib * GiB);
-        g->usable_memory_bytes = g->memory_bytes;
+        struct gpu_spec *g = fixture_gpu(t, i, id, (uint64_t)(mem_gib * GiB));
+        g->can_train = train;
+        g->cuda = true;
+        g->host_link_bytes_per_s = 32e9;
         g->memory_bandwidth_bytes_per_s = 2e12;
         g->flops[GPU_FP32] = 20e12;
         g->flops[GPU_TF32] = 150e12;
@@ -45,11 +41,6 @@ static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_g
         g->flops[GPU_BF16] = 300e12;
         g->link = GPU_LINK_NVLINK;
         g->link_bytes_per_s = 300e9;
-        g->host_link_bytes_per_s = 32e9;
-        g->can_train = train;
-        g->cuda = true;
-        t->gpu_infos[i].source = dup(t, "https://example.org");
-        t->gpu_infos[i].chips_per_board = 1;
 }
 
 static int setup(void **state)
@@ -69,10 +60,8 @@ static int setup(void **state)
         gpu(&t, 4, "tiny-1", 1, true);
         t.n_providers = 2;
         t.providers = calloc(2, sizeof(*t.providers));
-        t.providers[0] =
-                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
-        t.providers[1] =
-                (struct catalog_provider){.id = dup(&t, "beta"), .kind = dup(&t, "gpu_cloud")};
+        fixture_provider(&t, 0, "alpha", "gpu_cloud");
+        fixture_provider(&t, 1, "beta", "gpu_cloud");
         t.n_offerings = t.n_prices = 4;
         t.offerings = calloc(4, sizeof(*t.offerings));
         t.prices = calloc(4, sizeof(*t.prices));
@@ -80,16 +69,8 @@ static int setup(void **state)
         fixture_offering(&t, 1, "beta-1x-card", "beta", "card-24", 1, 0.5);
         fixture_offering(&t, 2, "beta-1x-infer", "beta", "infer-only", 1, 0.1);
         fixture_offering(&t, 3, "beta-1x-tiny", "beta", "tiny-1", 1, 0.01);
-        t.content_hash[0] = 1;
-        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
-        assert_int_equal(catalog_install(c, &t), 0);
+        fixture_install(c, &t, 1);
         *state = c;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        catalog_free(*state);
         return 0;
 }
 
@@ -292,8 +273,7 @@ static int setup_hosts(void **state)
         t.gpus[2].flops[GPU_TF32] = 0;
         t.n_providers = 1;
         t.providers = calloc(1, sizeof(*t.providers));
-        t.providers[0] =
-                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
+        fixture_provider(&t, 0, "alpha", "gpu_cloud");
         t.n_offerings = t.n_prices = 5;
         t.offerings = calloc(5, sizeof(*t.offerings));
         t.prices = calloc(5, sizeof(*t.prices));
@@ -305,9 +285,7 @@ static int setup_hosts(void **state)
         fixture_offering(&t, 3, "small-ram", "alpha", "card-16", 1, 0.0);
         t.offerings[3].ram_bytes = (uint64_t)(12.7 * GiB);
         fixture_offering(&t, 4, "unknown-ram", "alpha", "card-16", 1, 0.5);
-        t.content_hash[0] = 2;
-        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
-        assert_int_equal(catalog_install(c, &t), 0);
+        fixture_install(c, &t, 2);
         *state = c;
         return 0;
 }
@@ -436,12 +414,6 @@ static void test_bf16_replanned_on_gpus_without_it(void **state)
         catalog_release(s);
 }
 
-static int teardown_hosts(void **state)
-{
-        catalog_free(*state);
-        return 0;
-}
-
 /* The savers a plan adds over the request, as labelled in the compare answer. */
 static void test_savers_added(void **state)
 {
@@ -494,8 +466,9 @@ int main(void)
                 cmocka_unit_test(test_host_memory_limits_offload),
                 cmocka_unit_test(test_bf16_replanned_on_gpus_without_it),
         };
-        int failed = cmocka_run_group_tests_name("train_search", tests, setup, teardown);
+        int failed =
+                cmocka_run_group_tests_name("train_search", tests, setup, fixture_catalog_teardown);
 
         return failed + cmocka_run_group_tests_name("train_search hosts and precision", host_tests,
-                                                    setup_hosts, teardown_hosts);
+                                                    setup_hosts, fixture_catalog_teardown);
 }

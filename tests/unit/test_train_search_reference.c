@@ -48,14 +48,10 @@
 static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_gib, double bf16,
                 double link_bytes_per_s, bool train)
 {
-        struct gpu_spec *g = &t->gpus[i];
-
-        strcpy(g->id, id);
-        strcpy(g->name, id);
-        strcpy(g->vendor, "Test");
-        strcpy(g->kind, "gpu");
-        g->memory_bytes = (uint64_t)(mem_gib * GiB);
-        g->usable_memory_bytes = g->memory_bytes;
+        struct gpu_spec *g = fixture_gpu(t, i, id, (uint64_t)(mem_gib * GiB));
+        g->can_train = train;
+        g->cuda = true;
+        g->host_link_bytes_per_s = 32e9;
         g->memory_bandwidth_bytes_per_s = 1.5e12;
         g->flops[GPU_FP32] = 19.5e12;
         g->flops[GPU_TF32] = bf16 / 2;
@@ -63,11 +59,6 @@ static void gpu(struct catalog_tables *t, size_t i, const char *id, double mem_g
         g->flops[GPU_BF16] = bf16;
         g->link = link_bytes_per_s > 0 ? GPU_LINK_NVLINK : GPU_LINK_PCIE;
         g->link_bytes_per_s = link_bytes_per_s;
-        g->host_link_bytes_per_s = 32e9;
-        g->can_train = train;
-        g->cuda = true;
-        t->gpu_infos[i].source = dup(t, "https://example.org");
-        t->gpu_infos[i].chips_per_board = 1;
 }
 
 static int setup(void **state)
@@ -92,12 +83,9 @@ static int setup(void **state)
         gpu(&t, 7, "tiny-2", 2, 50e12, 0, true);
         t.n_providers = 3;
         t.providers = calloc(3, sizeof(*t.providers));
-        t.providers[0] =
-                (struct catalog_provider){.id = dup(&t, "alpha"), .kind = dup(&t, "gpu_cloud")};
-        t.providers[1] =
-                (struct catalog_provider){.id = dup(&t, "beta"), .kind = dup(&t, "hyperscaler")};
-        t.providers[2] =
-                (struct catalog_provider){.id = dup(&t, "gamma"), .kind = dup(&t, "notebook")};
+        fixture_provider(&t, 0, "alpha", "gpu_cloud");
+        fixture_provider(&t, 1, "beta", "hyperscaler");
+        fixture_provider(&t, 2, "gamma", "notebook");
         t.n_offerings = t.n_prices = 14;
         t.offerings = calloc(14, sizeof(*t.offerings));
         t.prices = calloc(14, sizeof(*t.prices));
@@ -123,16 +111,8 @@ static int setup(void **state)
         t.offerings[n++].ram_bytes = (uint64_t)(12.7 * GiB);
         fixture_offering(&t, n++, "gamma-2x-l4", "gamma", "l4-24", 2, 1.2);
         assert_int_equal(n, 14);
-        t.content_hash[0] = 3;
-        assert_int_equal(catalog_tables_link(&t, (char[64]){0}, 64), 0);
-        assert_int_equal(catalog_install(c, &t), 0);
+        fixture_install(c, &t, 3);
         *state = c;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        catalog_free(*state);
         return 0;
 }
 
@@ -674,5 +654,5 @@ int main(void)
                 cmocka_unit_test(test_floor_is_under_every_run),
         };
 
-        return cmocka_run_group_tests(tests, setup, teardown);
+        return cmocka_run_group_tests(tests, setup, fixture_catalog_teardown);
 }
