@@ -34,6 +34,22 @@ static inline struct model_arch llama2_7b(void)
 
 #define P7 6738415616.0
 
+/* LLaMA-2's structure at a small size, named "small": 4 blocks, hidden
+ * 1024, 16 heads of 64, 4 KV heads, gated MLP 2816, the given vocabulary. */
+static inline struct model_arch small_llama(uint32_t vocab)
+{
+        struct model_arch a = llama2_7b();
+        strcpy(a.name, "small");
+        a.layers = 4;
+        a.hidden = 1024;
+        a.heads = 16;
+        a.kv_heads = 4;
+        a.head_dim = 64;
+        a.ffn = 2816;
+        a.vocab = vocab;
+        return a;
+}
+
 /* Mixtral-8x7B: config.json of mistralai/Mixtral-8x7B-v0.1 (32 layers,
  * hidden 4096, 32 heads, 8 KV heads, expert FFN 14336, 8 experts, 2 per
  * token, vocabulary 32000, untied); 46.7B parameters of which 12.9B are

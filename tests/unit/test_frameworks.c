@@ -60,15 +60,7 @@ static double assumption(uint16_t code)
 static struct estimate_input small_decoder(void)
 {
         struct estimate_input in;
-        struct model_arch a = llama2_7b(); /* LLaMA's structure, smaller sizes */
-        strcpy(a.name, "small");
-        a.layers = 4;
-        a.hidden = 1024;
-        a.heads = 16;
-        a.kv_heads = 4;
-        a.head_dim = 64;
-        a.ffn = 2816;
-        a.vocab = 1000;
+        struct model_arch a = small_llama(1000);
         estimate_input_defaults(&in);
         in.arch = a;
         in.mode = EST_PRE_TRAIN;

@@ -37,15 +37,7 @@ static void run(const struct estimate_input *in)
 static struct estimate_input torchtune_decoder(void)
 {
         struct estimate_input in;
-        struct model_arch a = llama2_7b();
-        strcpy(a.name, "small");
-        a.layers = 4;
-        a.hidden = 1024;
-        a.heads = 16;
-        a.kv_heads = 4;
-        a.head_dim = 64;
-        a.ffn = 2816;
-        a.vocab = 32000;
+        struct model_arch a = small_llama(32000);
         estimate_input_defaults(&in);
         in.arch = a;
         in.mode = EST_LORA;
