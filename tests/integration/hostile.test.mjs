@@ -20,7 +20,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 
-import { request, get, assertProblem, adminToken, baseUrl, startServer, psql, validateResponse, rawRequest } from './lib.mjs';
+import { request, get, assertProblem, adminToken, baseUrl, startServer, psql, validateResponse, rawRequest, socketExchange, headerFields } from './lib.mjs';
 
 const E = '/api/v1/estimate';
 const OK_MODEL = { id: 'xlm-roberta-large' };
@@ -40,37 +40,11 @@ const deep = (n, open, close, inner = '1') => open.repeat(n) + inner + close.rep
  * framed, or up to the close).  Resolves { status, headers, body, closed }
  * where status 0 means the server closed without answering.
  */
-function raw(bytes, { url = baseUrl(), timeoutMs = 10000 } = {}) {
-        const u = new URL(url);
-        return new Promise((resolve, reject) => {
-                const sock = net.connect(Number(u.port), u.hostname);
-                let data = Buffer.alloc(0);
-                let done = false;
-                const finish = (closed) => {
-                        if (done)
-                                return;
-                        done = true;
-                        clearTimeout(timer);
-                        sock.destroy();
-                        resolve({ ...parse(data), closed });
-                };
-                const timer = setTimeout(() => {
-                        if (done)
-                                return;
-                        done = true;
-                        sock.destroy();
-                        reject(new Error(`no response within ${timeoutMs} ms`));
-                }, timeoutMs);
-                sock.on('connect', () => sock.write(bytes));
-                sock.on('data', (d) => {
-                        data = Buffer.concat([data, d]);
-                        const p = parse(data);
-                        if (p.complete)
-                                finish(false);
-                });
-                sock.on('error', () => finish(true));
-                sock.on('close', () => finish(true));
-        });
+async function raw(bytes, { url = baseUrl(), timeoutMs = 10000 } = {}) {
+        const r = await socketExchange(bytes, { url, waitMs: timeoutMs, enough: (data) => parse(data).complete });
+        if (r.timedOut)
+                throw new Error(`no response within ${timeoutMs} ms`);
+        return { ...parse(r.data), closed: r.closed };
 }
 
 function parse(buf) {
@@ -79,12 +53,7 @@ function parse(buf) {
         if (end < 0)
                 return { status: 0, headers: {}, body: '', complete: false };
         const lines = s.slice(0, end).split('\r\n');
-        const headers = {};
-        for (const l of lines.slice(1)) {
-                const i = l.indexOf(':');
-                if (i > 0)
-                        headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
-        }
+        const headers = headerFields(lines.slice(1));
         const body = s.slice(end + 4);
         const len = headers['content-length'] === undefined ? null : Number(headers['content-length']);
         return { status: Number(lines[0].split(' ')[1]), headers, body, complete: len !== null && body.length >= len };

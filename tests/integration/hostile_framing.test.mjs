@@ -20,7 +20,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 
-import { baseUrl, startNginx } from './lib.mjs';
+import { baseUrl, startNginx, socketExchange, headerFields } from './lib.mjs';
 
 const E = '/api/v1/estimate';
 const BODY = '{"model":{"id":"xlm-roberta-large"},"workload":{"mode":"inference"}}';
@@ -31,31 +31,16 @@ const BODY = '{"model":{"id":"xlm-roberta-large"},"workload":{"mode":"inference"
  * body}], closed, ms }, responses parsed one after another from the bytes.
  */
 function exchange(bytes, { url = baseUrl(), waitMs = 4000 } = {}) {
-        const u = new URL(url);
         const t0 = Date.now();
-        return new Promise((resolve) => {
-                const sock = net.connect(Number(u.port), u.hostname);
-                let data = Buffer.alloc(0);
-                let done = false;
-                let firstMs = null;
-                const finish = (closed) => {
-                        if (done)
-                                return;
-                        done = true;
-                        clearTimeout(timer);
-                        sock.destroy();
-                        resolve({ responses: parseAll(data.toString('latin1')), closed, ms: Date.now() - t0, firstMs });
-                };
-                const timer = setTimeout(() => finish(false), waitMs);
-                sock.on('connect', () => sock.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes));
-                sock.on('data', (d) => {
-                        data = Buffer.concat([data, d]);
-                        if (firstMs === null && parseAll(data.toString('latin1')).length > 0)
-                                firstMs = Date.now() - t0;
-                });
-                sock.on('error', () => finish(true));
-                sock.on('close', () => finish(true));
-        });
+        let firstMs = null;
+        const noteFirst = (data) => {
+                if (firstMs === null && parseAll(data.toString('latin1')).length > 0)
+                        firstMs = Date.now() - t0;
+                return false;
+        };
+        return socketExchange(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes,
+                { url, waitMs, enough: noteFirst })
+                .then(({ data, closed }) => ({ responses: parseAll(data.toString('latin1')), closed, ms: Date.now() - t0, firstMs }));
 }
 
 function parseAll(s) {
@@ -65,12 +50,7 @@ function parseAll(s) {
                 if (end < 0)
                         break;
                 const lines = s.slice(0, end).split('\r\n');
-                const headers = {};
-                for (const l of lines.slice(1)) {
-                        const i = l.indexOf(':');
-                        if (i > 0)
-                                headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
-                }
+                const headers = headerFields(lines.slice(1));
                 const n = Number(headers['content-length'] ?? 0);
                 out.push({ status: Number(lines[0].split(' ')[1]), headers, body: s.slice(end + 4, end + 4 + n) });
                 s = s.slice(end + 4 + n);

@@ -452,11 +452,48 @@ export function parseRaw(raw) {
         const head = end >= 0 ? raw.slice(0, end) : raw;
         const lines = head.split('\r\n');
         const status = Number((lines[0] ?? '').split(' ')[1]);
+        return { status, headers: headerFields(lines.slice(1)), body: end >= 0 ? raw.slice(end + 4) : '', raw };
+}
+
+// Header lines ("Name: value") as an object keyed by lower-case name.
+export function headerFields(lines) {
         const headers = {};
-        for (const l of lines.slice(1)) {
+        for (const l of lines) {
                 const i = l.indexOf(':');
                 if (i > 0)
                         headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
         }
-        return { status, headers, body: end >= 0 ? raw.slice(end + 4) : '', raw };
+        return headers;
+}
+
+/**
+ * Write bytes on a new connection to url and gather what comes back until
+ * enough(data) says so after a chunk (closed false), the server closes the
+ * connection (closed true) or waitMs passes (closed false, timedOut true).
+ * Resolves { data, closed, timedOut }, data a Buffer.
+ */
+export function socketExchange(bytes, { url = baseUrl(), waitMs = 10000, enough = () => false } = {}) {
+        const u = new URL(url);
+        return new Promise((resolve) => {
+                const sock = net.connect(Number(u.port), u.hostname);
+                let data = Buffer.alloc(0);
+                let done = false;
+                const finish = (closed, timedOut = false) => {
+                        if (done)
+                                return;
+                        done = true;
+                        clearTimeout(timer);
+                        sock.destroy();
+                        resolve({ data, closed, timedOut });
+                };
+                const timer = setTimeout(() => finish(false, true), waitMs);
+                sock.on('connect', () => sock.write(bytes));
+                sock.on('data', (d) => {
+                        data = Buffer.concat([data, d]);
+                        if (enough(data))
+                                finish(false);
+                });
+                sock.on('error', () => finish(true));
+                sock.on('close', () => finish(true));
+        });
 }
