@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer, request, adminToken, createDatabase } from '../integration/lib.mjs';
 import { startHub, loadFixtures } from '../integration/hub/standin.mjs';
+import { openCheckedPage } from './checked_page.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'tests', 'artifacts');
@@ -55,20 +56,7 @@ after(async () => {
         await hub?.close();
 });
 
-async function openPage(viewport = DESKTOP) {
-        const context = await browser.newContext({ viewport });
-        const page = await context.newPage();
-        page.problems = [];
-        page.on('pageerror', (e) => page.problems.push(e.message));
-        page.on('console', (m) => {
-                if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) page.problems.push(m.text());
-        });
-        page.done = async () => {
-                await context.close();
-                assert.deepEqual(page.problems, [], 'the page logged errors');
-        };
-        return page;
-}
+const openPage = (viewport = DESKTOP) => openCheckedPage(browser, viewport);
 
 const calcReady = (page) => page.waitForSelector('#calc-results[data-ready="true"][aria-busy="false"]', { timeout: 20000 });
 

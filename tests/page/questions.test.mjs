@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { request } from '../integration/lib.mjs';
+import { openCheckedPage } from './checked_page.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'tests', 'artifacts');
@@ -49,22 +50,13 @@ async function api(method, path, body) {
         return res.json;
 }
 
+// A checked page that also records every POST it sends.
 async function openPage(viewport = DESKTOP) {
-        const context = await browser.newContext({ viewport });
-        const page = await context.newPage();
-        page.problems = [];
-        page.on('pageerror', (e) => page.problems.push(e.message));
-        page.on('console', (m) => {
-                if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) page.problems.push(m.text());
-        });
+        const page = await openCheckedPage(browser, viewport);
         page.posts = [];
         page.on('request', (r) => {
                 if (r.method() === 'POST') page.posts.push({ url: r.url(), body: r.postData() });
         });
-        page.done = async () => {
-                await context.close();
-                assert.deepEqual(page.problems, [], 'the page logged errors');
-        };
         return page;
 }
 
