@@ -76,13 +76,11 @@ static void savers_write(struct jsonw *w, const struct estimate_input *base,
         jsonw_array_end(w);
 }
 
-/* A finite number >= 0, or null. */
+/* A number >= 0, or null: the plan search marks "none" with -1, and
+ * jsonw_kreal already writes null for what is not finite. */
 static void kreal_or_null(struct jsonw *w, const char *key, double v)
 {
-        if (v >= 0 && isfinite(v))
-                jsonw_kreal(w, key, v);
-        else
-                jsonw_knull(w, key);
+        jsonw_kreal(w, key, v >= 0 ? v : NAN);
 }
 
 /* What a reader must know before trusting a plan. */
