@@ -9,7 +9,7 @@ json_t *api_body_object(const struct api_request *rq, struct api_response *rs)
 {
         json_error_t jerr;
         json_t *doc;
-        char detail[200];
+        char detail[300];
 
         if (!rq->body || rq->body_len == 0) {
                 api_problem_field(rs, 400, "", "required", "the request needs a JSON body");
@@ -17,8 +17,8 @@ json_t *api_body_object(const struct api_request *rq, struct api_response *rs)
         }
         doc = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
         if (!doc) {
-                snprintf(detail, sizeof(detail), "the body is not valid JSON: %s (line %d)",
-                         jerr.text, jerr.line);
+                snprintf(detail, sizeof(detail), "invalid JSON at line %d column %d: %s",
+                         jerr.line, jerr.column, jerr.text);
                 api_problem_field(rs, 400, "", "json", detail);
                 return NULL;
         }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/body.h"
 #include "api/estimate_decode.h"
 #include "api/estimate_encode.h"
 #include "api/model_lookup.h"
@@ -20,7 +21,6 @@
 
 void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
 {
-        json_error_t jerr;
         json_t *body = NULL;
         char *text;
         size_t len = 0;
@@ -34,18 +34,9 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
         struct api_model_source source;
 
         memset(&source, 0, sizeof(source));
-        if (!rq->body || rq->body_len == 0) {
-                api_problem_field(rs, 400, "", "required", "a JSON request body is required");
+        body = api_body_object(rq, rs);
+        if (!body)
                 return;
-        }
-        body = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
-        if (!body) {
-                char d[300];
-                snprintf(d, sizeof(d), "invalid JSON at line %d column %d: %s", jerr.line,
-                         jerr.column, jerr.text);
-                api_problem_field(rs, 400, "", "json", d);
-                return;
-        }
         if (rq->app && rq->app->catalog)
                 snap = catalog_acquire(rq->app->catalog);
         if (snap)
