@@ -238,7 +238,10 @@ void serving_load_replica(const struct serving_config *c, const struct serving_t
                  * wait instead of adding to a uniform one.  (genai-perf's
                  * concurrency mode sends the next request when the last
                  * response ends: docs.nvidia.com/nim/benchmarking/llm,
-                 * "Parameters and Best Practices", load control.) */
+                 * "Parameters and Best Practices", load control; its
+                 * perf_analyzer sends on every free context, no think
+                 * time: triton-inference-server/perf_analyzer,
+                 * src/concurrency_worker.cc, RunInference, at 263c5f6e.) */
                 double m = ceil(F / block);
                 wb_mean = (m < 1 ? 1 : m) * block - F;
                 window = 0;
