@@ -15,7 +15,7 @@ json_t *api_body_object(const struct api_request *rq, struct api_response *rs)
                 api_problem_field(rs, 400, "", "required", "the request needs a JSON body");
                 return NULL;
         }
-        doc = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &jerr);
+        doc = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
         if (!doc) {
                 snprintf(detail, sizeof(detail), "invalid JSON at line %d column %d: %s",
                          jerr.line, jerr.column, jerr.text);

@@ -1,6 +1,8 @@
 /*
  * body.h - a request body read as one JSON object: absent, not JSON
- * (duplicate keys refused), or not an object is a 400 naming the rule.
+ * (duplicate keys refused), or any other JSON value than an object (a
+ * bare number or string included, which RFC 8259 allows at the top) is a
+ * 400 naming the rule.
  *
  * Memory: the object returned is a new reference the caller owns.
  * Thread-safety: reentrant.

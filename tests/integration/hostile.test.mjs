@@ -90,7 +90,7 @@ const cases = [
         { name: 'garbage after the object', method: 'POST', path: E, body: okRequest() + ' {"again":1}', status: 400, pointer: '', rule: 'json' },
         { name: 'whitespace only', method: 'POST', path: E, body: ' \n\t ', status: 400, pointer: '', rule: 'json' },
         { name: 'an empty body', method: 'POST', path: E, body: '', status: 400, pointer: '', rule: 'required' },
-        { name: 'a bare string', method: 'POST', path: E, body: '"pre_train"', status: 400, pointer: '', rule: 'json' },
+        { name: 'a bare string', method: 'POST', path: E, body: '"pre_train"', status: 400, pointer: '', rule: 'type' },
         { name: 'an array instead of an object', method: 'POST', path: E, body: '[]', status: 400, pointer: '', rule: 'type' },
         { name: 'invalid UTF-8 in a string', method: 'POST', path: E, body: Buffer.from('{"model":{"id":"\xff\xfe"},"workload":{"mode":"inference"}}', 'latin1'), status: 400, pointer: '', rule: 'json' },
         { name: 'a lone UTF-16 surrogate', method: 'POST', path: E, body: '{"model":{"id":"\\ud800"},"workload":{"mode":"inference"}}', status: 400, pointer: '', rule: 'json' },
@@ -576,4 +576,26 @@ test('rent_vs_buy: absurd but valid usage is a 400 that names the range', async 
         // The smallest usage allowed still answers.
         const low = await request('POST', '/api/v1/rent_vs_buy', { body: JSON.stringify({ ...base, jobs_per_week: 0.01, hours_per_job: 0.01 }) });
         assert.equal(low.status, 200, low.text.slice(0, 300));
+});
+
+// ---- one reader for every JSON body ------------------------------------------
+
+test('every endpoint answers the same malformed body with the same rule and wording', async () => {
+        const endpoints = ['/api/v1/estimate', '/api/v1/compare', '/api/v1/serving_plan', '/api/v1/rent_vs_buy'];
+        // Each mistake, and what every endpoint must say of it.  The column
+        // is counted by hand: '{"a": ' is six characters, the bad byte the seventh.
+        const mistakes = [
+                { body: '{"a": }', rule: 'json', detail: /^invalid JSON at line 1 column 7: / },
+                { body: '{"a": 1, "a": 2}', rule: 'json', detail: /duplicate object key/ },
+                { body: '[1, 2]', rule: 'type', detail: /must be a JSON object/ },
+                { body: '42', rule: 'type', detail: /must be a JSON object/ },
+        ];
+        for (const m of mistakes) {
+                for (const path of endpoints) {
+                        const res = await request('POST', path, { body: m.body });
+                        assertProblem(res, 400, '');
+                        assert.equal(res.json.rule, m.rule, `${path} ${m.body}: ${res.text}`);
+                        assert.match(res.json.detail, m.detail, `${path} ${m.body}`);
+                }
+        }
 });
