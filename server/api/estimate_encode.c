@@ -186,15 +186,18 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_kstring(w, "peak_phase", estimate_phase_name(r->peak_phase));
         jsonw_key(w, "components");
         jsonw_object_begin(w);
-        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
-                jsonw_ku64(w, estimate_component_name((enum est_component)c), r->per_gpu[c]);
+        for (int c = 0; c < EST_COMPONENT_COUNT; c++) {
+                jsonw_key(w, estimate_component_name((enum est_component)c));
+                jsonw_u64(w, r->per_gpu[c]);
+        }
         jsonw_object_end(w);
         jsonw_key(w, "phases");
         jsonw_object_begin(w);
         for (int p = 0; p < EST_PHASE_COUNT; p++)
-                if (r->phase_total_bytes[p])
-                        jsonw_ku64(w, estimate_phase_name((enum est_phase)p),
-                                   r->phase_total_bytes[p]);
+                if (r->phase_total_bytes[p]) {
+                        jsonw_key(w, estimate_phase_name((enum est_phase)p));
+                        jsonw_u64(w, r->phase_total_bytes[p]);
+                }
         jsonw_object_end(w);
         if (in->pipeline_parallel > 1)
                 jsonw_kstring(w, "pipeline_stage", r->pipeline_stage ? "last" : "first");
@@ -205,8 +208,10 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_ku64(w, "total_bytes", r->cpu_total_bytes);
         jsonw_key(w, "components");
         jsonw_object_begin(w);
-        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
-                jsonw_ku64(w, estimate_cpu_component_name((enum est_cpu_component)c), r->cpu[c]);
+        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++) {
+                jsonw_key(w, estimate_cpu_component_name((enum est_cpu_component)c));
+                jsonw_u64(w, r->cpu[c]);
+        }
         jsonw_object_end(w);
         jsonw_object_end(w);
 }
@@ -348,8 +353,10 @@ static void write_interval(struct jsonw *w, const char *key, const struct api_in
         jsonw_kreal(w, "high_ratio", iv->high_ratio);
         jsonw_kbool(w, "widened", iv->widened);
         if (low_key) {
-                jsonw_kreal(w, low_key, figure * iv->low_ratio);
-                jsonw_kreal(w, high_key, figure * iv->high_ratio);
+                jsonw_key(w, low_key);
+                jsonw_real(w, figure * iv->low_ratio);
+                jsonw_key(w, high_key);
+                jsonw_real(w, figure * iv->high_ratio);
         }
         jsonw_object_end(w);
 }

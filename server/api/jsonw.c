@@ -474,40 +474,28 @@ void jsonw_key(struct jsonw *w, const char *key)
         w->need_comma = false;
 }
 
-void jsonw_kstring(struct jsonw *w, const char *key, const char *s)
+void jsonw_u64(struct jsonw *w, uint64_t v)
 {
-        jsonw_key(w, key);
-        jsonw_string(w, s);
-}
-
-void jsonw_kint(struct jsonw *w, const char *key, int64_t v)
-{
-        jsonw_key(w, key);
-        jsonw_int(w, v);
-}
-
-void jsonw_ku64(struct jsonw *w, const char *key, uint64_t v)
-{
-        jsonw_key(w, key);
         jsonw_int(w, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
-void jsonw_kreal(struct jsonw *w, const char *key, double v)
+bool jsonw_name_plain(const char *text, size_t n)
 {
-        jsonw_key(w, key);
-        jsonw_real(w, v);
+        if (n < 3 || text[0] != '"' || text[n - 2] != '"' || text[n - 1] != ':')
+                return false;
+        for (size_t i = 1; i + 2 < n; i++) {
+                unsigned char c = (unsigned char)text[i];
+                if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+                        return false;
+        }
+        return true;
 }
 
-void jsonw_kbool(struct jsonw *w, const char *key, bool v)
+void jsonw_name_slow(struct jsonw *w, const char *text, size_t n)
 {
-        jsonw_key(w, key);
-        jsonw_bool(w, v);
-}
-
-void jsonw_knull(struct jsonw *w, const char *key)
-{
-        jsonw_key(w, key);
-        jsonw_null(w);
+        comma(w);
+        put(w, text, n);
+        w->need_comma = false;
 }
 
 char *jsonw_finish(struct jsonw *w, size_t *len_out)

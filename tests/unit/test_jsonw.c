@@ -72,11 +72,42 @@ static void test_structure(void **state)
         jsonw_init(&w, 1, 1024);
         jsonw_object_begin(&w);
         jsonw_kint(&w, "plain_name_longer_than_the_buffer", 1);
-        jsonw_kint(&w, "q\"b\\s\n", 2);
-        jsonw_kint(&w, "caf\xc3\xa9", 3);
+        jsonw_key(&w, "q\"b\\s\n");
+        jsonw_int(&w, 2);
+        jsonw_key(&w, "caf\xc3\xa9");
+        jsonw_int(&w, 3);
         jsonw_object_end(&w);
         expect_text(&w, "{\"plain_name_longer_than_the_buffer\":1,\"q\\\"b\\\\s\\n\":2,"
                         "\"caf\xc3\xa9\":3}");
+}
+
+/*
+ * The shorthands paste a literal name between quotes at compile time and
+ * copy it unescaped, so debug builds assert that it needs no escaping:
+ * the check must pass every plain name and refuse each character JSON
+ * would escape, and anything but a quoted name and a colon.
+ */
+static void test_name_plain(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *text;
+                bool plain;
+                const char *why;
+        } rows[] = {
+                {"\"gpus_needed\":", true, "snake_case, as the API's names are"},
+                {"\"a-b.c/d e~\":", true, "'/', '-', '.', ' ' and '~' need no escape"},
+                {"\"\":", true, "the empty name"},
+                {"\"q\"b\":", false, "a quote inside"},
+                {"\"back\\slash\":", false, "a backslash inside"},
+                {"\"tab\there\":", false, "a control character"},
+                {"\"caf\xc3\xa9\":", false, "UTF-8 (the fast path copies ASCII only)"},
+                {"gpus:", false, "no quotes"},
+                {"\"gpus\"", false, "no colon"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                if (jsonw_name_plain(rows[i].text, strlen(rows[i].text)) != rows[i].plain)
+                        fail_msg("%s: %s", rows[i].text, rows[i].why);
 }
 
 static void test_integers(void **state)
@@ -443,6 +474,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_structure),
+                cmocka_unit_test(test_name_plain),
                 cmocka_unit_test(test_integers),
                 cmocka_unit_test(test_reals),
                 cmocka_unit_test(test_reals_match_jansson),
