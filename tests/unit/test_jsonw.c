@@ -272,6 +272,68 @@ static void test_reals_match_jansson(void **state)
         }
 }
 
+/*
+ * The writer computes the 15 digits of 1e-13 <= |v| < 1e42 exactly, in
+ * whole numbers; jansson (glibc's printf) is the oracle.  Doubles drawn
+ * uniformly over their bit patterns in that range hit every binary
+ * exponent and mantissa shape, and every text is read back with strtod:
+ * 15 digits must give a value within half a unit of the 15th digit.
+ * Exact ties at the 16th digit go to printf, which rounds them to even.
+ */
+static void test_reals_exact_digits(void **state)
+{
+        (void)state;
+        static const struct {
+                double v;
+                const char *text;
+        } ties[] = {
+                /* 12345678901234.25 (= 49382715604937 / 4, exact in binary):
+                 * the 16th digit is a 5 followed by nothing, so it rounds to
+                 * the even 15th digit, 2. */
+                {12345678901234.25, "12345678901234.2"},
+                {12345678901234.75, "12345678901234.8"}, /* 7 is odd: up to 8 */
+                {0.000244140625, "0.000244140625"},      /* 2^-12, 12 digits: no rounding */
+        };
+        for (size_t i = 0; i < sizeof(ties) / sizeof(ties[0]); i++) {
+                struct jsonw w;
+                jsonw_init(&w, 8, 64);
+                jsonw_real(&w, ties[i].v);
+                expect_text(&w, ties[i].text);
+        }
+
+        uint64_t x = 2463534242ull; /* xorshift64 (Marsaglia 2003) */
+        /* Bit patterns of 1e-13 and 1e42: positive doubles order as their bits. */
+        double lo_v = 1e-13, hi_v = 1e42;
+        uint64_t lo, hi;
+        memcpy(&lo, &lo_v, sizeof(lo));
+        memcpy(&hi, &hi_v, sizeof(hi));
+        for (int i = 0; i < 100000; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                uint64_t bits = lo + x % (hi - lo);
+                double v;
+                memcpy(&v, &bits, sizeof(v));
+                if (i & 1)
+                        v = -v;
+                same_as_jansson(v);
+
+                struct jsonw w;
+                size_t len;
+                jsonw_init(&w, 8, 64);
+                jsonw_real(&w, v);
+                char *text = jsonw_finish(&w, &len);
+                assert_non_null(text);
+                double back = strtod(text, NULL);
+                /* |v| < 10^(X+1), so half a unit of the 15th digit is at most
+                 * 0.5 * 10^(X-14) < |v| * 5e-15 (plus the read-back's own
+                 * rounding, far smaller). */
+                if (!(fabs(back - v) <= fabs(v) * 5.0000001e-15))
+                        fail_msg("%.17g printed as %s", v, text);
+                free(text);
+        }
+}
+
 /* Strings: '"', '\' and control characters escaped; '/', DEL and UTF-8 kept
  * (RFC 8259 section 7; jansson escapes '/' only with JSON_ESCAPE_SLASH). */
 static void test_strings(void **state)
@@ -479,6 +541,7 @@ int main(void)
                 cmocka_unit_test(test_reals),
                 cmocka_unit_test(test_reals_match_jansson),
                 cmocka_unit_test(test_reals_fast_path),
+                cmocka_unit_test(test_reals_exact_digits),
                 cmocka_unit_test(test_strings),
                 cmocka_unit_test(test_strings_word_scan),
                 cmocka_unit_test(test_reals_whole),
