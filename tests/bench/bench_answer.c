@@ -96,8 +96,7 @@ int main(int argc, char **argv)
                 struct estimate_error ee;
                 trees[i] = json_loadb(bodies[i], strlen(bodies[i]), JSON_REJECT_DUPLICATES, &je);
                 if (!trees[i] || estimate_decode_request(trees[i], NULL, NULL, &inputs[i], &fe)) {
-                        fprintf(stderr, "body %d refused: %s\n", i,
-                                trees[i] ? fe.detail : je.text);
+                        fprintf(stderr, "body %d refused: %s\n", i, trees[i] ? fe.detail : je.text);
                         return 1;
                 }
                 inputs[i].gpu_index = 7; /* an 80 GB part, as the bench's a100-sxm-80gb */
@@ -128,9 +127,9 @@ int main(int argc, char **argv)
         double t3 = now_s();
         for (long k = 0; k < iters; k++) {
                 size_t len = 0;
-                char *answer = estimate_encode_render(&inputs[k % BENCH_BODIES],
-                                                      &results[k % BENCH_BODIES], gpus,
-                                                      BENCH_GPUS, &len);
+                char *answer =
+                        estimate_encode_render(&inputs[k % BENCH_BODIES],
+                                               &results[k % BENCH_BODIES], gpus, BENCH_GPUS, &len);
                 bytes += len;
                 free(answer);
         }
