@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "api/fit_heads.h"
 #include "api/handler.h"
 #include "api/uncertainty.h"
 #include "app.h"
@@ -352,6 +353,13 @@ static int prices_import_command(const struct config *cfg, int argc, char **argv
         return failed;
 }
 
+/* The catalog's prepare function: the api tables kept with a snapshot. */
+static void snapshot_prepare(const struct catalog_snapshot *s)
+{
+        api_uncertainty_prepare(s);
+        api_fit_heads_prepare(s);
+}
+
 static int serve(struct config *cfg)
 {
         struct app app;
@@ -380,9 +388,10 @@ static int serve(struct config *cfg)
                 n_routes++;
         app.metrics = metrics_new(n_routes);
         app.catalog = catalog_new();
-        /* The error bars' table runs every validation case through the
-         * engine: built with each snapshot, before it serves a request. */
-        catalog_set_prepare(app.catalog, api_uncertainty_prepare);
+        /* What the api layer derives from each snapshot (the error bars'
+         * table runs every validation case through the engine), built
+         * before the snapshot serves a request. */
+        catalog_set_prepare(app.catalog, snapshot_prepare);
         app.answers =
                 answer_cache_new(ANSWER_CACHE_SLOTS, ANSWER_CACHE_BYTES, ANSWER_CACHE_WAIT_MS);
         if (!app.metrics || !app.catalog || !app.answers) {

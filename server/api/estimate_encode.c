@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "api/fit_heads.h"
 #include "api/jsonw.h"
 #include "api/uncertainty.h"
 
@@ -311,7 +312,8 @@ static void write_inference(struct jsonw *w, const struct estimate_input *in,
 }
 
 static void write_fits(struct jsonw *w, const struct estimate_result *r,
-                       const struct gpu_spec *gpus, size_t n_gpus)
+                       const struct gpu_spec *gpus, size_t n_gpus,
+                       const struct api_fit_heads *heads)
 {
         jsonw_key(w, "fits");
         jsonw_array_begin(w);
@@ -319,13 +321,12 @@ static void write_fits(struct jsonw *w, const struct estimate_result *r,
                 const struct est_fit *f = &r->fits[i];
                 if (f->gpu >= n_gpus)
                         continue;
-                jsonw_object_begin(w);
-                jsonw_kstring(w, "gpu", gpus[f->gpu].id);
-                jsonw_kstring(w, "name", gpus[f->gpu].name);
-                if (f->memory_bytes)
-                        jsonw_ku64(w, "memory_bytes", f->memory_bytes);
+                size_t len;
+                const char *head = api_fit_heads_get(heads, gpus, f->gpu, f->memory_bytes, &len);
+                if (head)
+                        jsonw_raw(w, head, len);
                 else
-                        jsonw_knull(w, "memory_bytes");
+                        api_fit_heads_write(w, &gpus[f->gpu], f->memory_bytes);
                 jsonw_kbool(w, "fits", f->fits);
                 jsonw_kstring(w, "reason",
                               estimate_fit_reason_name((enum est_fit_reason)f->reason));
@@ -389,12 +390,13 @@ static void write_uncertainty(struct jsonw *w, const struct estimate_input *in,
 char *estimate_encode_render(const struct estimate_input *in, const struct estimate_result *r,
                              const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out)
 {
-        return estimate_encode_render_with(in, r, gpus, n_gpus, NULL, len_out);
+        return estimate_encode_render_with(in, r, gpus, n_gpus, NULL, NULL, len_out);
 }
 
 char *estimate_encode_render_with(const struct estimate_input *in, const struct estimate_result *r,
                                   const struct gpu_spec *gpus, size_t n_gpus,
-                                  const struct api_uncertainty *unc, size_t *len_out)
+                                  const struct api_uncertainty *unc,
+                                  const struct api_fit_heads *heads, size_t *len_out)
 {
         struct jsonw w;
         const struct gpu_spec *g =
@@ -418,7 +420,7 @@ char *estimate_encode_render_with(const struct estimate_input *in, const struct 
                 write_inference(&w, in, r, g);
         if (unc)
                 write_uncertainty(&w, in, r, g, unc);
-        write_fits(&w, r, gpus, n_gpus);
+        write_fits(&w, r, gpus, n_gpus, heads);
         write_notes(&w, "suggestions", r->suggestions, r->n_suggestions, true);
         write_notes(&w, "assumptions", r->assumptions, r->n_assumptions, false);
         write_notes(&w, "warnings", r->warnings, r->n_warnings, false);

@@ -612,6 +612,11 @@ void jsonw_key(struct jsonw *w, const char *key)
         w->need_comma = false;
 }
 
+void jsonw_raw(struct jsonw *w, const char *text, size_t n)
+{
+        value_copy(w, text, n);
+}
+
 void jsonw_u64(struct jsonw *w, uint64_t v)
 {
         jsonw_int(w, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);

@@ -51,6 +51,12 @@ void jsonw_real(struct jsonw *w, double v); /* not finite writes null */
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 
+/* n bytes of JSON text written as they are, after a comma if one is due,
+ * and the writer then stands as after a value: a part of a document made
+ * once with a writer of its own and kept (it may open an object and end
+ * after a member, which the caller continues and closes). */
+void jsonw_raw(struct jsonw *w, const char *text, size_t n);
+
 /* An object member's name, escaped as a string is; the next call writes
  * its value.  For names known only at run time (and the shorthands' slow
  * path). */
