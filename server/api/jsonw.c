@@ -246,21 +246,40 @@ static size_t digit_count(uint64_t u)
         return n;
 }
 
+/* The 8 decimal digits of v < 10^8, zeros in front, ending at end: four
+ * pairs from two independent halves. */
+static void digits8_write(char *end, uint32_t v)
+{
+        uint32_t hi = v / 10000u, lo = v % 10000u;
+
+        memcpy(end - 2, digit_pairs + (lo % 100u) * 2, 2);
+        memcpy(end - 4, digit_pairs + (lo / 100u) * 2, 2);
+        memcpy(end - 6, digit_pairs + (hi % 100u) * 2, 2);
+        memcpy(end - 8, digit_pairs + (hi / 100u) * 2, 2);
+}
+
 /* The decimal digits of u written backwards so that they end at end
- * (digit_count(u) bytes before it). */
+ * (digit_count(u) bytes before it): eight at a time while more remain,
+ * then the rest two at a time in 32-bit arithmetic. */
 static void digits_write(char *end, uint64_t u)
 {
-        while (u >= 100) {
-                size_t pair = (size_t)(u % 100u) * 2;
-                u /= 100u;
+        uint32_t v;
+
+        while (u >= 100000000u) {
+                digits8_write(end, (uint32_t)(u % 100000000u));
+                u /= 100000000u;
+                end -= 8;
+        }
+        v = (uint32_t)u;
+        while (v >= 100u) {
+                memcpy(end - 2, digit_pairs + (v % 100u) * 2, 2);
+                v /= 100u;
                 end -= 2;
-                memcpy(end, digit_pairs + pair, 2);
         }
-        if (u >= 10) {
-                memcpy(end - 2, digit_pairs + (size_t)u * 2, 2);
-        } else {
-                end[-1] = (char)('0' + u);
-        }
+        if (v >= 10u)
+                memcpy(end - 2, digit_pairs + v * 2, 2);
+        else
+                end[-1] = (char)('0' + v);
 }
 
 /*
@@ -373,21 +392,28 @@ static const uint64_t real_pow5[] = {1ull,
 static void real_scaled(uint64_t m, int e2, int x, real_u128 *q, int *half)
 {
         int k = 14 - x, shift = e2 + k;
-        real_u128 num = m, den = 1, rem;
+        real_u128 num = m, den, rem;
 
-        if (k >= 0)
+        if (k >= 0) {
+                /* The common case (|v| < 10^15): the divisor is a power of
+                 * two, so a shift and a mask, not a 128-bit division. */
                 num *= real_pow5[k];
-        else
-                den = real_pow5[-k];
+                if (shift >= 0) {
+                        *q = num << shift;
+                        *half = -1;
+                        return;
+                }
+                rem = num & (((real_u128)1 << -shift) - 1);
+                *q = num >> -shift;
+                den = (real_u128)1 << (-shift - 1); /* one half */
+                *half = rem < den ? -1 : rem > den;
+                return;
+        }
+        den = real_pow5[-k];
         if (shift >= 0)
                 num <<= shift;
         else
                 den <<= -shift;
-        if (den == 1) {
-                *q = num;
-                *half = -1;
-                return;
-        }
         *q = num / den;
         rem = num - *q * den;
         *half = 2 * rem < den ? -1 : 2 * rem > den;

@@ -125,6 +125,22 @@ static void test_integers(void **state)
         /* 2^63 - 1 = 9223372036854775807; -2^63 = -9223372036854775808. */
         expect_text(&w, "[0,-1,1000000007,9223372036854775807,-9223372036854775808]");
 
+        /* Digits are written eight at a time, then two at a time: zeros
+         * inside and at the edges of those groups. */
+        jsonw_init(&w, 64, 1024);
+        jsonw_array_begin(&w);
+        jsonw_int(&w, 9);
+        jsonw_int(&w, 10);
+        jsonw_int(&w, 99999999);
+        jsonw_int(&w, 100000000);
+        jsonw_int(&w, 100000001);
+        jsonw_int(&w, 1000000000000000000);
+        jsonw_int(&w, -12345678901234567);
+        jsonw_int(&w, 50000000070000000);
+        jsonw_array_end(&w);
+        expect_text(&w, "[9,10,99999999,100000000,100000001,1000000000000000000,"
+                        "-12345678901234567,50000000070000000]");
+
         /* Byte counts past INT64_MAX are clamped to it, as the jansson
          * encoder did (json_int_t is signed). */
         jsonw_init(&w, 64, 1024);
