@@ -11,9 +11,9 @@
  */
 #include "api/jsonw.h"
 
+#include "core/decimal.h"
 #include "json/text.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,137 +337,12 @@ void jsonw_int(struct jsonw *w, int64_t v)
  * the decimal exponent X of the rounded value is -4 <= X < 15, d.ddde+XX
  * otherwise, trailing zeros after the point dropped), then ".0" when that
  * reads as an integer, and the exponent without '+' or leading zeros
- * (strconv.c jsonp_dtostr).
- *
- * printf was a tenth of an estimate's CPU time (a fit table has a real per
- * GPU), so the digits are computed here, exactly, for 1e-13 <= |v| < 1e42:
- * |v| = M * 2^E with M < 2^53 a whole number (frexp), and the 15 digits are
- * round(M * 2^E * 10^(14 - X)).  10^k = 5^k * 2^k, so that is the quotient
- * of two whole numbers: M * 5^k times a power of two when k >= 0, M over
- * 5^-k times a power of two when k < 0.  With |k| <= 27, 5^k < 2^63 and
- * the quotient below 10^17 < 2^57, neither side needs more than 128 bits,
- * so the quotient and its remainder are exact and so is the rounding.  An
- * exact tie (remainder one half) is left to printf, whose rounding of ties
- * follows the rounding mode; so are values outside that range.
+ * (strconv.c jsonp_dtostr).  printf was a tenth of an estimate's CPU time
+ * (a fit table has a real per GPU), so the digits come from
+ * core/decimal.h, exactly; the values it declines (exact ties, and
+ * magnitudes outside about 1e-13..1e42) still go to printf.
  */
-#define REAL_E_MIN    (-13)
-#define REAL_E_MAX    41
 #define REAL_TEXT_MAX 24 /* '-', "0.000", 15 digits; or '-', d.14 digits, "e-13" */
-
-#if defined(__SIZEOF_INT128__)
-typedef unsigned __int128 real_u128;
-
-/* 5^k, k = 0..27: 5^27 = 7450580596923828125 is the last below 2^63. */
-static const uint64_t real_pow5[] = {1ull,
-                                     5ull,
-                                     25ull,
-                                     125ull,
-                                     625ull,
-                                     3125ull,
-                                     15625ull,
-                                     78125ull,
-                                     390625ull,
-                                     1953125ull,
-                                     9765625ull,
-                                     48828125ull,
-                                     244140625ull,
-                                     1220703125ull,
-                                     6103515625ull,
-                                     30517578125ull,
-                                     152587890625ull,
-                                     762939453125ull,
-                                     3814697265625ull,
-                                     19073486328125ull,
-                                     95367431640625ull,
-                                     476837158203125ull,
-                                     2384185791015625ull,
-                                     11920928955078125ull,
-                                     59604644775390625ull,
-                                     298023223876953125ull,
-                                     1490116119384765625ull,
-                                     7450580596923828125ull};
-
-/* M * 2^E * 10^(14 - x) as floor *q, with *half: the remainder against
- * one half of the divisor (-1 below, 0 equal, 1 above). */
-static void real_scaled(uint64_t m, int e2, int x, real_u128 *q, int *half)
-{
-        int k = 14 - x, shift = e2 + k;
-        real_u128 num = m, den, rem;
-
-        if (k >= 0) {
-                /* The common case (|v| < 10^15): the divisor is a power of
-                 * two, so a shift and a mask, not a 128-bit division. */
-                num *= real_pow5[k];
-                if (shift >= 0) {
-                        *q = num << shift;
-                        *half = -1;
-                        return;
-                }
-                rem = num & (((real_u128)1 << -shift) - 1);
-                *q = num >> -shift;
-                den = (real_u128)1 << (-shift - 1); /* one half */
-                *half = rem < den ? -1 : rem > den;
-                return;
-        }
-        den = real_pow5[-k];
-        if (shift >= 0)
-                num <<= shift;
-        else
-                den <<= -shift;
-        *q = num / den;
-        rem = num - *q * den;
-        *half = 2 * rem < den ? -1 : 2 * rem > den;
-}
-
-/* The 15 significant digits of a (1e-13 <= a < 1e42) as *digits in
- * [10^14, 10^15) and the decimal exponent *x of the rounded value; false
- * for an exact tie. */
-static bool real_digits15(double a, uint64_t *digits, int *x)
-{
-        int e2, half, guess;
-        double f = frexp(a, &e2), y;
-        uint64_t m = (uint64_t)(f * 9007199254740992.0); /* f * 2^53, exact */
-        real_u128 q;
-
-        /* a = f * 2^e2 with 1/2 <= f < 1, so log10 a lies in
-         * [(e2 - 1) log10 2, e2 log10 2): X is floor of the first or one
-         * more.  The checks below step to the decade that gives 15 digits. */
-        y = (double)(e2 - 1) * 0.30102999566398120;
-        guess = (int)y;
-        if ((double)guess > y)
-                guess--;
-        e2 -= 53;
-        for (int step = 0; step < 3; step++) {
-                if (guess < REAL_E_MIN || guess > REAL_E_MAX)
-                        return false;
-                real_scaled(m, e2, guess, &q, &half);
-                if (q < 100000000000000ull)
-                        guess--;
-                else if (q >= 1000000000000000ull)
-                        guess++;
-                else
-                        break;
-        }
-        if (q < 100000000000000ull || q >= 1000000000000000ull || half == 0)
-                return false;
-        q += half > 0;
-        if (q == 1000000000000000ull) { /* rounded up into the next decade */
-                q = 100000000000000ull;
-                guess++;
-        }
-        *digits = (uint64_t)q;
-        *x = guess;
-        return true;
-}
-#else
-static bool real_digits15(double a, uint64_t *digits, int *x)
-{
-        (void)a;
-        (void)digits;
-        (void)x;
-        return false; /* no 128-bit integers: printf prints every real */
-}
-#endif
 
 /* The text of a finite v at p (REAL_TEXT_MAX bytes); its end, or NULL when
  * printf must print it. */
@@ -489,7 +364,7 @@ static char *real_text(double v, char *p)
                 memcpy(p, ".0", 2);
                 return p + 2;
         }
-        if (!(a >= 1e-13 && a < 1e42) || !real_digits15(a, &m, &x))
+        if (!decimal_digits(a, 15, &m, &x))
                 return NULL;
         digits_write(digits + sizeof(digits), m);
         while (last > 0 && digits[last] == '0')
