@@ -69,7 +69,8 @@ void jsonw_key(struct jsonw *w, const char *key);
  * then (an estimate writes some 500 names).  It must need no escaping (no
  * '"', '\\', control character or byte above 0x7F), as no member name of
  * the API does; builds without NDEBUG check it.  A name that is not a
- * literal does not compile here: write it with jsonw_key().
+ * literal does not compile here: write it with jsonw_key().  The macros
+ * evaluate w twice: pass a plain pointer.
  */
 #define jsonw_kstring(w, name, s) (jsonw_name((w), JSONW_NAME(name)), jsonw_string((w), (s)))
 #define jsonw_kint(w, name, v)    (jsonw_name((w), JSONW_NAME(name)), jsonw_int((w), (v)))
