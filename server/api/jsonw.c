@@ -366,44 +366,52 @@ static char *real_text(double v, char *p)
         }
         if (!decimal_digits(a, 15, &m, &x))
                 return NULL;
+        if (x < 0 && x >= -4) {
+                /* "0.", -x - 1 zeros, the digits without trailing zeros
+                 * (the first digit is not a zero). */
+                memcpy(p, "0.000", (size_t)(1 - x));
+                p += 1 - x;
+                digits_write(p + 15, m);
+                p += 15;
+                while (p[-1] == '0')
+                        p--;
+                return p;
+        }
+        if (x >= 0 && x < 15) {
+                /* The digits one place on, the integer part moved back over
+                 * the gap, the point after it; trailing zeros dropped, and
+                 * with nothing after the point jansson's ".0". */
+                char *end = p + 16;
+                digits_write(end, m);
+                memmove(p, p + 1, (size_t)x + 1);
+                p[x + 1] = '.';
+                while (end[-1] == '0')
+                        end--;
+                if (end[-1] == '.')
+                        *end++ = '0';
+                return end;
+        }
+        /* d[.ddd]eX: no '+' and no leading zero in the exponent. */
         digits_write(digits + sizeof(digits), m);
         while (last > 0 && digits[last] == '0')
                 last--;
-        if (x < -4 || x >= 15) {
-                /* d[.ddd]eX: no '+' and no leading zero in the exponent. */
-                *p++ = digits[0];
-                if (last > 0) {
-                        *p++ = '.';
-                        memcpy(p, digits + 1, (size_t)last);
-                        p += last;
-                }
-                *p++ = 'e';
-                if (x < 0) {
-                        *p++ = '-';
-                        x = -x;
-                }
-                if (x >= 10) {
-                        memcpy(p, digit_pairs + x * 2, 2);
-                        return p + 2;
-                }
-                *p++ = (char)('0' + x);
-                return p;
+        *p++ = digits[0];
+        if (last > 0) {
+                *p++ = '.';
+                memcpy(p, digits + 1, (size_t)last);
+                p += last;
         }
+        *p++ = 'e';
         if (x < 0) {
-                memcpy(p, "0.000", (size_t)(1 - x)); /* "0." and -x - 1 zeros */
-                p += 1 - x;
-                memcpy(p, digits, (size_t)last + 1);
-                return p + last + 1;
+                *p++ = '-';
+                x = -x;
         }
-        memcpy(p, digits, (size_t)x + 1);
-        p += x + 1;
-        *p++ = '.';
-        if (last <= x) {
-                *p++ = '0'; /* no digit after the point: jansson's ".0" */
-                return p;
+        if (x >= 10) {
+                memcpy(p, digit_pairs + x * 2, 2);
+                return p + 2;
         }
-        memcpy(p, digits + x + 1, (size_t)(last - x));
-        return p + last - x;
+        *p++ = (char)('0' + x);
+        return p;
 }
 
 /* printf's "%.15g" with jansson's changes, for the values real_text() leaves. */

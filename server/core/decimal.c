@@ -12,6 +12,7 @@
  */
 #include "core/decimal.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -110,6 +111,21 @@ static void scaled(uint64_t m, int e2, int k, decimal_u128 *q, int *half)
  * of frexp (a = f * 2^e2a, 1/2 <= f < 1). */
 static uint64_t split(double a, int *e2, int *e2a)
 {
+#if FLT_RADIX == 2 && DBL_MANT_DIG == 53 && DBL_MAX_EXP == 1024
+        /* IEEE 754 binary64 (C11 Annex F): a normal number is
+         * (2^52 + fraction) * 2^(biased exponent - 1075), read from its
+         * bits without a call. */
+        uint64_t bits;
+        int biased;
+
+        memcpy(&bits, &a, sizeof(bits));
+        biased = (int)(bits >> 52) & 0x7ff;
+        if (biased != 0) {
+                *e2 = biased - 1075;
+                *e2a = biased - 1022;
+                return (bits & 0xfffffffffffffull) | (1ull << 52);
+        }
+#endif
         double f = frexp(a, e2a);
 
         *e2 = *e2a - 53;
