@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "api/fit_heads.h"
 #include "api/handler.h"
 #include "api/uncertainty.h"
 #include "app.h"
@@ -352,6 +353,13 @@ static int prices_import_command(const struct config *cfg, int argc, char **argv
         return failed;
 }
 
+/* The catalog's prepare function: the api tables kept with a snapshot. */
+static void snapshot_prepare(const struct catalog_snapshot *s)
+{
+        api_uncertainty_prepare(s);
+        api_fit_heads_prepare(s);
+}
+
 static int serve(struct config *cfg)
 {
         struct app app;
@@ -380,9 +388,10 @@ static int serve(struct config *cfg)
                 n_routes++;
         app.metrics = metrics_new(n_routes);
         app.catalog = catalog_new();
-        /* The error bars' table runs every validation case through the
-         * engine: built with each snapshot, before it serves a request. */
-        catalog_set_prepare(app.catalog, api_uncertainty_prepare);
+        /* What the api layer derives from each snapshot (the error bars'
+         * table runs every validation case through the engine), built
+         * before the snapshot serves a request. */
+        catalog_set_prepare(app.catalog, snapshot_prepare);
         app.answers =
                 answer_cache_new(ANSWER_CACHE_SLOTS, ANSWER_CACHE_BYTES, ANSWER_CACHE_WAIT_MS);
         if (!app.metrics || !app.catalog || !app.answers) {
@@ -465,20 +474,40 @@ out:
 }
 
 /*
- * Cap glibc's malloc arenas at one per CPU unless MALLOC_ARENA_MAX says
- * otherwise.  With one thread per connection glibc would grow up to
- * 8 arenas per CPU, each keeping the freed buffers of the compare and
- * estimate replies; measured with tests/bench/run.sh on 2 CPUs and 64
- * connections: peak RSS 57.4 MiB by default, 46.5 MiB with 2 arenas, and
- * the same requests per second.
+ * glibc's malloc arenas (MALLOC_ARENA_MAX, when set, decides instead).  A
+ * thread takes an arena at its first allocation: a new one while there
+ * are fewer than M_ARENA_MAX, else one that exists, and keeps it.
+ *
+ * With the epoll pool, two event-loop threads that share an arena take
+ * turns at its lock on every allocation of every request.  With the cap
+ * at one arena per CPU (19 threads on 2 CPUs) 3 of 10 starts put both
+ * event loops on one arena, and the estimate then served 42% fewer
+ * requests (55 000 against 95 000 in 2 s at 64 connections, with 190 000
+ * futex calls against under 1 000).  So the cap is above the threads the
+ * server starts - the event loops, the database and computation pools,
+ * and 32 for the Hub pool (8), main and the catalog's threads - and every
+ * thread that allocates has an arena of its own.  Peak RSS after the
+ * estimate, compare and gpus loads of tests/bench went from 96-100 to
+ * 105-106 MiB.
+ *
+ * With one thread per connection glibc would grow up to 8 arenas per
+ * CPU, each keeping the freed buffers of the compare and estimate
+ * replies; measured with tests/bench/run.sh on 2 CPUs and 64 connections:
+ * peak RSS 57.4 MiB by default, 46.5 MiB with 2 arenas, and the same
+ * requests per second.  That mode keeps one arena per CPU.
  */
-static void malloc_tune(void)
+static void malloc_tune(const struct config *cfg)
 {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+        if (cpus < 1)
+                cpus = 1;
         if (getenv("MALLOC_ARENA_MAX"))
                 return;
-        mallopt(M_ARENA_MAX, cpus < 2 ? 2 : (int)cpus);
+        if (cfg->threads == 0)
+                mallopt(M_ARENA_MAX, cpus < 2 ? 2 : (int)cpus);
+        else
+                mallopt(M_ARENA_MAX, (int)(cfg->threads + cfg->db_pool_size) + (int)cpus + 32);
 }
 
 int main(int argc, char **argv)
@@ -507,11 +536,11 @@ int main(int argc, char **argv)
         }
         /* libpq and our own threads write to sockets too (MHD covers only its own). */
         signal(SIGPIPE, SIG_IGN);
-        malloc_tune();
         if (config_from_env(&cfg, err, sizeof(err))) {
                 fprintf(stderr, "gpuplan: %s\n", err);
                 return 2;
         }
+        malloc_tune(&cfg);
         log_set_level(cfg.log_level);
         if (strcmp(cmd, "--healthcheck") == 0)
                 rc = healthcheck(&cfg);

@@ -80,7 +80,8 @@ static void savers_write(struct jsonw *w, const struct estimate_input *base,
  * jsonw_kreal already writes null for what is not finite. */
 static void kreal_or_null(struct jsonw *w, const char *key, double v)
 {
-        jsonw_kreal(w, key, v >= 0 ? v : NAN);
+        jsonw_key(w, key);
+        jsonw_real(w, v >= 0 ? v : NAN);
 }
 
 /* What a reader must know before trusting a plan. */

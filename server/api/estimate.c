@@ -12,6 +12,7 @@
 #include "api/body.h"
 #include "api/estimate_decode.h"
 #include "api/estimate_encode.h"
+#include "api/fit_heads.h"
 #include "api/model_lookup.h"
 #include "api/uncertainty.h"
 #include "app.h"
@@ -63,7 +64,8 @@ void api_estimate_handle(const struct api_request *rq, struct api_response *rs)
                 api_problem_field(rs, 400, ee.pointer, ee.rule, ee.detail);
                 goto out;
         }
-        text = estimate_encode_render_with(&in, r, gpus, n_gpus, api_uncertainty_table(snap), &len);
+        text = estimate_encode_render_with(&in, r, gpus, n_gpus, api_uncertainty_table(snap),
+                                           api_fit_heads_table(snap), &len);
         if (!text) {
                 api_problem(rs, 500, "out of memory");
                 goto out;

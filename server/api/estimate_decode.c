@@ -114,16 +114,14 @@ static int get_bool(json_t *obj, const char *base, const char *key, bool *out,
         return fields_read_bool(e, obj, base, key, FIELD_NULLABLE, out);
 }
 
-static int get_enum(json_t *obj, const char *base, const char *key, const char *const *names,
-                    int *out, bool *present, struct fields_error *e)
+/* The 400 for a value of key that is not one of names (rule "type" or
+ * "enum"), listing them. */
+static int enum_fail(struct fields_error *e, const char *base, const char *key,
+                     const char *const *names, const char *rule)
 {
-        json_t *v = json_object_get(obj, key);
         char p[128], list[400];
         size_t off = 0;
-        if (present)
-                *present = false;
-        if (!v || json_is_null(v))
-                return 0;
+
         join(p, sizeof(p), base, key);
         list[0] = '\0';
         for (int i = 0; names[i] && off < sizeof(list); i++) {
@@ -132,11 +130,22 @@ static int get_enum(json_t *obj, const char *base, const char *key, const char *
                         break;
                 off += (size_t)n;
         }
+        return dfail(e, 400, p, rule, "must be one of: %s", list);
+}
+
+static int get_enum(json_t *obj, const char *base, const char *key, const char *const *names,
+                    int *out, bool *present, struct fields_error *e)
+{
+        json_t *v = json_object_get(obj, key);
+        if (present)
+                *present = false;
+        if (!v || json_is_null(v))
+                return 0;
         if (!json_is_string(v))
-                return dfail(e, 400, p, "type", "must be one of: %s", list);
+                return enum_fail(e, base, key, names, "type");
         int i = estimate_enum_parse(names, json_string_value(v));
         if (i < 0)
-                return dfail(e, 400, p, "enum", "must be one of: %s", list);
+                return enum_fail(e, base, key, names, "enum");
         *out = i;
         if (present)
                 *present = true;

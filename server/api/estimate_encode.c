@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "api/fit_heads.h"
 #include "api/jsonw.h"
 #include "api/uncertainty.h"
 
@@ -186,15 +187,18 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_kstring(w, "peak_phase", estimate_phase_name(r->peak_phase));
         jsonw_key(w, "components");
         jsonw_object_begin(w);
-        for (int c = 0; c < EST_COMPONENT_COUNT; c++)
-                jsonw_ku64(w, estimate_component_name((enum est_component)c), r->per_gpu[c]);
+        for (int c = 0; c < EST_COMPONENT_COUNT; c++) {
+                jsonw_key(w, estimate_component_name((enum est_component)c));
+                jsonw_u64(w, r->per_gpu[c]);
+        }
         jsonw_object_end(w);
         jsonw_key(w, "phases");
         jsonw_object_begin(w);
         for (int p = 0; p < EST_PHASE_COUNT; p++)
-                if (r->phase_total_bytes[p])
-                        jsonw_ku64(w, estimate_phase_name((enum est_phase)p),
-                                   r->phase_total_bytes[p]);
+                if (r->phase_total_bytes[p]) {
+                        jsonw_key(w, estimate_phase_name((enum est_phase)p));
+                        jsonw_u64(w, r->phase_total_bytes[p]);
+                }
         jsonw_object_end(w);
         if (in->pipeline_parallel > 1)
                 jsonw_kstring(w, "pipeline_stage", r->pipeline_stage ? "last" : "first");
@@ -205,8 +209,10 @@ static void write_memory(struct jsonw *w, const struct estimate_input *in,
         jsonw_ku64(w, "total_bytes", r->cpu_total_bytes);
         jsonw_key(w, "components");
         jsonw_object_begin(w);
-        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++)
-                jsonw_ku64(w, estimate_cpu_component_name((enum est_cpu_component)c), r->cpu[c]);
+        for (int c = 0; c < EST_CPU_COMPONENT_COUNT; c++) {
+                jsonw_key(w, estimate_cpu_component_name((enum est_cpu_component)c));
+                jsonw_u64(w, r->cpu[c]);
+        }
         jsonw_object_end(w);
         jsonw_object_end(w);
 }
@@ -306,7 +312,8 @@ static void write_inference(struct jsonw *w, const struct estimate_input *in,
 }
 
 static void write_fits(struct jsonw *w, const struct estimate_result *r,
-                       const struct gpu_spec *gpus, size_t n_gpus)
+                       const struct gpu_spec *gpus, size_t n_gpus,
+                       const struct api_fit_heads *heads)
 {
         jsonw_key(w, "fits");
         jsonw_array_begin(w);
@@ -314,13 +321,12 @@ static void write_fits(struct jsonw *w, const struct estimate_result *r,
                 const struct est_fit *f = &r->fits[i];
                 if (f->gpu >= n_gpus)
                         continue;
-                jsonw_object_begin(w);
-                jsonw_kstring(w, "gpu", gpus[f->gpu].id);
-                jsonw_kstring(w, "name", gpus[f->gpu].name);
-                if (f->memory_bytes)
-                        jsonw_ku64(w, "memory_bytes", f->memory_bytes);
+                size_t len;
+                const char *head = api_fit_heads_get(heads, gpus, f->gpu, f->memory_bytes, &len);
+                if (head)
+                        jsonw_raw(w, head, len);
                 else
-                        jsonw_knull(w, "memory_bytes");
+                        api_fit_heads_write(w, &gpus[f->gpu], f->memory_bytes);
                 jsonw_kbool(w, "fits", f->fits);
                 jsonw_kstring(w, "reason",
                               estimate_fit_reason_name((enum est_fit_reason)f->reason));
@@ -348,8 +354,10 @@ static void write_interval(struct jsonw *w, const char *key, const struct api_in
         jsonw_kreal(w, "high_ratio", iv->high_ratio);
         jsonw_kbool(w, "widened", iv->widened);
         if (low_key) {
-                jsonw_kreal(w, low_key, figure * iv->low_ratio);
-                jsonw_kreal(w, high_key, figure * iv->high_ratio);
+                jsonw_key(w, low_key);
+                jsonw_real(w, figure * iv->low_ratio);
+                jsonw_key(w, high_key);
+                jsonw_real(w, figure * iv->high_ratio);
         }
         jsonw_object_end(w);
 }
@@ -382,12 +390,13 @@ static void write_uncertainty(struct jsonw *w, const struct estimate_input *in,
 char *estimate_encode_render(const struct estimate_input *in, const struct estimate_result *r,
                              const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out)
 {
-        return estimate_encode_render_with(in, r, gpus, n_gpus, NULL, len_out);
+        return estimate_encode_render_with(in, r, gpus, n_gpus, NULL, NULL, len_out);
 }
 
 char *estimate_encode_render_with(const struct estimate_input *in, const struct estimate_result *r,
                                   const struct gpu_spec *gpus, size_t n_gpus,
-                                  const struct api_uncertainty *unc, size_t *len_out)
+                                  const struct api_uncertainty *unc,
+                                  const struct api_fit_heads *heads, size_t *len_out)
 {
         struct jsonw w;
         const struct gpu_spec *g =
@@ -411,7 +420,7 @@ char *estimate_encode_render_with(const struct estimate_input *in, const struct 
                 write_inference(&w, in, r, g);
         if (unc)
                 write_uncertainty(&w, in, r, g, unc);
-        write_fits(&w, r, gpus, n_gpus);
+        write_fits(&w, r, gpus, n_gpus, heads);
         write_notes(&w, "suggestions", r->suggestions, r->n_suggestions, true);
         write_notes(&w, "assumptions", r->assumptions, r->n_assumptions, false);
         write_notes(&w, "warnings", r->warnings, r->n_warnings, false);

@@ -20,6 +20,7 @@
 #include "core/estimate.h"
 
 struct api_uncertainty;
+struct api_fit_heads;
 
 /*
  * The response document for one run as compact JSON text.  gpus/n_gpus
@@ -31,11 +32,12 @@ char *estimate_encode_render(const struct estimate_input *in, const struct estim
                              const struct gpu_spec *gpus, size_t n_gpus, size_t *len_out);
 
 /* The same with the "uncertainty" block (api/uncertainty.h) for the figures
- * of res; unc may be NULL (no block). */
+ * of res, unc may be NULL (no block); and the fit rows' heads copied from
+ * heads (api/fit_heads.h) where it holds them for gpus (NULL: written). */
 char *estimate_encode_render_with(const struct estimate_input *in,
                                   const struct estimate_result *res, const struct gpu_spec *gpus,
                                   size_t n_gpus, const struct api_uncertainty *unc,
-                                  size_t *len_out);
+                                  const struct api_fit_heads *heads, size_t *len_out);
 
 /*
  * The same document as a jansson tree (the text above, parsed).  Returns a

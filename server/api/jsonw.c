@@ -11,9 +11,9 @@
  */
 #include "api/jsonw.h"
 
+#include "core/decimal.h"
 #include "json/text.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,177 +228,206 @@ void jsonw_string(struct jsonw *w, const char *s)
         w->need_comma = true;
 }
 
-void jsonw_int(struct jsonw *w, int64_t v)
+/* "00" to "99": two digits per division when writing a number. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
+/* The number of decimal digits of u (1 for 0). */
+static size_t digit_count(uint64_t u)
 {
-        char digits[24];
-        size_t i = sizeof(digits);
-        /* Negate in unsigned arithmetic so INT64_MIN needs no special case. */
-        uint64_t u = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+        size_t n = 1;
 
-        do {
-                digits[--i] = (char)('0' + u % 10u);
-                u /= 10u;
-        } while (u);
-        if (v < 0)
-                digits[--i] = '-';
-        comma(w);
-        put(w, digits + i, sizeof(digits) - i);
-        w->need_comma = true;
-}
-
-/*
- * "%.15g" without printf (which was a tenth of an estimate's CPU time: a
- * fit table has a real per GPU, and FLOP counts print in exponent form),
- * for 1e-13 <= |v| < 1e42.  The 15 significant digits are
- * round(|v| * 10^(14 - e)), e = floor(log10 |v|), as a product for e <= 14
- * and a quotient |v| / 10^(e - 14) above.  Every power used is at most
- * 10^27 = 2^27 * 5^27, and 5^27 < 2^64, so it is exact in a long double's
- * 64-bit significand (x87 extended, or more) and the product or quotient
- * carries one rounding: relative error at most 2^-64, absolute error under
- * 1e15 * 2^-64 < 1e-4.  When the fraction is that close to one half the
- * rounding direction is uncertain (and exact ties follow printf's rounding
- * mode), so those values return 0 and go to printf.  As %g does (C11
- * 7.21.6.1), the text is fixed-point for -4 <= e < 15 and d.ddde+XX
- * otherwise, trailing zeros after the point dropped.  Writes text (at
- * most 22 bytes) and returns its length, or 0.
- */
-#define REAL_E_MIN (-13)
-#define REAL_E_MAX 41
-
-static long double real_scale(double a, int e)
-{
-        static const long double pow10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
-                                            1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
-                                            1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
-                                            1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
-
-        return e <= 14 ? (long double)a * pow10[14 - e] : (long double)a / pow10[e - 14];
-}
-
-static size_t real_fixed15(double v, char *text)
-{
-        double a = fabs(v);
-        long double scaled, whole, frac;
-        uint64_t m;
-        char digits[16];
-        int e, last = 14;
-        size_t n = 0;
-
-        if (LDBL_MANT_DIG < 64 || !(a >= 1e-13 && a < 1e42))
-                return 0;
-        e = (int)floor(log10(a));
-        if (e < REAL_E_MIN)
-                e = REAL_E_MIN;
-        if (e > REAL_E_MAX)
-                e = REAL_E_MAX;
-        scaled = real_scale(a, e);
-        /* log10 may be one off next to a power of ten: step to the decade
-         * that gives 15 digits. */
-        if (scaled < 1e14L && e > REAL_E_MIN)
-                scaled = real_scale(a, --e);
-        else if (scaled >= 1e15L && e < REAL_E_MAX)
-                scaled = real_scale(a, ++e);
-        if (scaled < 1e14L || scaled >= 1e15L)
-                return 0;
-        whole = floorl(scaled);
-        frac = scaled - whole;
-        if (fabsl(frac - 0.5L) < 1e-3L)
-                return 0;
-        m = (uint64_t)whole + (frac > 0.5L);
-        if (m == 1000000000000000ull) { /* rounded up into the next decade */
-                m = 100000000000000ull;
-                if (++e > REAL_E_MAX)
-                        return 0;
+        for (uint64_t limit = 10; u >= limit; limit *= 10) {
+                if (++n == 20) /* 10^19 <= u: multiplying again would wrap */
+                        break;
         }
-        for (int i = 14; i >= 0; i--, m /= 10u)
-                digits[i] = (char)('0' + m % 10u);
-        if (v < 0)
-                text[n++] = '-';
-        if (e < -4 || e >= 15) {
-                /* d[.ddd]e+XX: at least two exponent digits, as printf. */
-                int x = e < 0 ? -e : e;
-                while (last > 0 && digits[last] == '0')
-                        last--;
-                text[n++] = digits[0];
-                if (last > 0) {
-                        text[n++] = '.';
-                        for (int i = 1; i <= last; i++)
-                                text[n++] = digits[i];
-                }
-                text[n++] = 'e';
-                text[n++] = e < 0 ? '-' : '+';
-                if (x >= 10) {
-                        text[n++] = (char)('0' + x / 10);
-                        text[n++] = (char)('0' + x % 10);
-                } else {
-                        text[n++] = '0';
-                        text[n++] = (char)('0' + x);
-                }
-                text[n] = '\0';
-                return n;
-        }
-        /* %g drops trailing zeros after the point; with no digit left
-         * after it, the point goes too. */
-        while (last > e && last > 0 && digits[last] == '0')
-                last--;
-        if (e < 0) {
-                text[n++] = '0';
-                text[n++] = '.';
-                for (int i = -1; i > e; i--)
-                        text[n++] = '0';
-                for (int i = 0; i <= last; i++)
-                        text[n++] = digits[i];
-        } else {
-                for (int i = 0; i <= e; i++)
-                        text[n++] = digits[i];
-                if (last > e) {
-                        text[n++] = '.';
-                        for (int i = e + 1; i <= last; i++)
-                                text[n++] = digits[i];
-                }
-        }
-        text[n] = '\0';
         return n;
 }
 
-void jsonw_real(struct jsonw *w, double v)
+/* The 8 decimal digits of v < 10^8, zeros in front, ending at end: four
+ * pairs from two independent halves. */
+static void digits8_write(char *end, uint32_t v)
+{
+        uint32_t hi = v / 10000u, lo = v % 10000u;
+
+        memcpy(end - 2, digit_pairs + (lo % 100u) * 2, 2);
+        memcpy(end - 4, digit_pairs + (lo / 100u) * 2, 2);
+        memcpy(end - 6, digit_pairs + (hi % 100u) * 2, 2);
+        memcpy(end - 8, digit_pairs + (hi / 100u) * 2, 2);
+}
+
+/* The decimal digits of u written backwards so that they end at end
+ * (digit_count(u) bytes before it): eight at a time while more remain,
+ * then the rest two at a time in 32-bit arithmetic. */
+static void digits_write(char *end, uint64_t u)
+{
+        uint32_t v;
+
+        while (u >= 100000000u) {
+                digits8_write(end, (uint32_t)(u % 100000000u));
+                u /= 100000000u;
+                end -= 8;
+        }
+        v = (uint32_t)u;
+        while (v >= 100u) {
+                memcpy(end - 2, digit_pairs + (v % 100u) * 2, 2);
+                v /= 100u;
+                end -= 2;
+        }
+        if (v >= 10u)
+                memcpy(end - 2, digit_pairs + v * 2, 2);
+        else
+                end[-1] = (char)('0' + v);
+}
+
+/*
+ * Where a value of at most n bytes goes, after the comma if one is due,
+ * when the buffer has room for it as it is; NULL otherwise (or when the
+ * writer has failed), and the caller writes the value through
+ * value_copy(), which grows the buffer or fails the writer.  value_end()
+ * makes what was written in place part of the text.
+ */
+static char *value_begin(struct jsonw *w, size_t n)
+{
+        char *p;
+
+        if (n >= w->cap - w->len) /* n bytes and the comma */
+                return NULL;
+        p = w->buf + w->len;
+        *p = ',';
+        return p + w->need_comma;
+}
+
+static void value_end(struct jsonw *w, const char *end)
+{
+        w->len = (size_t)(end - w->buf);
+        w->need_comma = true;
+}
+
+static void value_copy(struct jsonw *w, const char *text, size_t n)
+{
+        comma(w);
+        put(w, text, n);
+        w->need_comma = true;
+}
+
+void jsonw_int(struct jsonw *w, int64_t v)
+{
+        /* Negate in unsigned arithmetic so INT64_MIN needs no special case. */
+        uint64_t u = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+        size_t n = digit_count(u) + (v < 0);
+        char text[20]; /* '-' and 19 digits */
+        char *p = value_begin(w, n);
+
+        if (!p)
+                p = text;
+        *p = '-'; /* overwritten by the first digit when v >= 0 */
+        digits_write(p + n, u);
+        if (p == text)
+                value_copy(w, text, n);
+        else
+                value_end(w, p + n);
+}
+
+/*
+ * A real as jansson 2.14 prints it with JSON_REAL_PRECISION(15): "%.15g"
+ * (C11 7.21.6.1: 15 significant digits correctly rounded, fixed-point when
+ * the decimal exponent X of the rounded value is -4 <= X < 15, d.ddde+XX
+ * otherwise, trailing zeros after the point dropped), then ".0" when that
+ * reads as an integer, and the exponent without '+' or leading zeros
+ * (strconv.c jsonp_dtostr).  printf was a tenth of an estimate's CPU time
+ * (a fit table has a real per GPU), so the digits come from
+ * core/decimal.h, exactly; the values it declines (exact ties, and
+ * magnitudes outside about 1e-13..1e42) still go to printf.
+ */
+#define REAL_TEXT_MAX 24 /* '-', "0.000", 15 digits; or '-', d.14 digits, "e-13" */
+
+/* The text of a finite v at p (REAL_TEXT_MAX bytes); its end, or NULL when
+ * printf must print it. */
+static char *real_text(double v, char *p)
+{
+        double a = fabs(v);
+        char digits[15];
+        uint64_t m;
+        int x, last = 14;
+
+        if (signbit(v))
+                *p++ = '-';
+        if (a < 1e15 && a == (double)(uint64_t)a) {
+                /* Whole numbers (byte counts, token counts): %.15g prints
+                 * all their digits, and jansson adds ".0". */
+                m = (uint64_t)a;
+                p += digit_count(m);
+                digits_write(p, m);
+                memcpy(p, ".0", 2);
+                return p + 2;
+        }
+        if (!decimal_digits(a, 15, &m, &x))
+                return NULL;
+        if (x < 0 && x >= -4) {
+                /* "0.", -x - 1 zeros, the digits without trailing zeros
+                 * (the first digit is not a zero). */
+                memcpy(p, "0.000", (size_t)(1 - x));
+                p += 1 - x;
+                digits_write(p + 15, m);
+                p += 15;
+                while (p[-1] == '0')
+                        p--;
+                return p;
+        }
+        if (x >= 0 && x < 15) {
+                /* The digits one place on, the integer part moved back over
+                 * the gap, the point after it; trailing zeros dropped, and
+                 * with nothing after the point jansson's ".0". */
+                char *end = p + 16;
+                digits_write(end, m);
+                memmove(p, p + 1, (size_t)x + 1);
+                p[x + 1] = '.';
+                while (end[-1] == '0')
+                        end--;
+                if (end[-1] == '.')
+                        *end++ = '0';
+                return end;
+        }
+        /* d[.ddd]eX: no '+' and no leading zero in the exponent. */
+        digits_write(digits + sizeof(digits), m);
+        while (last > 0 && digits[last] == '0')
+                last--;
+        *p++ = digits[0];
+        if (last > 0) {
+                *p++ = '.';
+                memcpy(p, digits + 1, (size_t)last);
+                p += last;
+        }
+        *p++ = 'e';
+        if (x < 0) {
+                *p++ = '-';
+                x = -x;
+        }
+        if (x >= 10) {
+                memcpy(p, digit_pairs + x * 2, 2);
+                return p + 2;
+        }
+        *p++ = (char)('0' + x);
+        return p;
+}
+
+/* printf's "%.15g" with jansson's changes, for the values real_text() leaves. */
+static void real_printf(struct jsonw *w, double v)
 {
         char text[40];
         int n;
         size_t len;
         char *e;
 
-        if (!isfinite(v)) {
-                jsonw_null(w);
+        n = snprintf(text, sizeof(text) - 2, "%.*g", JSONW_REAL_DIGITS, v);
+        if (n < 0 || (size_t)n >= sizeof(text) - 2) {
+                w->failed = true;
                 return;
         }
-        if (fabs(v) < 1e15 && v == floor(v)) {
-                /* Whole numbers (byte counts, token counts): %.15g prints them
-                 * digit for digit, which an integer conversion does faster. */
-                uint64_t m = (uint64_t)fabs(v);
-                char digits[20];
-                size_t nd = 0;
-                len = 0;
-                do {
-                        digits[nd++] = (char)('0' + m % 10u);
-                        m /= 10u;
-                } while (m);
-                if (signbit(v))
-                        text[len++] = '-';
-                while (nd)
-                        text[len++] = digits[--nd];
-                text[len] = '\0';
-        } else {
-                len = real_fixed15(v, text);
-        }
-        if (len == 0) {
-                n = snprintf(text, sizeof(text) - 2, "%.*g", JSONW_REAL_DIGITS, v);
-                if (n < 0 || (size_t)n >= sizeof(text) - 2) {
-                        w->failed = true;
-                        return;
-                }
-                len = (size_t)n;
-        }
+        len = (size_t)n;
         /* jansson's jsonp_dtostr(): a real keeps a '.' or an 'e', so that it
          * reads back as a real ... */
         if (!memchr(text, '.', len) && !memchr(text, 'e', len)) {
@@ -420,9 +449,27 @@ void jsonw_real(struct jsonw *w, double v)
                         len -= (size_t)(end - start);
                 }
         }
-        comma(w);
-        put(w, text, len);
-        w->need_comma = true;
+        value_copy(w, text, len);
+}
+
+void jsonw_real(struct jsonw *w, double v)
+{
+        char text[REAL_TEXT_MAX], *p, *end;
+
+        if (!isfinite(v)) {
+                jsonw_null(w);
+                return;
+        }
+        p = value_begin(w, REAL_TEXT_MAX);
+        if (!p)
+                p = text;
+        end = real_text(v, p);
+        if (!end)
+                real_printf(w, v);
+        else if (p == text)
+                value_copy(w, text, (size_t)(end - text));
+        else
+                value_end(w, end);
 }
 
 void jsonw_bool(struct jsonw *w, bool v)
@@ -474,40 +521,33 @@ void jsonw_key(struct jsonw *w, const char *key)
         w->need_comma = false;
 }
 
-void jsonw_kstring(struct jsonw *w, const char *key, const char *s)
+void jsonw_raw(struct jsonw *w, const char *text, size_t n)
 {
-        jsonw_key(w, key);
-        jsonw_string(w, s);
+        value_copy(w, text, n);
 }
 
-void jsonw_kint(struct jsonw *w, const char *key, int64_t v)
+void jsonw_u64(struct jsonw *w, uint64_t v)
 {
-        jsonw_key(w, key);
-        jsonw_int(w, v);
-}
-
-void jsonw_ku64(struct jsonw *w, const char *key, uint64_t v)
-{
-        jsonw_key(w, key);
         jsonw_int(w, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
-void jsonw_kreal(struct jsonw *w, const char *key, double v)
+bool jsonw_name_plain(const char *text, size_t n)
 {
-        jsonw_key(w, key);
-        jsonw_real(w, v);
+        if (n < 3 || text[0] != '"' || text[n - 2] != '"' || text[n - 1] != ':')
+                return false;
+        for (size_t i = 1; i + 2 < n; i++) {
+                unsigned char c = (unsigned char)text[i];
+                if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+                        return false;
+        }
+        return true;
 }
 
-void jsonw_kbool(struct jsonw *w, const char *key, bool v)
+void jsonw_name_slow(struct jsonw *w, const char *text, size_t n)
 {
-        jsonw_key(w, key);
-        jsonw_bool(w, v);
-}
-
-void jsonw_knull(struct jsonw *w, const char *key)
-{
-        jsonw_key(w, key);
-        jsonw_null(w);
+        comma(w);
+        put(w, text, n);
+        w->need_comma = false;
 }
 
 char *jsonw_finish(struct jsonw *w, size_t *len_out)

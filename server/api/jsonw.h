@@ -22,9 +22,11 @@
 #ifndef GPUPLAN_API_JSONW_H
 #define GPUPLAN_API_JSONW_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct jsonw {
         char *buf;
@@ -49,16 +51,64 @@ void jsonw_real(struct jsonw *w, double v); /* not finite writes null */
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
 
-/* An object member's name; the next call writes its value. */
+/* n bytes of JSON text written as they are, after a comma if one is due,
+ * and the writer then stands as after a value: a part of a document made
+ * once with a writer of its own and kept (it may open an object and end
+ * after a member, which the caller continues and closes). */
+void jsonw_raw(struct jsonw *w, const char *text, size_t n);
+
+/* An object member's name, escaped as a string is; the next call writes
+ * its value.  For names known only at run time (and the shorthands' slow
+ * path). */
 void jsonw_key(struct jsonw *w, const char *key);
 
-/* Member shorthands: jsonw_key then the value. */
-void jsonw_kstring(struct jsonw *w, const char *key, const char *s);
-void jsonw_kint(struct jsonw *w, const char *key, int64_t v);
-void jsonw_ku64(struct jsonw *w, const char *key, uint64_t v); /* clamped to INT64_MAX */
-void jsonw_kreal(struct jsonw *w, const char *key, double v);
-void jsonw_kbool(struct jsonw *w, const char *key, bool v);
-void jsonw_knull(struct jsonw *w, const char *key);
+/*
+ * Member shorthands: the member's name, then its value.  name must be a
+ * string literal: the macro joins it into the text "name": when the
+ * program is compiled, so writing the name is one copy of a length known
+ * then (an estimate writes some 500 names).  It must need no escaping (no
+ * '"', '\\', control character or byte above 0x7F), as no member name of
+ * the API does; builds without NDEBUG check it.  A name that is not a
+ * literal does not compile here: write it with jsonw_key().  The macros
+ * evaluate w twice: pass a plain pointer.
+ */
+#define jsonw_kstring(w, name, s) (jsonw_name((w), JSONW_NAME(name)), jsonw_string((w), (s)))
+#define jsonw_kint(w, name, v)    (jsonw_name((w), JSONW_NAME(name)), jsonw_int((w), (v)))
+#define jsonw_ku64(w, name, v)    (jsonw_name((w), JSONW_NAME(name)), jsonw_u64((w), (v)))
+#define jsonw_kreal(w, name, v)   (jsonw_name((w), JSONW_NAME(name)), jsonw_real((w), (v)))
+#define jsonw_kbool(w, name, v)   (jsonw_name((w), JSONW_NAME(name)), jsonw_bool((w), (v)))
+#define jsonw_knull(w, name)      (jsonw_name((w), JSONW_NAME(name)), jsonw_null(w))
+
+/* An unsigned count as an integer, clamped to INT64_MAX (jansson's
+ * json_int_t is signed, and the encoders before this writer clamped). */
+void jsonw_u64(struct jsonw *w, uint64_t v);
+
+/* The quoted name and colon of a literal, and their length. */
+#define JSONW_NAME(name) "\"" name "\":", sizeof("\"" name "\":") - 1
+
+/* True when the n bytes of a JSONW_NAME() text need no escaping inside its
+ * quotes (what jsonw_name() asserts). */
+bool jsonw_name_plain(const char *text, size_t n);
+
+/* jsonw_name()'s path when the buffer must grow (or the writer failed). */
+void jsonw_name_slow(struct jsonw *w, const char *text, size_t n);
+
+/* Writes [,]"name": from a JSONW_NAME() text of n bytes; inline so that
+ * the copy has a length the compiler knows. */
+static inline void jsonw_name(struct jsonw *w, const char *text, size_t n)
+{
+        assert(jsonw_name_plain(text, n));
+        if (n < w->cap - w->len) { /* n bytes and a comma (a failed writer has cap == len) */
+                char *p = w->buf + w->len;
+                *p = ',';
+                p += w->need_comma;
+                memcpy(p, text, n);
+                w->len = (size_t)(p + n - w->buf);
+                w->need_comma = false;
+                return;
+        }
+        jsonw_name_slow(w, text, n);
+}
 
 /*
  * The text written (NUL-terminated; *len_out its length without the NUL),

@@ -250,6 +250,7 @@ struct catalog_attachment *catalog_attach(const struct catalog_snapshot *s,
  * once). */
 enum catalog_extra_slot {
         CATALOG_EXTRA_UNCERTAINTY = 0, /* api/uncertainty.c: error bars from the validation */
+        CATALOG_EXTRA_FIT_HEADS,       /* api/fit_heads.c: each GPU's fit-row head as JSON */
         CATALOG_EXTRA_SLOTS
 };
 struct catalog_attachment *catalog_extra(const struct catalog_snapshot *s,

@@ -51,8 +51,10 @@ static bool next_segment(const char **p, const char **seg, size_t *len)
                 return false;
         (*p)++;
         *seg = *p;
-        *len = strcspn(*p, "/");
-        *p += *len;
+        /* Segments are a few bytes: a plain loop, not strcspn's setup. */
+        while (**p && **p != '/')
+                (*p)++;
+        *len = (size_t)(*p - *seg);
         return true;
 }
 
@@ -61,10 +63,10 @@ static int match_pattern(const char *pattern, const char *raw_path, struct route
 {
         const char *pp = pattern;
         const char *rp = raw_path;
-        const char *pseg;
-        const char *rseg;
-        size_t plen;
-        size_t rlen;
+        const char *pseg = NULL;
+        const char *rseg = NULL;
+        size_t plen = 0;
+        size_t rlen = 0;
         unsigned n = 0;
         char lit[ROUTER_PARAM_MAX];
 
@@ -81,6 +83,14 @@ static int match_pattern(const char *pattern, const char *raw_path, struct route
                         if (m && router_decode(rseg, rlen, m->params[n], ROUTER_PARAM_MAX) < 0)
                                 return -1;
                         n++;
+                        continue;
+                }
+                if (rlen < sizeof(lit) && !memchr(rseg, '%', rlen)) {
+                        /* Nothing to decode (and no NUL inside a C string):
+                         * the segment is its own text.  Every route is tried
+                         * for every request, so this is the common case. */
+                        if (rlen != plen || memcmp(rseg, pseg, plen) != 0)
+                                return 0;
                         continue;
                 }
                 long dl = router_decode(rseg, rlen, lit, sizeof(lit));

@@ -72,11 +72,42 @@ static void test_structure(void **state)
         jsonw_init(&w, 1, 1024);
         jsonw_object_begin(&w);
         jsonw_kint(&w, "plain_name_longer_than_the_buffer", 1);
-        jsonw_kint(&w, "q\"b\\s\n", 2);
-        jsonw_kint(&w, "caf\xc3\xa9", 3);
+        jsonw_key(&w, "q\"b\\s\n");
+        jsonw_int(&w, 2);
+        jsonw_key(&w, "caf\xc3\xa9");
+        jsonw_int(&w, 3);
         jsonw_object_end(&w);
         expect_text(&w, "{\"plain_name_longer_than_the_buffer\":1,\"q\\\"b\\\\s\\n\":2,"
                         "\"caf\xc3\xa9\":3}");
+}
+
+/*
+ * The shorthands paste a literal name between quotes at compile time and
+ * copy it unescaped, so debug builds assert that it needs no escaping:
+ * the check must pass every plain name and refuse each character JSON
+ * would escape, and anything but a quoted name and a colon.
+ */
+static void test_name_plain(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *text;
+                bool plain;
+                const char *why;
+        } rows[] = {
+                {"\"gpus_needed\":", true, "snake_case, as the API's names are"},
+                {"\"a-b.c/d e~\":", true, "'/', '-', '.', ' ' and '~' need no escape"},
+                {"\"\":", true, "the empty name"},
+                {"\"q\"b\":", false, "a quote inside"},
+                {"\"back\\slash\":", false, "a backslash inside"},
+                {"\"tab\there\":", false, "a control character"},
+                {"\"caf\xc3\xa9\":", false, "UTF-8 (the fast path copies ASCII only)"},
+                {"gpus:", false, "no quotes"},
+                {"\"gpus\"", false, "no colon"},
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                if (jsonw_name_plain(rows[i].text, strlen(rows[i].text)) != rows[i].plain)
+                        fail_msg("%s: %s", rows[i].text, rows[i].why);
 }
 
 static void test_integers(void **state)
@@ -93,6 +124,22 @@ static void test_integers(void **state)
         jsonw_array_end(&w);
         /* 2^63 - 1 = 9223372036854775807; -2^63 = -9223372036854775808. */
         expect_text(&w, "[0,-1,1000000007,9223372036854775807,-9223372036854775808]");
+
+        /* Digits are written eight at a time, then two at a time: zeros
+         * inside and at the edges of those groups. */
+        jsonw_init(&w, 64, 1024);
+        jsonw_array_begin(&w);
+        jsonw_int(&w, 9);
+        jsonw_int(&w, 10);
+        jsonw_int(&w, 99999999);
+        jsonw_int(&w, 100000000);
+        jsonw_int(&w, 100000001);
+        jsonw_int(&w, 1000000000000000000);
+        jsonw_int(&w, -12345678901234567);
+        jsonw_int(&w, 50000000070000000);
+        jsonw_array_end(&w);
+        expect_text(&w, "[9,10,99999999,100000000,100000001,1000000000000000000,"
+                        "-12345678901234567,50000000070000000]");
 
         /* Byte counts past INT64_MAX are clamped to it, as the jansson
          * encoder did (json_int_t is signed). */
@@ -238,6 +285,68 @@ static void test_reals_match_jansson(void **state)
                 if (i % 4 == 0)
                         v = floor(v); /* whole numbers, which need the ".0" */
                 same_as_jansson(v);
+        }
+}
+
+/*
+ * The writer computes the 15 digits of 1e-13 <= |v| < 1e42 exactly, in
+ * whole numbers; jansson (glibc's printf) is the oracle.  Doubles drawn
+ * uniformly over their bit patterns in that range hit every binary
+ * exponent and mantissa shape, and every text is read back with strtod:
+ * 15 digits must give a value within half a unit of the 15th digit.
+ * Exact ties at the 16th digit go to printf, which rounds them to even.
+ */
+static void test_reals_exact_digits(void **state)
+{
+        (void)state;
+        static const struct {
+                double v;
+                const char *text;
+        } ties[] = {
+                /* 12345678901234.25 (= 49382715604937 / 4, exact in binary):
+                 * the 16th digit is a 5 followed by nothing, so it rounds to
+                 * the even 15th digit, 2. */
+                {12345678901234.25, "12345678901234.2"},
+                {12345678901234.75, "12345678901234.8"}, /* 7 is odd: up to 8 */
+                {0.000244140625, "0.000244140625"},      /* 2^-12, 12 digits: no rounding */
+        };
+        for (size_t i = 0; i < sizeof(ties) / sizeof(ties[0]); i++) {
+                struct jsonw w;
+                jsonw_init(&w, 8, 64);
+                jsonw_real(&w, ties[i].v);
+                expect_text(&w, ties[i].text);
+        }
+
+        uint64_t x = 2463534242ull; /* xorshift64 (Marsaglia 2003) */
+        /* Bit patterns of 1e-13 and 1e42: positive doubles order as their bits. */
+        double lo_v = 1e-13, hi_v = 1e42;
+        uint64_t lo, hi;
+        memcpy(&lo, &lo_v, sizeof(lo));
+        memcpy(&hi, &hi_v, sizeof(hi));
+        for (int i = 0; i < 100000; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                uint64_t bits = lo + x % (hi - lo);
+                double v;
+                memcpy(&v, &bits, sizeof(v));
+                if (i & 1)
+                        v = -v;
+                same_as_jansson(v);
+
+                struct jsonw w;
+                size_t len;
+                jsonw_init(&w, 8, 64);
+                jsonw_real(&w, v);
+                char *text = jsonw_finish(&w, &len);
+                assert_non_null(text);
+                double back = strtod(text, NULL);
+                /* |v| < 10^(X+1), so half a unit of the 15th digit is at most
+                 * 0.5 * 10^(X-14) < |v| * 5e-15 (plus the read-back's own
+                 * rounding, far smaller). */
+                if (!(fabs(back - v) <= fabs(v) * 5.0000001e-15))
+                        fail_msg("%.17g printed as %s", v, text);
+                free(text);
         }
 }
 
@@ -443,10 +552,12 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_structure),
+                cmocka_unit_test(test_name_plain),
                 cmocka_unit_test(test_integers),
                 cmocka_unit_test(test_reals),
                 cmocka_unit_test(test_reals_match_jansson),
                 cmocka_unit_test(test_reals_fast_path),
+                cmocka_unit_test(test_reals_exact_digits),
                 cmocka_unit_test(test_strings),
                 cmocka_unit_test(test_strings_word_scan),
                 cmocka_unit_test(test_reals_whole),
