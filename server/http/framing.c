@@ -59,6 +59,8 @@ void framing_header(struct framing *f, const char *name, size_t name_len, const 
         }
         if (name_is(name, name_len, "Content-Length")) {
                 f->content_lengths++;
+        } else if (name_is(name, name_len, "Host")) {
+                f->hosts++;
         } else if (name_is(name, name_len, "Transfer-Encoding")) {
                 f->transfer_encodings++;
                 f->chunked = value && value_len == 7 && strncasecmp(value, "chunked", 7) == 0;
@@ -77,6 +79,14 @@ int framing_verdict(const struct framing *f, const char **detail)
         }
         if (f->transfer_encodings && f->content_lengths) {
                 *detail = "the request has both Transfer-Encoding and Content-Length";
+                return 400;
+        }
+        if (f->hosts > 1) {
+                *detail = "the request has more than one Host header";
+                return 400;
+        }
+        if (f->host_required && f->hosts == 0) {
+                *detail = "an HTTP/1.1 request must carry a Host header";
                 return 400;
         }
         if (f->transfer_encodings > 1 || (f->transfer_encodings && !f->chunked)) {

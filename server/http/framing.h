@@ -17,6 +17,12 @@
  *     rule 5: a recipient may reject duplicates) - 400;
  *   - Transfer-Encoding and Content-Length both appear (section 6.1: "ought
  *     to be handled as an error") - 400;
+ *   - Host appears more than once, or not at all in an HTTP/1.1 request
+ *     (RFC 9112 section 3.2: a server "MUST respond with a 400 (Bad
+ *     Request)" to both; the second only when the caller sets
+ *     host_required, as libmicrohttpd 0.9.75 leaves it to the
+ *     application unless its strict mode is on, whose own reply writes
+ *     its header block twice) - 400;
  *   - Transfer-Encoding is anything but one "chunked" (case-insensitive),
  *     e.g. "gzip, chunked", two headers, or an unknown coding: a server
  *     "SHOULD respond with 501 (Not Implemented)" (section 6.1) - 501.
@@ -37,12 +43,15 @@
 struct framing {
         unsigned content_lengths;
         unsigned transfer_encodings;
-        bool chunked;   /* the one Transfer-Encoding is exactly "chunked" */
+        unsigned hosts;
+        bool host_required; /* set by the caller for an HTTP/1.1 request */
+        bool chunked;       /* the one Transfer-Encoding is exactly "chunked" */
         int bad_status; /* the first refusal seen: 400, or 0 */
         char detail[160];
 };
 
-/* Start with no header seen. */
+/* Start with no header seen (and no Host required: set host_required
+ * after this for an HTTP/1.1 request). */
 void framing_init(struct framing *f);
 
 /* Feed one header as it arrived: its name and value with their lengths

@@ -345,13 +345,15 @@ static enum MHD_Result framing_visit(void *cls, enum MHD_ValueKind kind, const c
  * after the reply, so no byte after these headers can run as a request.
  * A request with a body gets BODY_TIMEOUT_S until its reply.
  */
-static enum MHD_Result check_framing(struct MHD_Connection *conn, struct request *rq)
+static enum MHD_Result check_framing(struct MHD_Connection *conn, const char *version,
+                                     struct request *rq)
 {
         struct framing fr;
         const char *why;
         unsigned idle = rq->srv->cfg->idle_timeout_s;
 
         framing_init(&fr);
+        fr.host_required = version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
         MHD_get_connection_values_n(conn, MHD_HEADER_KIND, framing_visit, &fr);
         int status = framing_verdict(&fr, &why);
         if (status)
@@ -417,7 +419,7 @@ static enum MHD_Result check_text(struct MHD_Connection *conn, struct request *r
 
 /* First call: route and reject early.  Returns MHD_YES to continue reading. */
 static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *rq,
-                                  const char *method)
+                                  const char *method, const char *version)
 {
         struct http_server *srv = rq->srv;
         const char *base = srv->cfg->base_path;
@@ -428,7 +430,7 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
         metrics_inflight_add(srv->app->metrics, 1);
         snprintf(rq->method, sizeof(rq->method), "%s", method);
         set_request_id(srv, conn, rq);
-        enum MHD_Result framed = check_framing(conn, rq);
+        enum MHD_Result framed = check_framing(conn, version, rq);
         if (framed != MHD_YES || rq->responded)
                 return framed;
         if (rq->uri_too_long)
@@ -765,11 +767,10 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
         int rc;
 
         (void)url;
-        (void)version;
         if (!rq)
                 return MHD_NO; /* the URI logger could not allocate */
         if (!rq->started)
-                return first_call(conn, rq, method);
+                return first_call(conn, rq, method, version);
         if (*upload_data_size != 0) {
                 size_t limit = srv->cfg->body_limit_bytes;
                 rq->received += *upload_data_size;

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *p = (const char *)data, *end = p + size, *why = NULL;
         struct framing f;
         bool bad = false;
-        unsigned cl = 0, te = 0;
+        unsigned cl = 0, te = 0, hosts = 0;
         bool chunked = false;
 
         framing_init(&f);
@@ -76,6 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         bad = bad || line_bad;
                         if (!line_bad && ref_is(p, nlen, "content-length"))
                                 cl++;
+                        if (!line_bad && ref_is(p, nlen, "host"))
+                                hosts++;
                         if (!line_bad && ref_is(p, nlen, "transfer-encoding")) {
                                 te++;
                                 chunked = vlen == 7 && strncasecmp(v, "chunked", 7) == 0;
@@ -83,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 p = nl ? nl + 1 : end;
         }
-        int want = bad || cl > 1 || (te && cl) ? 400 : (te > 1 || (te && !chunked)) ? 501 : 0;
+        int want = bad || cl > 1 || (te && cl) || hosts > 1 ? 400 : (te > 1 || (te && !chunked)) ? 501 : 0;
         int got = framing_verdict(&f, &why);
         if (got != want) {
                 fprintf(stderr, "fuzz_framing: verdict %d, the reference says %d\n", got, want);

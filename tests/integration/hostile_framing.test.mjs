@@ -105,6 +105,13 @@ const refused = [
           bytes: `POST ${E} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\x1b\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}` },
         { name: 'a header name with a separator', status: 400, detail: /name/,
           bytes: 'GET /healthz HTTP/1.1\r\nHost: x\r\nX(Note): a\r\n\r\n' },
+        // RFC 9112 section 3.2: "MUST respond with a 400" to both.
+        { name: 'an HTTP/1.1 request without Host', status: 400, detail: /must carry a Host header/,
+          bytes: 'GET /healthz HTTP/1.1\r\nAccept: */*\r\n\r\n' },
+        { name: 'a space before the colon hides the Host', status: 400,
+          bytes: 'GET /healthz HTTP/1.1\r\nHost : x\r\n\r\n' },
+        { name: 'two Host headers', status: 400, detail: /more than one Host/,
+          bytes: 'GET /api/v1/gpus HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\n\r\n' },
 ];
 
 for (const c of refused) {
@@ -122,6 +129,8 @@ test('chunked (any case) and one Content-Length are still read, and the connecti
         assert.equal(r.closed, false, 'a well-framed request closed the connection');
         const tab = await exchange('GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: a\tb caf\xe9\r\nConnection: close\r\n\r\n');
         assert.equal(tab.responses[0]?.status, 200, 'HTAB and obs-text are allowed in a value');
+        const old = await exchange('GET /healthz HTTP/1.0\r\n\r\n');
+        assert.equal(old.responses[0]?.status, 200, 'HTTP/1.0 needs no Host');
 });
 
 test('a keep-alive connection outlives the body timeout once its request is answered', async () => {

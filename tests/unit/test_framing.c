@@ -68,6 +68,11 @@ static const struct row rows[] = {
         {"X\x01A: b", 0, 400, "a control character in a name"},
         {"X(A): b", 0, 400, "a separator in a name"},
         {"X-A: a\x01z\nContent-Length: 5\nContent-Length: 6", 0, 400, "the first refusal wins"},
+        {"Host: a\nHost: b", 0, 400, "two Host headers (RFC 9112 3.2)"},
+        {"Host: a\nhost: a", 0, 400, "two Host headers, equal, in other cases"},
+        {"Host: a\nTransfer-Encoding: gzip", 0, 501, "one Host does not hide a bad coding"},
+        {"Host: a\nHost: a\nTransfer-Encoding: gzip", 0, 400, "two Hosts are a 400 first"},
+        {"Content-Length: 5", 0, 0, "no Host: only HTTP/1.1 requires one, and this row is not"},
 };
 
 static void test_rows(void **state)
@@ -94,6 +99,26 @@ static void test_detail(void **state)
         assert_non_null(strstr(why, "0x02"));
 }
 
+/* RFC 9112 section 3.2: an HTTP/1.1 request without Host is a 400; with
+ * one it passes; HTTP/1.0 (host_required left false) needs none. */
+static void test_host_required(void **state)
+{
+        (void)state;
+        struct framing f;
+        const char *why = NULL;
+        framing_init(&f);
+        f.host_required = true;
+        framing_header(&f, "Content-Length", 14, "5", 1);
+        assert_int_equal(framing_verdict(&f, &why), 400);
+        assert_non_null(strstr(why, "Host"));
+        framing_init(&f);
+        f.host_required = true;
+        framing_header(&f, "host", 4, "example.org", 11);
+        assert_int_equal(framing_verdict(&f, &why), 0);
+        framing_init(&f);
+        assert_int_equal(framing_verdict(&f, &why), 0);
+}
+
 static void test_has_body(void **state)
 {
         (void)state;
@@ -114,6 +139,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rows),
                 cmocka_unit_test(test_detail),
+                cmocka_unit_test(test_host_required),
                 cmocka_unit_test(test_has_body),
         };
         return cmocka_run_group_tests_name("framing", tests, NULL, NULL);
