@@ -17,8 +17,8 @@ json_t *api_body_object(const struct api_request *rq, struct api_response *rs)
         }
         doc = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
         if (!doc) {
-                snprintf(detail, sizeof(detail), "invalid JSON at line %d column %d: %s",
-                         jerr.line, jerr.column, jerr.text);
+                snprintf(detail, sizeof(detail), "invalid JSON at line %d column %d: %s", jerr.line,
+                         jerr.column, jerr.text);
                 api_problem_field(rs, 400, "", "json", detail);
                 return NULL;
         }

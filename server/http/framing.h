@@ -46,7 +46,7 @@ struct framing {
         unsigned hosts;
         bool host_required; /* set by the caller for an HTTP/1.1 request */
         bool chunked;       /* the one Transfer-Encoding is exactly "chunked" */
-        int bad_status; /* the first refusal seen: 400, or 0 */
+        int bad_status;     /* the first refusal seen: 400, or 0 */
         char detail[160];
 };
 

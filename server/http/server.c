@@ -437,6 +437,26 @@ static enum MHD_Result first_call(struct MHD_Connection *conn, struct request *r
                 return reject(conn, rq, 414, "the request target is longer than 2047 bytes", NULL,
                               NULL);
         path[strcspn(path, "?#")] = '\0';
+        if (path[0] != '/') {
+                /* A server MUST accept the absolute-form, http://host/path,
+                 * and route by its path (RFC 9112 section 3.2.2); the
+                 * asterisk-form and anything else are not paths. */
+                size_t scheme = strncasecmp(path, "http://", 7) == 0    ? 7
+                                : strncasecmp(path, "https://", 8) == 0 ? 8
+                                                                        : 0;
+                if (!scheme)
+                        return reject(conn, rq, 400,
+                                      "the request target must be a path that begins with \"/\" "
+                                      "or an absolute http(s) URI",
+                                      NULL, NULL);
+                char *slash = strchr(path + scheme, '/');
+                if (slash) {
+                        path = slash;
+                } else {
+                        path[0] = '/'; /* http://host alone: the root */
+                        path[1] = '\0';
+                }
+        }
         if (blen && strncmp(path, base, blen) == 0 && (path[blen] == '\0' || path[blen] == '/')) {
                 if (path[blen] == '\0') {
                         /* "/gpuplan" -> "/gpuplan/", so the page's relative URLs resolve. */

@@ -85,7 +85,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 p = nl ? nl + 1 : end;
         }
-        int want = bad || cl > 1 || (te && cl) || hosts > 1 ? 400 : (te > 1 || (te && !chunked)) ? 501 : 0;
+        int want = bad || cl > 1 || (te && cl) || hosts > 1 ? 400
+                   : (te > 1 || (te && !chunked))           ? 501
+                                                            : 0;
         int got = framing_verdict(&f, &why);
         if (got != want) {
                 fprintf(stderr, "fuzz_framing: verdict %d, the reference says %d\n", got, want);

@@ -79,6 +79,21 @@ test('a malformed %-escape or an encoded NUL in the path is a 400 problem', asyn
         }
 });
 
+test('the absolute-form of a request target routes by its path; other forms are a 400 that says why', async () => {
+        // RFC 9112 section 3.2.2: "A server MUST accept the absolute-form in requests".
+        const abs = await rawRequest('GET http://example.org/healthz?x=1 HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n');
+        assert.equal(abs.status, 200, abs.body);
+        assert.equal(JSON.parse(abs.body).status, 'ok');
+        const api = await rawRequest('GET HTTPS://example.org/api/v1/nope HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n');
+        assert.equal(api.status, 404, 'the path of an absolute URI is routed like any other');
+        for (const target of ['*', 'healthz', 'ftp://example.org/healthz']) {
+                const r = await rawRequest(`OPTIONS ${target} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`);
+                assert.equal(r.status, 400, target);
+                assert.match(r.headers['content-type'], /^application\/problem\+json/);
+                assert.match(JSON.parse(r.body).detail, /must be a path that begins with/, target);
+        }
+});
+
 test('an encoded slash stays inside its path segment', async () => {
         // /healthz%2Fx is one segment "healthz/x": no route, and it is not /healthz.
         const r = await rawRequest('GET /healthz%2Fx HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n');
