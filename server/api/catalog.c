@@ -26,6 +26,43 @@ const struct catalog_snapshot *api_catalog_snapshot(const struct api_request *rq
         return s;
 }
 
+int api_catalog_query_id(const struct catalog_snapshot *s, struct api_response *rs, const char *arg,
+                         enum api_entity kind, const char *id)
+{
+        const char *what, *list;
+        bool known;
+        char detail[200];
+
+        if (!id)
+                return 0;
+        switch (kind) {
+        case API_ENTITY_GPU:
+                known = catalog_gpu(s, id) != NULL;
+                what = "GPU";
+                list = "GET /api/v1/gpus";
+                break;
+        case API_ENTITY_PROVIDER:
+                known = catalog_provider(s, id) != NULL;
+                what = "provider";
+                list = "GET /api/v1/providers";
+                break;
+        case API_ENTITY_OFFERING:
+                known = catalog_offering(s, id) != NULL;
+                what = "offering";
+                list = "GET /api/v1/providers, each provider's offerings";
+                break;
+        default:
+                known = true;
+                what = list = "";
+                break;
+        }
+        if (known)
+                return 0;
+        snprintf(detail, sizeof(detail), "no catalog %s with this id (%s)", what, list);
+        api_problem_field(rs, 400, arg, "exists", detail);
+        return -1;
+}
+
 /* Does an If-None-Match list contain etag (or "*")?  RFC 9110 section 13.1.2. */
 static bool etag_listed(const char *list, const char *etag)
 {

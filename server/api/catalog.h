@@ -46,6 +46,17 @@ enum api_entity {
 };
 
 /*
+ * A query argument (arg: "?gpu", "?provider", "?offering") that filters a
+ * list by an id of kind: absent or a known id returns 0; an id the snapshot
+ * does not hold returns -1 with rs = 400 naming the argument (rule
+ * "exists") and the list that shows the valid ids - the rule estimate,
+ * compare, serving_plan and rent_vs_buy apply to ids in a body, instead
+ * of an empty list that reads as "no prices".
+ */
+int api_catalog_query_id(const struct catalog_snapshot *s, struct api_response *rs, const char *arg,
+                         enum api_entity kind, const char *id);
+
+/*
  * After a committed upsert: reload this replica's snapshot and answer 201
  * (created) or 200 with the entity as the refreshed snapshot shows it, plus
  * "snapshot_reloaded": false in the rare case the reload failed (the write

@@ -82,6 +82,10 @@ void api_prices_list(const struct api_request *rq, struct api_response *rs)
         s = api_catalog_snapshot(rq, rs);
         if (!s)
                 return;
+        if (api_catalog_query_id(s, rs, "?gpu", API_ENTITY_GPU, f.gpu) ||
+            api_catalog_query_id(s, rs, "?provider", API_ENTITY_PROVIDER, f.provider) ||
+            api_catalog_query_id(s, rs, "?offering", API_ENTITY_OFFERING, f.offering))
+                goto out;
         if (f.as_of || f.all_rows) {
                 struct db_error e;
                 PGconn *conn = api_db_acquire(rq, rs);
@@ -254,7 +258,7 @@ void api_prices_purchase_list(const struct api_request *rq, struct api_response 
 
         if (!s)
                 return;
-        if (api_catalog_etag(rq, rs, s))
+        if (api_catalog_query_id(s, rs, "?gpu", API_ENTITY_GPU, gpu) || api_catalog_etag(rq, rs, s))
                 goto out;
         pp = catalog_purchase_prices(s, &n);
         render = api_catalog_render(s);

@@ -33,7 +33,7 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
 
         if (!s)
                 return;
-        if (api_catalog_etag(rq, rs, s))
+        if (api_catalog_query_id(s, rs, "?gpu", API_ENTITY_GPU, gpu) || api_catalog_etag(rq, rs, s))
                 goto out;
         prov = catalog_providers(s, &n);
         off = catalog_offerings(s, &n_off);

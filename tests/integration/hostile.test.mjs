@@ -206,15 +206,15 @@ const cases = [
                 ['/api/v1/gpus?min_memory=1%3BDROP%20TABLE%20accelerators', 400, '?min_memory'],
                 ['/api/v1/gpus?can_train=%27%20OR%20%27%27%3D%27', 400, '?can_train'],
                 ['/api/v1/gpus?sort=name%3BDROP%20TABLE%20accelerators', 400, '?sort'],
-                ['/api/v1/prices?gpu=%27%20OR%20%27%27%3D%27', 200, null],
-                ['/api/v1/prices?provider=%27%3B%20DELETE%20FROM%20prices%3B--', 200, null],
-                ['/api/v1/prices?offering=%22%29%3B--', 200, null],
+                ['/api/v1/prices?gpu=%27%20OR%20%27%27%3D%27', 400, '?gpu'],
+                ['/api/v1/prices?provider=%27%3B%20DELETE%20FROM%20prices%3B--', 400, '?provider'],
+                ['/api/v1/prices?offering=%22%29%3B--', 400, '?offering'],
                 ['/api/v1/prices?pricing=%27%3B--', 400, '?pricing'],
                 ['/api/v1/prices?as_of=2024-01-01%27%3B--', 400, '?as_of'],
                 ['/api/v1/prices?history=%27%3B--', 400, '?history'],
-                ['/api/v1/purchase_prices?gpu=%27%20OR%201%3D1--', 200, null],
+                ['/api/v1/purchase_prices?gpu=%27%20OR%201%3D1--', 400, '?gpu'],
                 ['/api/v1/purchase_prices?condition=%27%20OR%201%3D1--', null, '?condition'],
-                ['/api/v1/providers?gpu=%27--', 200, null],
+                ['/api/v1/providers?gpu=%27--', 400, '?gpu'],
                 ['/api/v1/providers?kind=%27%20UNION%20SELECT%20*%20FROM%20audit_log--', 200, null],
                 ['/api/v1/gpus/%27%20OR%201%3D1--', 404, null],
                 ['/api/v1/providers/%27%3B%20DROP%20TABLE%20providers%3B--', 404, null],
@@ -597,5 +597,35 @@ test('every endpoint answers the same malformed body with the same rule and word
                         assert.equal(res.json.rule, m.rule, `${path} ${m.body}: ${res.text}`);
                         assert.match(res.json.detail, m.detail, `${path} ${m.body}`);
                 }
+        }
+});
+
+// ---- list filters: an unknown id is a 400, as in a body ------------------
+
+test('a list filter naming no catalog id is a 400 naming the argument, as a body id is', async () => {
+        for (const [path, pointer] of [['/api/v1/prices?gpu=h100-typo', '?gpu'], ['/api/v1/prices?provider=no-such-cloud', '?provider'],
+                                       ['/api/v1/prices?offering=no-such-offering&history=all', '?offering'],
+                                       ['/api/v1/purchase_prices?gpu=h100-typo', '?gpu'], ['/api/v1/providers?gpu=h100-typo', '?gpu']]) {
+                const res = await get(path);
+                assertProblem(res, 400, pointer);
+                assert.equal(res.json.rule, 'exists', path);
+                assert.match(res.json.detail, /GET \/api\/v1\/(gpus|providers)/, path);
+        }
+        // The same id in a body: estimate refuses it by the same rule.
+        const est = await request('POST', E, { body: okRequest({ gpu: 'h100-typo' }) });
+        assertProblem(est, 400, '/gpu');
+        assert.equal(est.json.rule, 'exists');
+        // Neighbours: known ids still filter, and a known GPU with no price is an empty list, not a 400.
+        const known = await get('/api/v1/prices?gpu=a100-sxm-80gb&provider=lambda');
+        assert.equal(known.status, 200, known.text.slice(0, 300));
+        assert.ok(known.json.prices.length > 0);
+        assert.ok(known.json.prices.every((p) => p.gpu === 'a100-sxm-80gb' && p.provider === 'lambda'));
+        const gpus = (await get('/api/v1/gpus')).json.gpus.map((g) => g.id);
+        const prices = (await get('/api/v1/prices')).json.prices;
+        const unpriced = gpus.find((id) => !prices.some((p) => p.gpu === id));
+        if (unpriced) {
+                const none = await get(`/api/v1/prices?gpu=${unpriced}`);
+                assert.equal(none.status, 200);
+                assert.deepEqual(none.json.prices, []);
         }
 });
