@@ -139,6 +139,19 @@ static int parse_bool_param(const char *v, bool *out)
         return -1;
 }
 
+/* The accelerator kinds the schema allows (migrations/0001_catalog_schema.sql). */
+#define GPU_KIND_RULE "kind must be one of gpu, tpu, npu, lpu, ipu, hpu, wse, asic, soc"
+static const char *const gpu_kinds[] = {"gpu", "tpu", "npu",  "lpu", "ipu",
+                                        "hpu", "wse", "asic", "soc", NULL};
+
+static bool in_list(const char *v, const char *const *list)
+{
+        for (size_t i = 0; list[i]; i++)
+                if (strcmp(v, list[i]) == 0)
+                        return true;
+        return false;
+}
+
 void api_gpus_list(const struct api_request *rq, struct api_response *rs)
 {
         const char *min_memory = rq->query(rq, "min_memory");
@@ -167,6 +180,10 @@ void api_gpus_list(const struct api_request *rq, struct api_response *rs)
                         return;
                 }
                 min_bytes = v;
+        }
+        if (kind && !in_list(kind, gpu_kinds)) {
+                api_problem_field(rs, 400, "?kind", "enum", GPU_KIND_RULE);
+                return;
         }
         if (can_train_q && parse_bool_param(can_train_q, &can_train)) {
                 api_problem_field(rs, 400, "?can_train", "type", "can_train must be true or false");
@@ -272,18 +289,8 @@ static const char *const gpu_write_keys[] = {
 static const char *const flops_keys[] = {
         "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp16_accumulate", NULL};
 
-static const char *const gpu_kinds[] = {"gpu", "tpu", "npu",  "lpu", "ipu",
-                                        "hpu", "wse", "asic", "soc", NULL};
 static const char *const link_kinds[] = {"pcie", "ethernet", "nvlink", "infinity_fabric",
                                          "ici",  "other",    "none",   NULL};
-
-static bool in_list(const char *v, const char *const *list)
-{
-        for (size_t i = 0; list[i]; i++)
-                if (strcmp(v, list[i]) == 0)
-                        return true;
-        return false;
-}
 
 /* Fixed-size copy; the caller has checked the length. */
 static void copy_fixed(char *dst, size_t len, const char *src)
@@ -348,9 +355,7 @@ static int gpu_decode(struct api_response *rs, json_t *body, const char *id, str
                 return -1;
         }
         if (!in_list(kind, gpu_kinds)) {
-                api_problem_field(
-                        rs, 400, "/kind", "enum",
-                        "kind must be one of gpu, tpu, npu, lpu, ipu, hpu, wse, asic, soc");
+                api_problem_field(rs, 400, "/kind", "enum", GPU_KIND_RULE);
                 return -1;
         }
         if (!in_list(info->interconnect_kind, link_kinds)) {

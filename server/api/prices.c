@@ -258,6 +258,10 @@ void api_prices_purchase_list(const struct api_request *rq, struct api_response 
 
         if (!s)
                 return;
+        if (condition && strcmp(condition, "new") != 0 && strcmp(condition, "used") != 0) {
+                api_problem_field(rs, 400, "?condition", "enum", "condition must be new or used");
+                goto out;
+        }
         if (api_catalog_query_id(s, rs, "?gpu", API_ENTITY_GPU, gpu) || api_catalog_etag(rq, rs, s))
                 goto out;
         pp = catalog_purchase_prices(s, &n);

@@ -19,6 +19,19 @@
 #include "api/catalog_render.h"
 #include "db/catalog_queries.h"
 
+/* The provider kinds the schema allows (migrations/0001_catalog_schema.sql). */
+static const char *const provider_kinds[] = {"hyperscaler", "gpu_cloud", "marketplace", "notebook",
+                                             NULL};
+#define PROVIDER_KIND_RULE "kind must be one of hyperscaler, gpu_cloud, marketplace, notebook"
+
+static bool provider_kind_known(const char *kind)
+{
+        for (size_t i = 0; provider_kinds[i]; i++)
+                if (strcmp(kind, provider_kinds[i]) == 0)
+                        return true;
+        return false;
+}
+
 void api_providers_list(const struct api_request *rq, struct api_response *rs)
 {
         const char *gpu = rq->query(rq, "gpu");
@@ -33,6 +46,10 @@ void api_providers_list(const struct api_request *rq, struct api_response *rs)
 
         if (!s)
                 return;
+        if (kind && !provider_kind_known(kind)) {
+                api_problem_field(rs, 400, "?kind", "enum", PROVIDER_KIND_RULE);
+                goto out;
+        }
         if (api_catalog_query_id(s, rs, "?gpu", API_ENTITY_GPU, gpu) || api_catalog_etag(rq, rs, s))
                 goto out;
         prov = catalog_providers(s, &n);
@@ -103,9 +120,6 @@ void api_providers_get(const struct api_request *rq, struct api_response *rs)
         catalog_release(s);
 }
 
-static const char *const provider_kinds[] = {"hyperscaler", "gpu_cloud", "marketplace", "notebook",
-                                             NULL};
-
 static const char *const provider_keys[] = {"id",     "name",        "kind",      "url", "notes",
                                             "source", "source_date", "offerings", NULL};
 
@@ -116,7 +130,7 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
         struct db_actor who;
         struct db_error e;
         char actor[80];
-        bool created = false, kind_ok = false;
+        bool created = false;
         json_t *body;
         PGconn *conn;
         int rc;
@@ -140,16 +154,12 @@ void api_providers_put(const struct api_request *rq, struct api_response *rs)
             fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source) ||
             fields_date(rs, body, "", "source_date", FIELD_REQUIRED, &p.source_date))
                 goto out;
-        for (size_t i = 0; provider_kinds[i]; i++)
-                kind_ok |= strcmp(p.kind, provider_kinds[i]) == 0;
         if (body_id && strcmp(body_id, p.id) != 0) {
                 api_problem_field(rs, 400, "/id", "const", "id in the body differs from the path");
                 goto out;
         }
-        if (!kind_ok) {
-                api_problem_field(
-                        rs, 400, "/kind", "enum",
-                        "kind must be one of hyperscaler, gpu_cloud, marketplace, notebook");
+        if (!provider_kind_known(p.kind)) {
+                api_problem_field(rs, 400, "/kind", "enum", PROVIDER_KIND_RULE);
                 goto out;
         }
         conn = api_db_acquire(rq, rs);

@@ -202,7 +202,7 @@ const cases = [
         // -- SQL metacharacters in every query parameter
         ...[
                 ['/api/v1/gpus?vendor=%27%20OR%201%3D1--', 200, null],
-                ['/api/v1/gpus?kind=%27%3B%20DROP%20TABLE%20accelerators%3B--', 200, null],
+                ['/api/v1/gpus?kind=%27%3B%20DROP%20TABLE%20accelerators%3B--', 400, '?kind'],
                 ['/api/v1/gpus?min_memory=1%3BDROP%20TABLE%20accelerators', 400, '?min_memory'],
                 ['/api/v1/gpus?can_train=%27%20OR%20%27%27%3D%27', 400, '?can_train'],
                 ['/api/v1/gpus?sort=name%3BDROP%20TABLE%20accelerators', 400, '?sort'],
@@ -213,9 +213,9 @@ const cases = [
                 ['/api/v1/prices?as_of=2024-01-01%27%3B--', 400, '?as_of'],
                 ['/api/v1/prices?history=%27%3B--', 400, '?history'],
                 ['/api/v1/purchase_prices?gpu=%27%20OR%201%3D1--', 400, '?gpu'],
-                ['/api/v1/purchase_prices?condition=%27%20OR%201%3D1--', null, '?condition'],
+                ['/api/v1/purchase_prices?condition=%27%20OR%201%3D1--', 400, '?condition'],
                 ['/api/v1/providers?gpu=%27--', 400, '?gpu'],
-                ['/api/v1/providers?kind=%27%20UNION%20SELECT%20*%20FROM%20audit_log--', 200, null],
+                ['/api/v1/providers?kind=%27%20UNION%20SELECT%20*%20FROM%20audit_log--', 400, '?kind'],
                 ['/api/v1/gpus/%27%20OR%201%3D1--', 404, null],
                 ['/api/v1/providers/%27%3B%20DROP%20TABLE%20providers%3B--', 404, null],
                 ['/api/v1/models/%27%20OR%201%3D1--', 404, null],
@@ -602,7 +602,7 @@ test('every endpoint answers the same malformed body with the same rule and word
 
 // ---- list filters: an unknown id is a 400, as in a body ------------------
 
-test('a list filter naming no catalog id is a 400 naming the argument, as a body id is', async () => {
+test('a list filter naming no catalog id, or a value outside its set, is a 400 naming the argument', async () => {
         for (const [path, pointer] of [['/api/v1/prices?gpu=h100-typo', '?gpu'], ['/api/v1/prices?provider=no-such-cloud', '?provider'],
                                        ['/api/v1/prices?offering=no-such-offering&history=all', '?offering'],
                                        ['/api/v1/purchase_prices?gpu=h100-typo', '?gpu'], ['/api/v1/providers?gpu=h100-typo', '?gpu']]) {
@@ -611,6 +611,18 @@ test('a list filter naming no catalog id is a 400 naming the argument, as a body
                 assert.equal(res.json.rule, 'exists', path);
                 assert.match(res.json.detail, /GET \/api\/v1\/(gpus|providers)/, path);
         }
+        // Filters over a closed set of values: the values the schema allows are
+        // listed, where an unknown one used to read as an empty list.
+        for (const [path, pointer, valid] of [['/api/v1/gpus?kind=gpus', '?kind', /gpu, tpu, npu/],
+                                              ['/api/v1/providers?kind=cloud', '?kind', /hyperscaler, gpu_cloud, marketplace, notebook/],
+                                              ['/api/v1/purchase_prices?condition=refurbished', '?condition', /new or used/]]) {
+                const res = await get(path);
+                assertProblem(res, 400, pointer);
+                assert.equal(res.json.rule, 'enum', path);
+                assert.match(res.json.detail, valid, path);
+        }
+        for (const path of ['/api/v1/gpus?kind=tpu', '/api/v1/providers?kind=marketplace', '/api/v1/purchase_prices?condition=used'])
+                assert.equal((await get(path)).status, 200, path);
         // The same id in a body: estimate refuses it by the same rule.
         const est = await request('POST', E, { body: okRequest({ gpu: 'h100-typo' }) });
         assertProblem(est, 400, '/gpu');
