@@ -80,21 +80,17 @@ fail:
         return NULL;
 }
 
+/* table_build() as the catalog's slot builder. */
+static struct catalog_attachment *table_attachment(const struct catalog_snapshot *s)
+{
+        struct api_fit_heads *t = table_build(s);
+        return t ? &t->base : NULL;
+}
+
 const struct api_fit_heads *api_fit_heads_table(const struct catalog_snapshot *s)
 {
-        struct catalog_attachment *a;
-        struct api_fit_heads *t;
-
-        if (!s)
-                return NULL;
-        a = catalog_extra(s, CATALOG_EXTRA_FIT_HEADS);
-        if (a)
-                return (const struct api_fit_heads *)a;
-        t = table_build(s);
-        if (!t)
-                return NULL;
-        return (const struct api_fit_heads *)catalog_attach_extra(s, CATALOG_EXTRA_FIT_HEADS,
-                                                                  &t->base);
+        return (const struct api_fit_heads *)catalog_extra_get(s, CATALOG_EXTRA_FIT_HEADS,
+                                                               table_attachment);
 }
 
 void api_fit_heads_prepare(const struct catalog_snapshot *s)

@@ -258,7 +258,7 @@ void api_prices_purchase_list(const struct api_request *rq, struct api_response 
 
         if (!s)
                 return;
-        if (condition && strcmp(condition, "new") != 0 && strcmp(condition, "used") != 0) {
+        if (condition && !catalog_condition_valid(condition)) {
                 api_problem_field(rs, 400, "?condition", "enum", "condition must be new or used");
                 goto out;
         }
@@ -320,7 +320,7 @@ void api_prices_purchase_post(const struct api_request *rq, struct api_response 
             fields_date(rs, body, "", "as_of", 0, &p.as_of) ||
             fields_string(rs, body, "", "source", FIELD_REQUIRED, 1000, &p.source))
                 goto out;
-        if (strcmp(p.condition, "new") != 0 && strcmp(p.condition, "used") != 0) {
+        if (!catalog_condition_valid(p.condition)) {
                 api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
                 goto out;
         }

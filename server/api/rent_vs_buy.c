@@ -421,7 +421,7 @@ void api_rent_vs_buy(const struct api_request *rq, struct api_response *rs)
                 goto out;
         }
         q.in.basis = basis && strcmp(basis, "per_gpu") == 0 ? PLAN_RVB_PER_GPU : PLAN_RVB_INSTANCE;
-        if (q.condition && strcmp(q.condition, "new") != 0 && strcmp(q.condition, "used") != 0) {
+        if (q.condition && !catalog_condition_valid(q.condition)) {
                 api_problem_field(rs, 400, "/condition", "enum", "condition must be new or used");
                 goto out;
         }

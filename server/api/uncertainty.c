@@ -285,21 +285,17 @@ out:
         return u;
 }
 
+/* table_build() as the catalog's slot builder. */
+static struct catalog_attachment *table_attachment(const struct catalog_snapshot *s)
+{
+        struct api_uncertainty *u = table_build(s);
+        return u ? &u->base : NULL;
+}
+
 const struct api_uncertainty *api_uncertainty_table(const struct catalog_snapshot *s)
 {
-        struct catalog_attachment *a;
-        struct api_uncertainty *u;
-
-        if (!s)
-                return NULL;
-        a = catalog_extra(s, CATALOG_EXTRA_UNCERTAINTY);
-        if (a)
-                return (const struct api_uncertainty *)a;
-        u = table_build(s);
-        if (!u)
-                return NULL;
-        return (const struct api_uncertainty *)catalog_attach_extra(s, CATALOG_EXTRA_UNCERTAINTY,
-                                                                    &u->base);
+        return (const struct api_uncertainty *)catalog_extra_get(s, CATALOG_EXTRA_UNCERTAINTY,
+                                                                 table_attachment);
 }
 
 void api_uncertainty_prepare(const struct catalog_snapshot *s)

@@ -335,6 +335,21 @@ struct catalog_attachment *catalog_attach_extra(const struct catalog_snapshot *c
         return expected;
 }
 
+struct catalog_attachment *catalog_extra_get(const struct catalog_snapshot *s,
+                                             enum catalog_extra_slot slot,
+                                             catalog_extra_build_fn build)
+{
+        struct catalog_attachment *a;
+
+        if (!s)
+                return NULL;
+        a = catalog_extra(s, slot);
+        if (a)
+                return a;
+        a = build(s);
+        return a ? catalog_attach_extra(s, slot, a) : NULL;
+}
+
 void catalog_validation_json(const struct catalog_snapshot *s, const char **memory,
                              const char **time_cases)
 {
@@ -630,6 +645,11 @@ static const char *const pricing_names[CATALOG_PRICING_COUNT] = {
 const char *catalog_pricing_name(enum catalog_pricing p)
 {
         return (unsigned)p < CATALOG_PRICING_COUNT ? pricing_names[p] : "unknown";
+}
+
+bool catalog_condition_valid(const char *name)
+{
+        return name && (strcmp(name, "new") == 0 || strcmp(name, "used") == 0);
 }
 
 int catalog_pricing_parse(const char *name, enum catalog_pricing *out)

@@ -259,6 +259,13 @@ struct catalog_attachment *catalog_attach_extra(const struct catalog_snapshot *s
                                                 enum catalog_extra_slot slot,
                                                 struct catalog_attachment *a);
 
+/* The slot's object, built with build(s) and attached on first use (two
+ * threads racing keep one); NULL without a snapshot or when build fails. */
+typedef struct catalog_attachment *(*catalog_extra_build_fn)(const struct catalog_snapshot *s);
+struct catalog_attachment *catalog_extra_get(const struct catalog_snapshot *s,
+                                             enum catalog_extra_slot slot,
+                                             catalog_extra_build_fn build);
+
 /* The validation tables loaded with this snapshot, as JSON arrays: the
  * measured memory cases ({id, category, measured_bytes, kind, request})
  * and the throughput cases ({id, category, metric, measured, request});
@@ -274,5 +281,8 @@ const char *catalog_loaded_at(const struct catalog_snapshot *s);
 /* "on_demand", "spot", "reserved"; and the reverse (0, or -1 if unknown). */
 const char *catalog_pricing_name(enum catalog_pricing p);
 int catalog_pricing_parse(const char *name, enum catalog_pricing *out);
+
+/* Whether name is a purchase condition the schema allows: "new" or "used". */
+bool catalog_condition_valid(const char *name);
 
 #endif

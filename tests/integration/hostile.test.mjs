@@ -632,12 +632,14 @@ test('a list filter naming no catalog id, or a value outside its set, is a 400 n
         assert.equal(known.status, 200, known.text.slice(0, 300));
         assert.ok(known.json.prices.length > 0);
         assert.ok(known.json.prices.every((p) => p.gpu === 'a100-sxm-80gb' && p.provider === 'lambda'));
+        // A known GPU and a known provider that no price pairs: an empty list.
         const gpus = (await get('/api/v1/gpus')).json.gpus.map((g) => g.id);
+        const providers = (await get('/api/v1/providers')).json.providers.map((p) => p.id);
         const prices = (await get('/api/v1/prices')).json.prices;
-        const unpriced = gpus.find((id) => !prices.some((p) => p.gpu === id));
-        if (unpriced) {
-                const none = await get(`/api/v1/prices?gpu=${unpriced}`);
-                assert.equal(none.status, 200);
-                assert.deepEqual(none.json.prices, []);
-        }
+        const pair = gpus.flatMap((g) => providers.map((p) => [g, p]))
+                .find(([g, p]) => !prices.some((row) => row.gpu === g && row.provider === p));
+        assert.ok(pair, 'every GPU priced by every provider: no empty filter to try');
+        const none = await get(`/api/v1/prices?gpu=${pair[0]}&provider=${pair[1]}`);
+        assert.equal(none.status, 200, none.text.slice(0, 300));
+        assert.deepEqual(none.json.prices, []);
 });

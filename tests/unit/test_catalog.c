@@ -278,6 +278,64 @@ static void test_prepare_before_current(void **state)
         catalog_free(c);
 }
 
+static int built_calls;
+
+static struct catalog_attachment *build_marker(const struct catalog_snapshot *s)
+{
+        struct catalog_attachment *a = malloc(sizeof(*a));
+
+        (void)s;
+        built_calls++;
+        assert_non_null(a);
+        a->free_fn = free_marker;
+        return a;
+}
+
+static struct catalog_attachment *build_nothing(const struct catalog_snapshot *s)
+{
+        (void)s;
+        built_calls++;
+        return NULL;
+}
+
+/* catalog_extra_get builds a slot's object once and hands the same one
+ * back after; a failed build attaches nothing, and no snapshot is NULL. */
+static void test_extra_get_builds_once(void **state)
+{
+        struct catalog *c = catalog_new();
+        struct catalog_tables t;
+        const struct catalog_snapshot *s;
+
+        (void)state;
+        make_tables(&t, 1);
+        assert_int_equal(catalog_install(c, &t), 0);
+        s = catalog_acquire(c);
+        built_calls = 0;
+        assert_null(catalog_extra_get(s, CATALOG_EXTRA_FIT_HEADS, build_nothing));
+        assert_null(catalog_extra(s, CATALOG_EXTRA_FIT_HEADS));
+        struct catalog_attachment *first =
+                catalog_extra_get(s, CATALOG_EXTRA_FIT_HEADS, build_marker);
+        assert_non_null(first);
+        assert_ptr_equal(catalog_extra_get(s, CATALOG_EXTRA_FIT_HEADS, build_marker), first);
+        assert_ptr_equal(catalog_extra(s, CATALOG_EXTRA_FIT_HEADS), first);
+        assert_int_equal(built_calls, 2); /* the failed build and the first one */
+        assert_null(catalog_extra_get(NULL, CATALOG_EXTRA_FIT_HEADS, build_marker));
+        assert_int_equal(built_calls, 2);
+        catalog_release(s);
+        catalog_free(c);
+}
+
+static void test_condition_names(void **state)
+{
+        (void)state;
+        assert_true(catalog_condition_valid("new"));
+        assert_true(catalog_condition_valid("used"));
+        assert_false(catalog_condition_valid("refurbished"));
+        assert_false(catalog_condition_valid("New")); /* the schema's CHECK is case-sensitive */
+        assert_false(catalog_condition_valid(""));
+        assert_false(catalog_condition_valid(NULL));
+}
+
 static void test_pricing_names(void **state)
 {
         enum catalog_pricing p;
@@ -367,6 +425,8 @@ int main(void)
                 cmocka_unit_test(test_etag_follows_content),
                 cmocka_unit_test(test_prepare_before_current),
                 cmocka_unit_test(test_pricing_names),
+                cmocka_unit_test(test_extra_get_builds_once),
+                cmocka_unit_test(test_condition_names),
                 cmocka_unit_test(test_readers_never_see_a_mix),
         };
 
