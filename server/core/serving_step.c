@@ -129,7 +129,19 @@ int serving_step_engine_parse(const char *name)
  *   100 us per sequence (the API layer applies this for versions < 0.4).
  * TensorRT-LLM: in-flight batching puts context chunks and generation
  *   tokens in one iteration (docs: "In-flight Batching"), max_num_tokens
- *   8192; a C++ batch manager: 0.2 ms and 5 us.
+ *   8192.  Its C++ executor (the one NIM 1.x runs) does its scheduling,
+ *   cache-block bookkeeping, sampling set-up and response hand-off
+ *   between passes; the overlap scheduler that hides this work came only
+ *   with the PyTorch backend (nvidia.github.io/TensorRT-LLM, "Overlap
+ *   Scheduler").  No profile of that host work is published, so it is
+ *   read from NVIDIA's own single-user decode: one sequence's step is
+ *   1.0-1.3 ms above the GPU pass on Llama 3.1 8B fp8 on one H100 (4.63
+ *   ms measured) and on Llama 3.3 70B fp8 on two (18.6-18.9 ms), a cost
+ *   that does not scale with the pass, so per iteration; and the 8B's
+ *   step grows 14-17 us per running sequence faster than its GPU pass
+ *   from 100 to 250 users of 200-token prompts (docs.nvidia.com/nim/
+ *   benchmarking/llm/1.0.0/performance.md, container 1.8.0): 1.0 ms and
+ *   15 us.  The 70B table's other rows check the pair.
  * TGI 3: chunked prefill (huggingface.co/blog/tgi-v3-release style:
  *   max_batch_prefill_tokens 4096), max_concurrent_requests 128; Rust
  *   router, Python model server: 0.5 ms and 20 us.
@@ -166,8 +178,8 @@ void serving_step_engine_preset(enum serving_engine_kind kind, struct serving_en
                 e->prefill = SERVING_PREFILL_MIXED;
                 e->max_batched_tokens = 8192;
                 e->max_sequences = 256;
-                e->iteration_seconds = 0.2e-3;
-                e->sequence_seconds = 5e-6;
+                e->iteration_seconds = 1.0e-3;
+                e->sequence_seconds = 15e-6;
                 e->frontend_seconds = 5e-3;
                 break;
         case SERVING_ENGINE_TGI:
