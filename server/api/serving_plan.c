@@ -506,6 +506,10 @@ static json_t *load_json(const struct serving_load *l)
         json_object_set_new(o, "e2e_p50_ms", ms(l->e2e_p50_s));
         json_object_set_new(o, "e2e_p99_ms", ms(l->e2e_p99_s));
         json_object_set_new(o, "step_ms", ms(l->step_s));
+        if (l->ttft_burst_mean_s > 0) {
+                json_object_set_new(o, "ttft_burst_mean_ms", ms(l->ttft_burst_mean_s));
+                json_object_set_new(o, "ttft_burst_max_ms", ms(l->ttft_burst_max_s));
+        }
         return o;
 }
 

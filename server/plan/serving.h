@@ -112,6 +112,9 @@ struct serving_load {
         double e2e_p50_s, e2e_p99_s;
         double step_s; /* one decode iteration at this load */
         double prefill_utilisation;
+        /* Closed loop: TTFT when every user (up to the running-sequence
+         * limit) sends at once to an idle replica; 0 when not computed. */
+        double ttft_burst_mean_s, ttft_burst_max_s;
 };
 
 /* One replica shape: a GPU, a tensor-parallel degree and a weight option. */

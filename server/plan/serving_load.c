@@ -368,7 +368,8 @@ double serving_load_replica_max_rate(const struct serving_config *c,
  * the prompt).  Played iteration by iteration on TensorRT-LLM's
  * scheduler, the lockstep gives 1.9 to 5.7 times the TTFT NIM measures
  * from 25 users on (docs/serving.md, "Known misses"): the waves disperse.
- * So n > 1 users go to the arrival-rate model below.
+ * So n > 1 users go to the arrival-rate model below, and the opening
+ * burst is reported beside it (closed_loop_burst).
  */
 static bool closed_loop_single_user(const struct serving_config *c, const struct serving_traffic *t,
                               double users, struct serving_load *out)
@@ -401,13 +402,82 @@ static bool closed_loop_single_user(const struct serving_config *c, const struct
         return true;
 }
 
-void serving_load_replica_closed(const struct serving_config *c, const struct serving_traffic *t,
-                                 double users, struct serving_load *out)
+/*
+ * A burst: every user of a closed loop sends at once to an idle replica.
+ * Benchmarks open that way (perf_analyzer's concurrency mode sends on
+ * every free context, all of them free at the start, and genai-perf sends
+ * no warm-up by default: triton-inference-server/perf_analyzer,
+ * src/concurrency_worker.cc at 263c5f6e; genai-perf's config_defaults.py,
+ * WARMUP_REQUEST_COUNT = 0), and so do
+ * batch jobs and clients reconnecting after a restart.  With fixed lengths
+ * the requests that start together also end together and may come back as
+ * a wave again; how long such waves last is not modelled (docs/serving.md,
+ * "Known misses"), so this is the figure for the burst itself, beside the
+ * steady state's.
+ *
+ * The engine takes the waiting prompts first come first served
+ * (TensorRT-LLM's in-flight batching scheduler, NVIDIA/TensorRT-LLM
+ * docs/source/features/paged-attention-ifb-scheduler.md; vLLM's and
+ * SGLang's waiting queues).  Chunked prefill: each iteration carries the
+ * decodes of the prompts already done plus prompt tokens up to the
+ * batched-token budget, the last prompt split; a prompt's first token
+ * comes with the iteration that takes its last chunk.  Prefill first:
+ * passes of whole prompts up to the budget (at least one), decodes
+ * waiting.  Users past the running-sequence limit wait for a slot and are
+ * not counted here.
+ */
+static void closed_loop_burst(const struct serving_config *c, const struct serving_traffic *t,
+                              double users, struct serving_load *out)
+{
+        const struct serving_engine *e = &c->step.engine;
+        double P = t->prompt_tokens;
+        double budget = e->max_batched_tokens ? e->max_batched_tokens : 8192;
+        double n = floor(fmin(users, (double)c->max_sequences));
+        double now = 0, sum = 0, started = 0;
+
+        if (!(n >= 2) || !(P >= 1))
+                return;
+        if (e->prefill == SERVING_PREFILL_MIXED) {
+                double left = P; /* of the prompt at the head of the queue */
+                while (started < n) {
+                        double room = fmax(budget - started, 1), chunk = 0, first = 0;
+                        while (started + first < n && chunk < room) {
+                                double take = fmin(left, room - chunk);
+                                chunk += take;
+                                left -= take;
+                                if (left > 0)
+                                        break;
+                                first++;
+                                left = P;
+                        }
+                        double T = serving_step_seconds(&c->step, started, P, chunk, P / 2);
+                        if (!(T > 0))
+                                return;
+                        now += T;
+                        sum += first * now;
+                        started += first;
+                }
+        } else {
+                double per_pass = fmax(floor(budget / P), 1);
+                while (started < n) {
+                        double k = fmin(per_pass, n - started);
+                        double T = serving_step_seconds(&c->step, 0, 0, k * P, P / 2);
+                        if (!(T > 0))
+                                return;
+                        now += T;
+                        sum += k * now;
+                        started += k;
+                }
+        }
+        out->ttft_burst_mean_s = e->frontend_seconds + sum / n;
+        out->ttft_burst_max_s = e->frontend_seconds + now;
+}
+
+static void serving_load_replica_closed_steady(const struct serving_config *c,
+                                               const struct serving_traffic *t, double users,
+                                               struct serving_load *out)
 {
         double G = t->output_tokens > 1 ? t->output_tokens : 1;
-
-        if (closed_loop_single_user(c, t, users, out))
-                return;
         double lmax = serving_load_replica_max_rate(c, t) * (1 - 1e-6);
         double lo = 0, hi = lmax;
         struct serving_load l;
@@ -439,6 +509,15 @@ void serving_load_replica_closed(const struct serving_config *c, const struct se
                         hi = mid;
         }
         serving_load_replica(c, t, lo, out);
+}
+
+void serving_load_replica_closed(const struct serving_config *c, const struct serving_traffic *t,
+                                 double users, struct serving_load *out)
+{
+        if (closed_loop_single_user(c, t, users, out))
+                return;
+        serving_load_replica_closed_steady(c, t, users, out);
+        closed_loop_burst(c, t, users, out);
 }
 
 bool serving_load_meets(const struct serving_load *l, const struct serving_slo *slo)

@@ -4,7 +4,11 @@
 // engine and its settings) at the row's load; the answer's time to first
 // token and time per output token (the statistic the row measured: median
 // or mean) are compared with the measured ones.  Prints each case, then
-// the median and p90 of |error| per engine and over all.
+// the median and p90 of |error| per engine and over all.  Closed loops
+// also print the answer's burst TTFT (every user at once on an idle
+// replica, load.ttft_burst_mean_ms), its error as "ttft burst" (not part
+// of the per-engine TTFT figures) and how many measured TTFTs lie
+// between the steady state and the burst.
 // Usage: node serving.mjs BASE_URL [tests/data/serving_loadtests.json]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +32,10 @@ const stats = (xs) => {
 };
 
 const errors = {};
+const bracket = { n: 0, inside: 0 };
 let failed = 0;
-console.log(`${'case'.padEnd(48)} ${'metric'.padEnd(15)} ${'measured'.padStart(9)} ${'model'.padStart(9)} ${'error'.padStart(8)}`);
+console.log(`${'case'.padEnd(48)} ${'metric'.padEnd(15)} ${'measured'.padStart(9)} ${'model'.padStart(9)} ${'error'.padStart(8)}` +
+            ` ${'burst'.padStart(9)} ${'error'.padStart(8)}`);
 for (const c of data.cases) {
         const body = servingRequest(c, data.lengths);
         const res = await fetch(`${base}/api/v1/serving_plan`, { method: 'POST', body: JSON.stringify(body) });
@@ -48,10 +54,21 @@ for (const c of data.cases) {
                 const key = `${c.engine}/${metric.replace('_ms', '')}`;
                 (errors[key] ||= []).push(err);
                 (errors[`all/${metric.replace('_ms', '')}`] ||= []).push(err);
+                let burst = '';
+                if (metric === 'ttft_ms' && dep.load.ttft_burst_mean_ms > 0) {
+                        const b = dep.load.ttft_burst_mean_ms;
+                        burst = `${b.toFixed(2).padStart(10)} ${pct(b / m.value - 1).padStart(8)}`;
+                        const lo = Math.min(est, b), hi = Math.max(est, b);
+                        bracket.n++;
+                        if (m.value >= lo * 0.9 && m.value <= hi * 1.1) bracket.inside++;
+                        (errors[`${c.engine}/ttft burst`] ||= []).push(b / m.value - 1);
+                }
                 console.log(`${c.id.padEnd(48)} ${(metric.replace('_ms', '') + ' ' + m.statistic).padEnd(15)} ` +
-                            `${m.value.toFixed(2).padStart(9)} ${est.toFixed(2).padStart(9)} ${pct(err).padStart(8)}`);
+                            `${m.value.toFixed(2).padStart(9)} ${est.toFixed(2).padStart(9)} ${pct(err).padStart(8)}${burst}`);
         }
 }
+console.log(`\nclosed loops: measured TTFT between the steady state and the burst (10% slack either side): ` +
+            `${bracket.inside} of ${bracket.n}`);
 console.log(`\n${'engine/metric'.padEnd(22)} ${'cases'.padStart(5)} ${'median'.padStart(8)} ${'p90'.padStart(8)}`);
 for (const [k, xs] of Object.entries(errors).sort()) {
         const s = stats(xs);

@@ -255,6 +255,64 @@ static void test_closed_loop_aligned_arrivals(void **state)
 }
 
 /*
+ * The burst of a closed loop: 4 users send 3,000-token prompts at once to
+ * an idle toy replica (no host cost, front end 10 ms, budget 8,192
+ * tokens).  Chunked prefill, first come first served:
+ *   iteration 1: prompts 1 and 2 whole and 2,192 tokens of prompt 3:
+ *     8,192 tokens, sqrt(32.768^2 + 8.75^2) = 33.91614 ms of matmuls
+ *     + 0.768 = 34.68414 ms; prompts 1 and 2 have their first token;
+ *   iteration 2: 2 decodes, the last 808 tokens of prompt 3 and all of
+ *     prompt 4: 3,810 tokens, sqrt(15.24^2 + 8.75^2) = 17.57328 + 0.768
+ *     = 18.34128 ms, ending at 53.02542 ms;
+ *   TTFT mean 10 + (2 x 34.68414 + 2 x 53.02542) / 4 = 53.85478 ms,
+ *   the last 10 + 53.02542 = 63.02542 ms.
+ * Prefill first: whole prompts, two to a pass (6,000 tokens:
+ *   sqrt(24^2 + 8.75^2) = 25.54528 + 0.768 = 26.31330 ms), decodes
+ *   waiting: 10 + (2 x 26.31330 + 2 x 52.62661) / 4 = 49.46995 ms, the
+ *   last 62.62661 ms.
+ * A running-sequence limit of 3 leaves the fourth user out (it waits for
+ *   a slot): iteration 2 carries 2 decodes and prompt 3's last 808
+ *   tokens, 810 tokens, sqrt(3.24^2 + 8.75^2) = 9.33060 + 0.768 =
+ *   10.09860 ms, ending at 44.78274 ms: mean 10 + (2 x 34.68414 +
+ *   44.78274) / 3 = 48.05034 ms, the last 54.78274 ms.
+ * One user has no burst (0: not reported).
+ */
+static void test_closed_loop_burst(void **state)
+{
+        struct serving_config c;
+        struct serving_engine e;
+        struct est_speed sp;
+        struct serving_traffic t = {.prompt_tokens = 3000, .output_tokens = 100, .concurrency = 4};
+        struct serving_load l;
+        (void)state;
+        memset(&c, 0, sizeof(c));
+        toy_speed(&sp);
+        toy_engine(&e, SERVING_PREFILL_MIXED, 1, 0, 0, 10e-3);
+        e.max_batched_tokens = 8192;
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        c.max_sequences = 256;
+        c.prefill_s = 0.035;
+        serving_load_replica_closed(&c, &t, 4, &l);
+        near(l.ttft_burst_mean_s, 53.85478e-3, 1e-5);
+        near(l.ttft_burst_max_s, 63.02542e-3, 1e-5);
+        e.prefill = SERVING_PREFILL_SEPARATE;
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        serving_load_replica_closed(&c, &t, 4, &l);
+        near(l.ttft_burst_mean_s, 49.46995e-3, 1e-5);
+        near(l.ttft_burst_max_s, 62.62661e-3, 1e-5);
+        e.prefill = SERVING_PREFILL_MIXED;
+        serving_step_model_init(&c.step, &sp, &e, 1, 32, false, false);
+        c.max_sequences = 3;
+        serving_load_replica_closed(&c, &t, 4, &l);
+        near(l.ttft_burst_mean_s, 48.05034e-3, 1e-5);
+        near(l.ttft_burst_max_s, 54.78274e-3, 1e-5);
+        c.max_sequences = 256;
+        t.concurrency = 1;
+        serving_load_replica_closed(&c, &t, 1, &l);
+        assert_true(l.ttft_burst_mean_s == 0 && l.ttft_burst_max_s == 0);
+}
+
+/*
  * Quantiles of a sum of waits, against hand calculations:
  *   U uniform over [0, 10) plus X exponential with mean 1: for s <= 10 the
  *   CDF is (s - (1 - e^-s)) / 10, so the median solves s = 6 - e^-s:
@@ -284,6 +342,7 @@ int main(void)
                 cmocka_unit_test(test_saturation_point),
                 cmocka_unit_test(test_single_user_closed_loop),
                 cmocka_unit_test(test_closed_loop_aligned_arrivals),
+                cmocka_unit_test(test_closed_loop_burst),
                 cmocka_unit_test(test_ttft_spread_quantile),
         };
         return cmocka_run_group_tests_name("serving_step", tests, NULL, NULL);
