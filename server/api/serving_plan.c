@@ -741,6 +741,20 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                  e->cuda_graphs ? "on" : "off", e->iteration_seconds * 1e3,
                  e->sequence_seconds * 1e6, e->frontend_seconds * 1e3);
         json_array_append_new(assumptions, json_string(eng));
+        bool fp8_kv = false;
+        for (size_t i = 0; i < rq->n_options; i++)
+                fp8_kv |= rq->options[i].kv_dtype == EST_KV_FP8;
+        if (fp8_kv && (e->kind == SERVING_ENGINE_TRTLLM || e->kind == SERVING_ENGINE_VLLM))
+                json_array_append_new(
+                        assumptions,
+                        json_string(
+                                e->kind == SERVING_ENGINE_TRTLLM
+                                        ? "fp8 weights over an fp8 KV cache on Hopper-class GPUs: "
+                                          "the prompt's attention runs at the fp8 tensor rate "
+                                          "(TensorRT-LLM's FP8 context FMHA)"
+                                        : "an fp8 KV cache on Hopper-class GPUs: attention runs at "
+                                          "the fp8 tensor rate (FlashAttention-3 over the fp8 "
+                                          "cache)"));
         json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:o}", "question", q, "plans",
                                 plans, "frontier", frontier, "excluded", excluded, "assumptions",
                                 assumptions, "configurations_evaluated",

@@ -243,6 +243,18 @@ void serving_step_model_init(struct serving_step_model *m, const struct est_spee
                 m->launch_seconds = blocks * kernels_per_block * kernel_launch_seconds;
 }
 
+/*
+ * The attention terms' rate is speed.c's peak x attention_efficiency:
+ * scaling the efficiency by the fp8-to-bf16 rate ratio puts the same
+ * kernels' FLOPs on the fp8 tensor rate.  The decode's attention is
+ * bound by its cache read, which the fp8 cache already halves.
+ */
+void serving_step_fp8_attention(struct serving_step_model *m, double rate_ratio)
+{
+        if (rate_ratio > 1)
+                m->speed.attention_efficiency *= rate_ratio;
+}
+
 double serving_step_seconds(const struct serving_step_model *m, double decode_sequences,
                             double decode_context, double prefill_tokens, double prefill_context)
 {

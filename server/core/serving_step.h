@@ -89,6 +89,13 @@ void serving_step_model_init(struct serving_step_model *m, const struct est_spee
                              double blocks, bool nvlink, bool hopper);
 
 /*
+ * Attention in fp8: the engine runs its attention kernels on fp8 inputs
+ * at rate_ratio times the rate of the compute dtype (the GPU's fp8 over
+ * its bf16/fp16 tensor rate).  Call after serving_step_model_init.
+ */
+void serving_step_fp8_attention(struct serving_step_model *m, double rate_ratio);
+
+/*
  * Seconds of one iteration: decode_sequences sequences each add one token
  * at mean context decode_context, and prefill_tokens prompt tokens (0 for
  * a pure decode iteration) attend to prefill_context earlier tokens on

@@ -264,12 +264,27 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
         uint32_t engine_seqs = rq->engine.max_sequences ? rq->engine.max_sequences
                                                         : SERVING_MAX_NUM_SEQS;
         c->max_sequences = seqs > engine_seqs ? engine_seqs : (uint32_t)seqs;
+        const struct gpu_spec *g = &s->gpus[gi];
+        /* Hopper-class: speed.c's test (>= 500 TFLOP/s bf16) */
+        bool hopper = !strcmp(g->vendor, "NVIDIA") && g->flops[GPU_BF16] >= 500e12;
         serving_step_model_init(&c->step, &c->speed, &rq->engine, tp,
                                 (double)rq->model.arch.layers + rq->model.arch.decoder_layers,
-                                s->gpus[gi].link == GPU_LINK_NVLINK,
-                                /* Hopper-class: speed.c's test (>= 500 TFLOP/s bf16) */
-                                !strcmp(s->gpus[gi].vendor, "NVIDIA") &&
-                                        s->gpus[gi].flops[GPU_BF16] >= 500e12);
+                                g->link == GPU_LINK_NVLINK, hopper);
+        /* fp8 attention over an fp8 cache: TensorRT-LLM's FP8 context FMHA
+         * on Hopper, which its docs recommend with fp8 quantization and its
+         * own benchmark builds (NVIDIA/TensorRT-LLM,
+         * docs/source/performance/perf-best-practices.md, "FP8 Context Fused
+         * Multi-Head Attention", Hopper only; tensorrt_llm/bench/build/build.py:
+         * use_fp8_context_fmha for QuantAlgo.FP8), and vLLM's FlashAttention-3
+         * backend (Hopper), which with an fp8 KV cache also runs the attention
+         * in fp8 (vLLM docs, features/quantization/quantized_kvcache.md). */
+        enum gpu_precision cp = x.precision == EST_FP16 ? GPU_FP16 : GPU_BF16;
+        bool fp8_kv =
+                hopper && o->kv_dtype == EST_KV_FP8 && g->flops[GPU_FP8] > 0 && g->flops[cp] > 0;
+        if (fp8_kv &&
+            ((rq->engine.kind == SERVING_ENGINE_TRTLLM && o->quantization == EST_QUANT_FP8) ||
+             rq->engine.kind == SERVING_ENGINE_VLLM))
+                serving_step_fp8_attention(&c->step, g->flops[GPU_FP8] / g->flops[cp]);
         c->prefill_s = speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
         if (!(c->prefill_s > 0)) {
                 exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);

@@ -97,6 +97,37 @@ static void test_chunked_prefill_step(void **state)
         near(serving_step_seconds(&m, 32, 500, 0, 0), (8.75094 + 1.288) * 1e-3, 1e-5);
 }
 
+/*
+ * fp8 attention (TensorRT-LLM's FP8 context FMHA, vLLM's FlashAttention-3
+ * over an fp8 cache): the attention FLOPs move to the fp8 rate.  On the
+ * toy GPU with 1e6 attention FLOPs per token and context token at 0.5 of
+ * the 1e15 peak, a 1,000-token prompt over 500 tokens of context:
+ *   matmuls sqrt(4^2 + 8.75^2) = 9.62094 ms;
+ *   attention 1,000 x 500 x 1e6 / 5e14 = 1.0 ms, above its 0.096 ms
+ *     floor (0.768 / 8), plus the other small kernels' 0.672 ms:
+ *     11.29294 ms in all;
+ *   at twice the rate (an fp8 rate ratio of 2, an H100's 1,979 over 989
+ *     TFLOP/s): attention 0.5 ms, 10.79294 ms.
+ * A ratio of 1 or less changes nothing.
+ */
+static void test_fp8_attention(void **state)
+{
+        struct serving_step_model m;
+        struct serving_engine e;
+        struct est_speed sp;
+        (void)state;
+        toy_speed(&sp);
+        sp.attention_flops = 1e6;
+        sp.attention_efficiency = 0.5;
+        toy_engine(&e, SERVING_PREFILL_MIXED, 1, 0, 0, 0);
+        serving_step_model_init(&m, &sp, &e, 1, 32, false, false);
+        near(serving_step_seconds(&m, 0, 0, 1000, 500), 11.29294e-3, 1e-5);
+        serving_step_fp8_attention(&m, 1);
+        near(serving_step_seconds(&m, 0, 0, 1000, 500), 11.29294e-3, 1e-5);
+        serving_step_fp8_attention(&m, 2);
+        near(serving_step_seconds(&m, 0, 0, 1000, 500), 10.79294e-3, 1e-5);
+}
+
 /* A replica under a multi-step scheduler: k = 10 iterations per
  * scheduling at 1 ms each, a 10 ms front end, a 10.1 ms prefill pass on
  * the toy GPU; the tests below work their figures out from these. */
@@ -338,6 +369,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_ring_all_reduce_latency),
                 cmocka_unit_test(test_chunked_prefill_step),
+                cmocka_unit_test(test_fp8_attention),
                 cmocka_unit_test(test_multi_step_ttft),
                 cmocka_unit_test(test_saturation_point),
                 cmocka_unit_test(test_single_user_closed_loop),
