@@ -5,6 +5,8 @@
 #   time    tests/data/throughput.json through GET /api/v1/validation, which
 #           needs the GPU catalog: a private PostgreSQL and server are started
 #           (or DATABASE_URL / GPUPLAN_URL are used when set)
+#   serving tests/data/serving_loadtests.json through POST /api/v1/serving_plan,
+#           then tests/data/serving_nim_course.json (summary only)
 #   tests/accuracy/run.sh [build-dir]      (default: build/accuracy)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,3 +52,7 @@ node "$root/tests/accuracy/time.mjs" "$url"
 echo
 echo "== serving latency under load (tests/data/serving_loadtests.json, POST /api/v1/serving_plan)"
 node "$root/tests/accuracy/serving.mjs" "$url"
+
+echo
+echo "== serving, NIM runs outside the validation set (tests/data/serving_nim_course.json)"
+node "$root/tests/accuracy/serving.mjs" "$url" "$root/tests/data/serving_nim_course.json" --summary

@@ -9,13 +9,17 @@
 // replica, load.ttft_burst_mean_ms), its error as "ttft burst" (not part
 // of the per-engine TTFT figures) and how many measured TTFTs lie
 // between the steady state and the burst.
-// Usage: node serving.mjs BASE_URL [tests/data/serving_loadtests.json]
+// Usage: node serving.mjs BASE_URL [tests/data/serving_loadtests.json] [--summary]
+// (--summary: the summary lines only, for long files)
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { servingRequest } from './serving_request.mjs';
 
-const base = (process.argv[2] || 'http://127.0.0.1:8080').replace(/\/$/, '');
-const file = process.argv[3] || fileURLToPath(new URL('../data/serving_loadtests.json', import.meta.url));
+const args = process.argv.slice(2).filter((a) => a !== '--summary');
+const summaryOnly = process.argv.includes('--summary');
+const base = (args[0] || 'http://127.0.0.1:8080').replace(/\/$/, '');
+const file = args[1] || fileURLToPath(new URL('../data/serving_loadtests.json', import.meta.url));
+const log = (line) => { if (!summaryOnly) console.log(line); };
 const data = JSON.parse(readFileSync(file, 'utf8'));
 
 const pick = (load, metric, stat) => {
@@ -34,7 +38,7 @@ const stats = (xs) => {
 const errors = {};
 const bracket = { n: 0, inside: 0 };
 let failed = 0;
-console.log(`${'case'.padEnd(48)} ${'metric'.padEnd(15)} ${'measured'.padStart(9)} ${'model'.padStart(9)} ${'error'.padStart(8)}` +
+log(`${'case'.padEnd(48)} ${'metric'.padEnd(15)} ${'measured'.padStart(9)} ${'model'.padStart(9)} ${'error'.padStart(8)}` +
             ` ${'burst'.padStart(9)} ${'error'.padStart(8)}`);
 for (const c of data.cases) {
         const body = servingRequest(c, data.lengths);
@@ -43,7 +47,7 @@ for (const c of data.cases) {
         const dep = ans.deployment;
         if (!res.ok || !dep || !dep.servable) {
                 failed++;
-                console.log(`${c.id.padEnd(48)} FAILED ${res.status} ${JSON.stringify(dep ? dep.reason : ans).slice(0, 200)}`);
+                log(`${c.id.padEnd(48)} FAILED ${res.status} ${JSON.stringify(dep ? dep.reason : ans).slice(0, 200)}`);
                 continue;
         }
         for (const metric of ['ttft_ms', 'tpot_ms']) {
@@ -63,7 +67,7 @@ for (const c of data.cases) {
                         if (m.value >= lo * 0.9 && m.value <= hi * 1.1) bracket.inside++;
                         (errors[`${c.engine}/ttft burst`] ||= []).push(b / m.value - 1);
                 }
-                console.log(`${c.id.padEnd(48)} ${(metric.replace('_ms', '') + ' ' + m.statistic).padEnd(15)} ` +
+                log(`${c.id.padEnd(48)} ${(metric.replace('_ms', '') + ' ' + m.statistic).padEnd(15)} ` +
                             `${m.value.toFixed(2).padStart(9)} ${est.toFixed(2).padStart(9)} ${pct(err).padStart(8)}${burst}`);
         }
 }
