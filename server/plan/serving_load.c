@@ -441,6 +441,17 @@ static void closed_loop_burst(const struct serving_config *c, const struct servi
                 double left = P; /* of the prompt at the head of the queue */
                 while (started < n) {
                         double room = fmax(budget - started, 1), chunk = 0, first = 0;
+                        if (left > room) {
+                                /* The head prompt fills whole iterations alone
+                                 * until what is left of it fits one: the same
+                                 * iteration, k times. */
+                                double k = ceil(left / room) - 1;
+                                double T = serving_step_seconds(&c->step, started, P, room, P / 2);
+                                if (!(T > 0))
+                                        return;
+                                now += k * T;
+                                left -= k * room;
+                        }
                         while (started + first < n && chunk < room) {
                                 double take = fmin(left, room - chunk);
                                 chunk += take;

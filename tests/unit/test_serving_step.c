@@ -306,6 +306,15 @@ static void test_closed_loop_aligned_arrivals(void **state)
  *   tokens, 810 tokens, sqrt(3.24^2 + 8.75^2) = 9.33060 + 0.768 =
  *   10.09860 ms, ending at 44.78274 ms: mean 10 + (2 x 34.68414 +
  *   44.78274) / 3 = 48.05034 ms, the last 54.78274 ms.
+ * Two users of 20,000-token prompts (chunked): prompt 1 fills two
+ *   iterations of 8,192 tokens alone, then its last 3,616 tokens and
+ *   4,576 of prompt 2 fill a third (3 x 34.68414 = 104.05241 ms, prompt
+ *   1's first token); prompt 2 then fills one iteration with prompt 1's
+ *   decode (8,191 + 1 tokens, 34.68414 ms) and ends in one of 7,233 + 1
+ *   tokens: sqrt(28.936^2 + 8.75^2) = 30.23003 + 0.768 = 30.99803 ms, at
+ *   169.73458 ms: mean 10 + (104.05241 + 169.73458) / 2 = 146.89349 ms,
+ *   the last 179.73458 ms.  Iterations a prompt fills alone are counted
+ *   at once, not one by one.
  * One user has no burst (0: not reported).
  */
 static void test_closed_loop_burst(void **state)
@@ -338,6 +347,12 @@ static void test_closed_loop_burst(void **state)
         near(l.ttft_burst_mean_s, 48.05034e-3, 1e-5);
         near(l.ttft_burst_max_s, 54.78274e-3, 1e-5);
         c.max_sequences = 256;
+        t.prompt_tokens = 20000;
+        t.concurrency = 2;
+        serving_load_replica_closed(&c, &t, 2, &l);
+        near(l.ttft_burst_mean_s, 146.89349e-3, 1e-5);
+        near(l.ttft_burst_max_s, 179.73458e-3, 1e-5);
+        t.prompt_tokens = 3000;
         t.concurrency = 1;
         serving_load_replica_closed(&c, &t, 1, &l);
         assert_true(l.ttft_burst_mean_s == 0 && l.ttft_burst_max_s == 0);
