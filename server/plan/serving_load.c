@@ -358,18 +358,19 @@ double serving_load_replica_max_rate(const struct serving_config *c,
  * decode iteration of one sequence, and the loop runs at
  * 1 / (TTFT + (G - 1) TPOT).
  *
- * Several users with fixed lengths could in principle stay in lockstep
- * (started together, first tokens in the same iteration, ends in the same
- * iteration, so the next prompts arrive as one wave).  NVIDIA's NIM
- * measurements do not show it: at concurrency 5 the mean TTFT is 57-79 ms
- * above the single user's for prompts of 200, 500 and 1,000 tokens alike
- * (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md), where a
- * wave would add the other four prompts' prefill (60-330 ms, growing with
- * the prompt).  Played iteration by iteration on TensorRT-LLM's
- * scheduler, the lockstep gives 1.9 to 5.7 times the TTFT NIM measures
- * from 25 users on (docs/serving.md, "Known misses"): the waves disperse.
- * So n > 1 users go to the arrival-rate model below, and the opening
- * burst is reported beside it (closed_loop_burst).
+ * Several users with fixed lengths can stay in lockstep (started
+ * together, first tokens in the same iteration, ends in the same
+ * iteration, so the next prompts arrive as one wave).  Published
+ * measurements disagree on it: NVIDIA's NIM table for Llama 3.3 70B on two
+ * H100s does not show it (at concurrency 5 the mean TTFT is 57-79 ms above
+ * the single user's for prompts of 200, 500 and 1,000 tokens alike, where
+ * a wave would add the other four prompts' prefill, 60-330 ms;
+ * docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md), its Llama
+ * 3.1 8B table partly, and the NIM runs of tests/data/serving_nim_course.json
+ * mostly do (docs/serving.md, "Bursts" and "Known misses").  Traffic that
+ * neither starts together nor keeps fixed lengths disperses, so n > 1
+ * users go to the arrival-rate model below, and the burst is reported
+ * beside it (closed_loop_burst).
  */
 static bool closed_loop_single_user(const struct serving_config *c, const struct serving_traffic *t,
                               double users, struct serving_load *out)
@@ -408,12 +409,11 @@ static bool closed_loop_single_user(const struct serving_config *c, const struct
  * every free context, all of them free at the start, and genai-perf sends
  * no warm-up by default: triton-inference-server/perf_analyzer,
  * src/concurrency_worker.cc at 263c5f6e; genai-perf's config_defaults.py,
- * WARMUP_REQUEST_COUNT = 0), and so do
- * batch jobs and clients reconnecting after a restart.  With fixed lengths
- * the requests that start together also end together and may come back as
- * a wave again; how long such waves last is not modelled (docs/serving.md,
- * "Known misses"), so this is the figure for the burst itself, beside the
- * steady state's.
+ * WARMUP_REQUEST_COUNT = 0), and so do batch jobs and clients reconnecting
+ * after a restart.  With fixed lengths the requests that start together
+ * also end together and may come back as a wave again; how long such waves
+ * last is not modelled (docs/serving.md, "Known misses"), so this is the
+ * figure for the burst itself, beside the steady state's.
  *
  * The engine takes the waiting prompts first come first served
  * (TensorRT-LLM's in-flight batching scheduler, NVIDIA/TensorRT-LLM
