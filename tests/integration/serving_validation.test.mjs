@@ -86,6 +86,31 @@ test('a closed loop of more users than the replica holds waits for slots: TTFT g
         assert.equal(a.json.plans.length, 0, 'a closed loop is evaluated, not planned');
 });
 
+test('a closed loop reports its burst beside the steady state; an open loop has none', async () => {
+        const ask = (traffic, engine = 'tensorrt_llm') => post('/api/v1/serving_plan', {
+                model: { id: 'llama-3.1-8b' },
+                engine,
+                deployment: { gpu: 'h100-sxm-80gb', tensor_parallel: 1 },
+                traffic: { prompt_tokens: 1000, output_tokens: 200, ...traffic },
+        });
+        const one = await ask({ concurrency: 1 });
+        const many = await ask({ concurrency: 25 });
+        assert.equal(many.status, 200, many.text.slice(0, 300));
+        const single = one.json.deployment.load.ttft_mean_ms, l = many.json.deployment.load;
+        assert.equal(one.json.deployment.load.ttft_burst_mean_ms, undefined, 'one user has no burst');
+        // 25 prompts of 1,000 tokens at once: 25,000 tokens through an
+        // 8,192-token budget take four iterations, so the mean user waits
+        // for others' prompts and the last for all of them.
+        assert.ok(l.ttft_burst_mean_ms > 2 * single, `${l.ttft_burst_mean_ms} against ${single}`);
+        assert.ok(l.ttft_burst_max_ms > l.ttft_burst_mean_ms);
+        assert.ok(l.ttft_burst_max_ms > 3 * single);
+        // A smaller budget spreads the same burst over more iterations.
+        const small = await ask({ concurrency: 25 }, { name: 'tensorrt_llm', max_num_tokens: 2048 });
+        assert.ok(small.json.deployment.load.ttft_burst_max_ms >= l.ttft_burst_max_ms);
+        const open = await ask({ requests_per_second: 2 });
+        assert.equal(open.json.deployment.load.ttft_burst_mean_ms, undefined, 'Poisson arrivals have no burst');
+});
+
 test('engines and their settings under their own option names; the preset is stated', async () => {
         const base = {
                 model: { id: 'llama-3.1-8b' },
