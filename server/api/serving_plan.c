@@ -741,10 +741,10 @@ static json_t *result_json(const struct catalog_snapshot *s, const struct servin
                  e->cuda_graphs ? "on" : "off", e->iteration_seconds * 1e3,
                  e->sequence_seconds * 1e6, e->frontend_seconds * 1e3);
         json_array_append_new(assumptions, json_string(eng));
-        bool fp8_kv = false;
+        bool fp8_attention = false;
         for (size_t i = 0; i < rq->n_options; i++)
-                fp8_kv |= rq->options[i].kv_dtype == EST_KV_FP8;
-        if (fp8_kv && (e->kind == SERVING_ENGINE_TRTLLM || e->kind == SERVING_ENGINE_VLLM))
+                fp8_attention |= serving_fp8_attention(e->kind, &rq->options[i]);
+        if (fp8_attention)
                 json_array_append_new(
                         assumptions,
                         json_string(

@@ -161,6 +161,14 @@ static bool listed(const char *const *names, size_t n, const char *id)
  * Build one replica shape through the engine.  Returns 0, or -1 after
  * recording why the shape cannot serve (refused, does not fit, no rate).
  */
+bool serving_fp8_attention(enum serving_engine_kind engine, const struct serving_option *o)
+{
+        if (o->kv_dtype != EST_KV_FP8)
+                return false;
+        return engine == SERVING_ENGINE_VLLM ||
+               (engine == SERVING_ENGINE_TRTLLM && o->quantization == EST_QUANT_FP8);
+}
+
 static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct serving_config *c)
 {
         const struct serving_request *rq = s->rq;
@@ -279,15 +287,12 @@ static int build_config(struct search *s, size_t gi, uint32_t tp, int oi, struct
          * backend (Hopper), which with an fp8 KV cache also runs the attention
          * in fp8 (vLLM docs, features/quantization/quantized_kvcache.md). */
         enum gpu_precision cp = x.precision == EST_FP16 ? GPU_FP16 : GPU_BF16;
-        bool fp8_kv =
-                hopper && o->kv_dtype == EST_KV_FP8 && g->flops[GPU_FP8] > 0 && g->flops[cp] > 0;
-        if (fp8_kv &&
-            ((rq->engine.kind == SERVING_ENGINE_TRTLLM && o->quantization == EST_QUANT_FP8) ||
-             rq->engine.kind == SERVING_ENGINE_VLLM))
+        if (hopper && g->flops[GPU_FP8] > 0 && g->flops[cp] > 0 &&
+            serving_fp8_attention(rq->engine.kind, o))
                 serving_step_fp8_attention(&c->step, g->flops[GPU_FP8] / g->flops[cp]);
         c->prefill_s = speed_pass_seconds(&c->speed, t->prompt_tokens, t->prompt_tokens / 2, 0);
         if (!(c->prefill_s > 0)) {
-                exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", s->gpus[gi].name);
+                exclude(s, gi, SIZE_MAX, tp, oi, "no time figure for %s", g->name);
                 return -1;
         }
         return 0;

@@ -220,6 +220,14 @@ int serving_search(const struct catalog_snapshot *s, const struct serving_reques
 void serving_result_free(struct serving_result *r);
 
 /*
+ * Whether the engine runs its attention in fp8 with this weight option
+ * where the GPU allows it (Hopper-class, with an fp8 tensor rate):
+ * TensorRT-LLM with fp8 weights over an fp8 KV cache, vLLM over an fp8
+ * KV cache (see build_config in serving.c).
+ */
+bool serving_fp8_attention(enum serving_engine_kind engine, const struct serving_option *o);
+
+/*
  * The load model of one replica at lambda requests/s (exposed for tests):
  * fills out; out->feasible false when prefills saturate the replica or
  * the sequences in flight exceed its KV capacity.

@@ -128,6 +128,25 @@ static void test_fp8_attention(void **state)
         near(serving_step_seconds(&m, 0, 0, 1000, 500), 10.79294e-3, 1e-5);
 }
 
+/* Which engine and weight option run attention in fp8: an fp8 cache always,
+ * and for TensorRT-LLM fp8 weights too (its FP8 context FMHA needs both). */
+static void test_fp8_attention_applies(void **state)
+{
+        struct serving_option o = {
+                .precision = EST_BF16, .quantization = EST_QUANT_FP8, .kv_dtype = EST_KV_FP8};
+        (void)state;
+        assert_true(serving_fp8_attention(SERVING_ENGINE_TRTLLM, &o));
+        assert_true(serving_fp8_attention(SERVING_ENGINE_VLLM, &o));
+        assert_false(serving_fp8_attention(SERVING_ENGINE_SGLANG, &o));
+        o.quantization = EST_QUANT_NONE;
+        assert_false(serving_fp8_attention(SERVING_ENGINE_TRTLLM, &o));
+        assert_true(serving_fp8_attention(SERVING_ENGINE_VLLM, &o));
+        o.kv_dtype = EST_KV_AUTO;
+        o.quantization = EST_QUANT_FP8;
+        assert_false(serving_fp8_attention(SERVING_ENGINE_TRTLLM, &o));
+        assert_false(serving_fp8_attention(SERVING_ENGINE_VLLM, &o));
+}
+
 /* A replica under a multi-step scheduler: k = 10 iterations per
  * scheduling at 1 ms each, a 10 ms front end, a 10.1 ms prefill pass on
  * the toy GPU; the tests below work their figures out from these. */
@@ -385,6 +404,7 @@ int main(void)
                 cmocka_unit_test(test_ring_all_reduce_latency),
                 cmocka_unit_test(test_chunked_prefill_step),
                 cmocka_unit_test(test_fp8_attention),
+                cmocka_unit_test(test_fp8_attention_applies),
                 cmocka_unit_test(test_multi_step_ttft),
                 cmocka_unit_test(test_saturation_point),
                 cmocka_unit_test(test_single_user_closed_loop),
